@@ -1,0 +1,81 @@
+//! The `rusthdl` backend: the block's RTL inside rust-hdl's simulator, in process. The default
+//! backend: it needs no external tool.
+
+use crate::layout::Layout;
+use crate::sim::Simulator;
+use rust_hdl::core::prelude::simulate;
+use smrtl_hdl::netlist::{Module, NetKind};
+use smrtl_hdl::rusthdl::RtlBlock;
+use std::sync::Arc;
+
+/// Delta cycles allowed for one settle; a netlist in evaluation order settles in two.
+const MAX_DELTAS: usize = 8;
+
+pub struct RustHdl {
+    block: RtlBlock,
+    /// Net id of each stimulus input and each output, in layout order.
+    in_nets: Vec<usize>,
+    out_nets: Vec<usize>,
+    clock: Option<usize>,
+    layout: Layout,
+}
+
+impl RustHdl {
+    pub fn new(module: Arc<Module>) -> RustHdl {
+        let layout = Layout::new(&module.ports());
+        let id = |n: &str| module.net_id(n).expect("port net");
+        let in_nets = layout.inputs.iter().map(|s| id(&s.name)).collect();
+        let out_nets = layout.outputs.iter().map(|s| id(&s.name)).collect();
+        let clock = module.clock_net();
+        let mut block = RtlBlock::new(module);
+        settle(&mut block);
+        RustHdl {
+            block,
+            in_nets,
+            out_nets,
+            clock,
+            layout,
+        }
+    }
+}
+
+fn settle(block: &mut RtlBlock) {
+    assert!(
+        simulate(block, MAX_DELTAS),
+        "netlist did not settle: combinational loop"
+    );
+}
+
+impl Simulator for RustHdl {
+    fn name(&self) -> &str {
+        "rusthdl"
+    }
+
+    fn step(&mut self, inputs: &[u64], outputs: &mut [u64]) {
+        for (slot, &net) in self.layout.inputs.iter().zip(&self.in_nets) {
+            self.block.set(net, slot.of(inputs));
+        }
+        // The clock falls with the new inputs; it rose at the end of the previous step.
+        if let Some(clk) = self.clock {
+            self.block.set(clk, &[0]);
+        }
+        settle(&mut self.block);
+        for (slot, &net) in self.layout.outputs.iter().zip(&self.out_nets) {
+            slot.of_mut(outputs).copy_from_slice(self.block.get(net));
+        }
+        if let Some(clk) = self.clock {
+            self.block.set(clk, &[1]);
+            settle(&mut self.block);
+        }
+    }
+
+    fn internals(&self) -> Vec<(String, usize, Vec<u64>)> {
+        let m = self.block.module();
+        m.nets()
+            .iter()
+            .enumerate()
+            .filter(|(_, n)| matches!(n.kind, NetKind::Wire | NetKind::Reg { .. }))
+            .map(|(i, n)| (n.name.clone(), n.width, self.block.get(i).to_vec()))
+            .collect()
+    }
+}

@@ -1,0 +1,12 @@
+//! smrtl co-simulation: behavioral models written from the spec, the block-level harness that
+//! compares them cycle by cycle with an RTL backend, the backends, and the VCD writer.
+
+pub mod backend;
+pub mod bank_conflict_detector;
+pub mod harness;
+pub mod layout;
+pub mod sim;
+pub mod vcd_out;
+
+pub use layout::{Layout, Slot};
+pub use sim::Simulator;

@@ -1,0 +1,14 @@
+//! The one interface a behavioral model and every RTL backend implement.
+
+/// Anything that can be stepped one clock cycle with the same buffers.
+pub trait Simulator {
+    /// Short name for reports (`model`, `rusthdl`, `verilator`, ...).
+    fn name(&self) -> &str;
+    /// One cycle: apply `inputs`, let the logic settle, write this cycle's `outputs` (what a
+    /// consumer samples at the coming edge), then take the rising clock edge.
+    fn step(&mut self, inputs: &[u64], outputs: &mut [u64]);
+    /// Internal signals for waveforms: (name, width, words). Empty when not exposed.
+    fn internals(&self) -> Vec<(String, usize, Vec<u64>)> {
+        vec![]
+    }
+}

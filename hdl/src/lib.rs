@@ -1,0 +1,11 @@
+//! smrtl RTL: one file per block with its params (the single source of truth), its port list
+//! and its RTL, built as a [`netlist::Module`] and emitted as Verilog through rust-hdl.
+
+pub mod bank_conflict_detector;
+pub mod netlist;
+pub mod params;
+pub mod rusthdl;
+pub mod tools;
+
+pub use netlist::{Dir, Module, Port};
+pub use params::{BlockParams, ParamError, ParamInfo};

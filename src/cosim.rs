@@ -1,0 +1,204 @@
+//! `smrtl cosim`: block-level co-simulation of a block's RTL against its behavioral model.
+
+use crate::output::write_atomic;
+use crate::{design, parse_sets, BlockArgs, Result, RtlBackend, UsageError};
+use smrtl_cosim::backend::{rusthdl::RustHdl, verilator::VerilatorLib};
+use smrtl_cosim::harness::Mismatch;
+use smrtl_cosim::{vcd_out, Simulator};
+use smrtl_testbench::check::{self, RtlFactory};
+use smrtl_testbench::stimulus_file::{params_as_sets, StimulusFile};
+use smrtl_testbench::{Case, Design};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+/// Cycles kept in a VCD of a long run.
+pub const VCD_WINDOW: usize = 10_000;
+
+pub struct Options {
+    pub block: BlockArgs,
+    pub backend: RtlBackend,
+    pub cycles: u64,
+    pub seed: u64,
+    pub vcd: Option<PathBuf>,
+    pub replay: Option<PathBuf>,
+    pub save_failure: Option<PathBuf>,
+    pub json: bool,
+}
+
+/// A factory of fresh RTL instances for `backend`; a missing tool is a usage error.
+pub fn rtl_factory(d: &Design, backend: RtlBackend) -> Result<Box<RtlFactory<'static>>> {
+    match backend {
+        RtlBackend::Rusthdl => {
+            let module = d.module.clone();
+            Ok(Box::new(move || {
+                Box::new(RustHdl::new(module.clone())) as Box<dyn Simulator>
+            }))
+        }
+        RtlBackend::Verilator => {
+            // Build (or find in the cache) and load once, up front, so errors surface here.
+            let lib = VerilatorLib::load(&d.module, &d.verilog())?;
+            lib.instance()?;
+            Ok(Box::new(move || {
+                Box::new(lib.instance().expect("a loaded model instantiates")) as Box<dyn Simulator>
+            }))
+        }
+    }
+}
+
+fn backend_name(b: RtlBackend) -> &'static str {
+    match b {
+        RtlBackend::Rusthdl => "rusthdl",
+        RtlBackend::Verilator => "verilator",
+    }
+}
+
+/// Loads a replay file and the design it names.
+fn load_replay(path: &Path, args: &BlockArgs) -> Result<(Design, Case)> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| UsageError(format!("cannot read {}: {e}", path.display())))?;
+    let file: StimulusFile = serde_json::from_str(&text)
+        .map_err(|e| UsageError(format!("{}: malformed stimulus file: {e}", path.display())))?;
+    if file.block != args.block.replace('-', "_") {
+        return Err(UsageError(format!(
+            "{}: stimulus is for block `{}`, not `{}`",
+            path.display(),
+            file.block,
+            args.block
+        )));
+    }
+    let mut sets = params_as_sets(&file.params);
+    sets.extend(parse_sets(&args.sets)?);
+    let entry = smrtl_testbench::block(&args.block).map_err(UsageError)?;
+    let d = (entry.configure)(None, &sets)
+        .map_err(|e| UsageError(format!("{}: {e}", path.display())))?;
+    let case = file
+        .to_case(&d.layout)
+        .map_err(|e| UsageError(format!("{}: {e}", path.display())))?;
+    Ok((d, case))
+}
+
+fn write_vcd(path: &Path, d: &Design, factory: &RtlFactory, case: &Case) -> Result<()> {
+    let out = check::run_case(d, factory, case, Some(VCD_WINDOW));
+    let trace = out.trace.expect("recorded");
+    let mut buf = vec![];
+    vcd_out::write(&mut buf, d.name, &d.layout, &trace)?;
+    write_atomic(path, &buf)
+}
+
+pub fn run(o: Options) -> Result<ExitCode> {
+    let (d, replay_case) = match &o.replay {
+        Some(path) => {
+            let (d, case) = load_replay(path, &o.block)?;
+            (d, Some(case))
+        }
+        None => (design(&o.block)?, None),
+    };
+    let factory = rtl_factory(&d, o.backend)?;
+    let backend = backend_name(o.backend);
+
+    let (cycles, cases, failure) = match &replay_case {
+        Some(case) => {
+            let out = check::run_case(&d, &factory, case, None);
+            (out.cycles, 1, out.mismatch.map(|m| (m, case.clone(), None)))
+        }
+        None => {
+            let r = check::random(&d, &factory, o.cycles, o.seed);
+            let f = r.failure.map(|f| {
+                (
+                    f.mismatch,
+                    f.minimal,
+                    Some((f.original_cycles, f.shrink_steps)),
+                )
+            });
+            (r.cycles, r.cases, f)
+        }
+    };
+
+    let mut vcd_path = o.vcd.clone();
+    let mut saved = None;
+    match &failure {
+        Some((_, minimal, _)) => {
+            let vp = vcd_path
+                .get_or_insert_with(|| PathBuf::from(format!("smrtl-failure-{}.vcd", d.name)))
+                .clone();
+            write_vcd(&vp, &d, &factory, minimal)?;
+            if replay_case.is_none() {
+                let sp = o
+                    .save_failure
+                    .clone()
+                    .unwrap_or_else(|| PathBuf::from(format!("smrtl-failure-{}.json", d.name)));
+                let file = StimulusFile::new(d.name, &d.params, &d.layout, minimal);
+                write_atomic(&sp, serde_json::to_string_pretty(&file)?.as_bytes())?;
+                saved = Some(sp);
+            }
+        }
+        None => {
+            if let Some(vp) = &vcd_path {
+                let case: Case = match &replay_case {
+                    Some(c) => c.clone(),
+                    None => first_cycles(&d, o.seed, VCD_WINDOW.min(o.cycles as usize)),
+                };
+                write_vcd(vp, &d, &factory, &case)?;
+            }
+        }
+    }
+
+    let mismatch: Option<&Mismatch> = failure.as_ref().map(|f| &f.0);
+    if o.json {
+        let v = serde_json::json!({
+            "block": d.name,
+            "backend": backend,
+            "params": d.params,
+            "seed": o.seed,
+            "cycles": cycles,
+            "cases": cases,
+            "mismatches": mismatch.is_some() as u32,
+            "mismatch": mismatch,
+            "shrunk_from_cycles": failure.as_ref().and_then(|f| f.2.map(|s| s.0)),
+            "minimal_cycles": failure.as_ref().map(|f| f.1.len()),
+            "failure_stimulus": saved,
+            "vcd": vcd_path,
+        });
+        println!("{}", serde_json::to_string_pretty(&v)?);
+    } else {
+        match &failure {
+            None => println!(
+                "PASS {} on {backend}: {cycles} cycles in {cases} cases, model and RTL agree on every output",
+                d.name
+            ),
+            Some((m, minimal, shrink)) => {
+                println!("FAIL {} on {backend}: {m}", d.name);
+                if let Some((from, steps)) = shrink {
+                    println!(
+                        "shrunk from {from} to {} cycle(s) in {steps} steps",
+                        minimal.len()
+                    );
+                }
+                if let Some(sp) = &saved {
+                    println!("replay: smrtl cosim {} --backend {backend} --replay {}", d.name, sp.display());
+                }
+            }
+        }
+        if let Some(vp) = &vcd_path {
+            println!("vcd: {}", vp.display());
+        }
+    }
+    Ok(if failure.is_some() {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+/// The first `n` cycles of the random run with `seed`, for a waveform of a passing run.
+pub fn first_cycles(d: &Design, seed: u64, n: usize) -> Case {
+    use proptest::strategy::{Strategy, ValueTree};
+    let mut runner = check::runner(seed);
+    let strategy = d.cases();
+    let mut case = vec![];
+    while case.len() < n.max(1) {
+        case.extend(strategy.new_tree(&mut runner).expect("case").current());
+    }
+    case.truncate(n.max(1));
+    case
+}

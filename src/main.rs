@@ -1,0 +1,194 @@
+//! `smrtl`: GPU SM mechanisms from research papers as synthesizable RTL, co-simulated
+//! cycle-exact against behavioral models. Bad input is a one-line error and exit code 2.
+
+mod bench;
+mod conflict;
+mod cosim;
+mod gen;
+mod output;
+mod synth;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(Parser)]
+#[command(
+    name = "smrtl",
+    version,
+    about = "GPU SM mechanisms as RTL, proven cycle-exact against a behavioral model"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+/// Which block and with what params.
+#[derive(Args, Clone)]
+pub struct BlockArgs {
+    /// Block name (see `smrtl list`).
+    pub block: String,
+    /// Start from a named preset (see `smrtl list`); default: the block's first preset.
+    #[arg(long)]
+    pub preset: Option<String>,
+    /// Override one parameter, e.g. `--set L=16 --set MODE=literal`.
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    pub sets: Vec<String>,
+}
+
+/// The RTL backends.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum RtlBackend {
+    /// rust-hdl's simulator, in process (no external tool).
+    Rusthdl,
+    /// The emitted Verilog, verilated into a cached shared library.
+    Verilator,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// List blocks, their parameters, ranges and presets.
+    List {
+        #[arg(long)]
+        json: bool,
+    },
+    /// Write a block's Verilog.
+    Gen {
+        #[command(flatten)]
+        block: BlockArgs,
+        /// Output file.
+        #[arg(short, long)]
+        output: PathBuf,
+    },
+    /// Co-simulate a block's RTL against its behavioral model on random or replayed stimulus.
+    Cosim {
+        #[command(flatten)]
+        block: BlockArgs,
+        #[arg(long, value_enum, default_value = "rusthdl")]
+        backend: RtlBackend,
+        /// Random cycles to run.
+        #[arg(long, default_value_t = 100_000)]
+        cycles: u64,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Write a VCD of the run (the last cycles before a mismatch, or of the replayed file).
+        #[arg(long)]
+        vcd: Option<PathBuf>,
+        /// Replay a stimulus file (as written for a failure) instead of random stimulus.
+        #[arg(long)]
+        replay: Option<PathBuf>,
+        /// Where to save the shrunk failing stimulus [default: smrtl-failure-BLOCK.json].
+        #[arg(long)]
+        save_failure: Option<PathBuf>,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Evaluate bank-conflict degree for a batch of accesses (JSON lines).
+    Conflict {
+        /// One JSON object per line (see README).
+        #[arg(long)]
+        batch: PathBuf,
+        #[arg(long, value_enum, default_value = "model")]
+        backend: conflict::Backend,
+    },
+    /// Hardware cost from Yosys: flip-flops, cells, iCE40 LUT4 / carry.
+    Synth {
+        #[command(flatten)]
+        block: BlockArgs,
+        /// Skip the iCE40 flow (it takes minutes on the 32-lane detectors).
+        #[arg(long)]
+        no_ice40: bool,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Vectors per second of model, rust-hdl, Verilator and Icarus on the same stimulus.
+    Bench {
+        #[command(flatten)]
+        block: BlockArgs,
+        /// Stimulus vectors.
+        #[arg(long, default_value_t = 20_000)]
+        vectors: usize,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+/// A user-facing failure: one line on stderr and exit code 2.
+#[derive(Debug)]
+pub struct UsageError(pub String);
+
+impl<E: std::fmt::Display> From<E> for UsageError {
+    fn from(e: E) -> Self {
+        UsageError(e.to_string())
+    }
+}
+
+pub type Result<T> = std::result::Result<T, UsageError>;
+
+/// Parses `KEY=VALUE` overrides.
+pub fn parse_sets(sets: &[String]) -> Result<Vec<(String, String)>> {
+    sets.iter()
+        .map(|s| {
+            s.split_once('=')
+                .map(|(k, v)| (k.trim().to_string(), v.trim().to_string()))
+                .ok_or_else(|| UsageError(format!("--set expects KEY=VALUE, got `{s}`")))
+        })
+        .collect()
+}
+
+/// Resolves a block with its preset and overrides.
+pub fn design(args: &BlockArgs) -> Result<smrtl_testbench::Design> {
+    let entry = smrtl_testbench::block(&args.block).map_err(UsageError)?;
+    Ok((entry.configure)(
+        args.preset.as_deref(),
+        &parse_sets(&args.sets)?,
+    )?)
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::List { json } => gen::list(json),
+        Command::Gen { block, output } => gen::gen(&block, &output),
+        Command::Cosim {
+            block,
+            backend,
+            cycles,
+            seed,
+            vcd,
+            replay,
+            save_failure,
+            json,
+        } => cosim::run(cosim::Options {
+            block,
+            backend,
+            cycles,
+            seed,
+            vcd,
+            replay,
+            save_failure,
+            json,
+        }),
+        Command::Conflict { batch, backend } => conflict::run(&batch, backend),
+        Command::Synth {
+            block,
+            no_ice40,
+            json,
+        } => synth::run(&block, json, !no_ice40),
+        Command::Bench {
+            block,
+            vectors,
+            seed,
+            json,
+        } => bench::run(&block, vectors, seed, json),
+    };
+    match result {
+        Ok(code) => code,
+        Err(UsageError(msg)) => {
+            eprintln!("error: {msg}");
+            ExitCode::from(2)
+        }
+    }
+}

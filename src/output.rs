@@ -1,0 +1,29 @@
+//! Output files are written whole or not at all: into a temporary sibling, then renamed.
+
+use crate::{Result, UsageError};
+use std::path::Path;
+
+/// Writes `bytes` to `path` atomically; on error nothing is left behind.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    if !dir.is_dir() {
+        return Err(UsageError(format!(
+            "cannot write {}: directory {} does not exist",
+            path.display(),
+            dir.display()
+        )));
+    }
+    let name = path
+        .file_name()
+        .ok_or_else(|| UsageError(format!("cannot write {}: not a file path", path.display())))?;
+    let tmp = dir.join(format!(".{}.smrtl-tmp", name.to_string_lossy()));
+    let result = std::fs::write(&tmp, bytes).and_then(|_| std::fs::rename(&tmp, path));
+    if let Err(e) = result {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(UsageError(format!("cannot write {}: {e}", path.display())));
+    }
+    Ok(())
+}

@@ -1,0 +1,37 @@
+//! smrtl hardware cost: Yosys drivers ([`yosys`]), lint and compile checks ([`checks`]) and each
+//! block's cost report ([`bank_conflict_detector`]).
+
+pub mod bank_conflict_detector;
+pub mod checks;
+pub mod yosys;
+
+pub use bank_conflict_detector::{DetectorCost, SweepOptions, SweepReport};
+pub use checks::{compile_icarus, lint_verilator, LINT_WAIVERS};
+pub use smrtl_hdl::tools::ToolError;
+pub use yosys::{GenericReport, Ice40Report};
+
+/// Writes `verilog` to `<tmp>/<top>.v` for `tool` and returns the directory (removed when
+/// dropped); `top` must be a plain Verilog identifier.
+pub(crate) fn stage(tool: &str, verilog: &str, top: &str) -> Result<tempfile::TempDir, ToolError> {
+    let ident = top
+        .chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && top.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+    if !ident {
+        return Err(ToolError::Failed {
+            tool: tool.into(),
+            message: format!("top module `{top}` is not a plain Verilog identifier"),
+        });
+    }
+    let io = |e: std::io::Error| ToolError::Io {
+        tool: tool.into(),
+        message: e.to_string(),
+    };
+    let dir = tempfile::Builder::new()
+        .prefix("smrtl-synth-")
+        .tempdir()
+        .map_err(io)?;
+    std::fs::write(dir.path().join(format!("{top}.v")), verilog).map_err(io)?;
+    Ok(dir)
+}

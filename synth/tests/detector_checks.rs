@@ -1,0 +1,91 @@
+//! Static checks on the emitted `BankConflictDetector`: Verilator lint (with the documented
+//! waivers), Icarus compile, latch-free generic synthesis and the REG_OUT flip-flop count.
+//!
+//! A missing tool fails the test when `SMRTL_REQUIRE_TOOLS=1`, and skips it otherwise.
+
+use smrtl_hdl::bank_conflict_detector::{build, Params};
+use smrtl_hdl::rusthdl::emit_verilog;
+use smrtl_hdl::tools::{find, tools_required};
+use smrtl_hdl::BlockParams;
+use smrtl_synth::{checks, yosys};
+use std::sync::Arc;
+
+/// True when every tool is installed; otherwise panics if tools are required, else says "skipped".
+fn have_tools(test: &str) -> bool {
+    let missing: Vec<&str> = ["verilator", "iverilog", "yosys"]
+        .into_iter()
+        .filter(|t| find(t).is_none())
+        .collect();
+    if missing.is_empty() {
+        return true;
+    }
+    assert!(
+        !tools_required(),
+        "{test}: missing {} with SMRTL_REQUIRE_TOOLS=1",
+        missing.join(", ")
+    );
+    println!("{test}: skipped (missing {})", missing.join(", "));
+    false
+}
+
+fn params(preset: &str, sets: &[(&str, &str)]) -> Params {
+    let sets: Vec<(String, String)> = sets
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    Params::resolve(Some(preset), &sets).expect("valid params")
+}
+
+/// Lint, compile and synthesize one configuration; returns its flip-flop counts
+/// (as written in the RTL, after synthesis).
+fn check(preset: &str, sets: &[(&str, &str)]) -> (u64, u64) {
+    let p = params(preset, sets);
+    let module = Arc::new(build(&p));
+    let verilog = emit_verilog(&module);
+    let top = module.name.as_str();
+    let what = format!("{preset} {sets:?}");
+    checks::lint_verilator(&verilog, top).unwrap_or_else(|e| panic!("{what}: {e}"));
+    checks::compile_icarus(&verilog, top).unwrap_or_else(|e| panic!("{what}: {e}"));
+    let report = yosys::generic(&verilog, top).unwrap_or_else(|e| panic!("{what}: {e}"));
+    assert!(
+        report.latches.is_empty(),
+        "{what}: latches {:?}",
+        report.latches
+    );
+    assert!(report.cells > 0, "{what}: empty netlist");
+    (report.rtl_flip_flops, report.flip_flops)
+}
+
+#[test]
+fn ep8_all_modes_are_clean_and_combinational() {
+    if !have_tools("ep8_all_modes_are_clean_and_combinational") {
+        return;
+    }
+    for mode in ["literal", "multicast", "gpgpusim-limited"] {
+        assert_eq!(check("ep8", &[("MODE", mode)]), (0, 0), "ep8 {mode}");
+    }
+}
+
+#[test]
+fn ep8_reg_out_registers_exactly_the_outputs() {
+    if !have_tools("ep8_reg_out_registers_exactly_the_outputs") {
+        return;
+    }
+    let p = params("ep8", &[("REG_OUT", "true")]);
+    let dw = p.degree_bits() as u64;
+    // degree, degree_m1, cycles, conflict, any_active: 4 + 3 + 4 + 1 + 1 for ep8.
+    let expected = dw + p.degree_m1_bits() as u64 + dw + 1 + 1;
+    assert_eq!(expected, 13);
+    let (rtl, synthesized) = check("ep8", &[("REG_OUT", "true")]);
+    assert_eq!(rtl, expected, "register bits in the RTL");
+    // With P = 1, cycles = degree, and Yosys merges the two equal registers.
+    assert_eq!(synthesized, expected - dw, "flip-flops after synthesis");
+}
+
+#[test]
+fn tesla_multicast_w8_is_clean() {
+    if !have_tools("tesla_multicast_w8_is_clean") {
+        return;
+    }
+    assert_eq!(check("tesla", &[("W", "8")]), (0, 0));
+}

@@ -1,0 +1,121 @@
+//! Random co-simulation: proptest cases (each from reset) until the cycle budget is spent; the
+//! first failing case is shrunk by proptest to a minimal one, which is what gets saved and shown.
+
+use crate::design::{Case, Design};
+use proptest::strategy::{Strategy, ValueTree};
+use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
+use smrtl_cosim::harness::{self, Mismatch, Outcome};
+use smrtl_cosim::Simulator;
+
+/// Builds a fresh RTL backend instance in its reset state.
+pub type RtlFactory<'a> = dyn Fn() -> Box<dyn Simulator> + 'a;
+
+/// A failure after shrinking.
+#[derive(Debug)]
+pub struct Failure {
+    pub mismatch: Mismatch,
+    /// The minimal failing stimulus (cycle 0 starts from reset).
+    pub minimal: Case,
+    /// Length of the case before shrinking.
+    pub original_cycles: usize,
+    pub shrink_steps: u32,
+}
+
+#[derive(Debug)]
+pub struct Report {
+    pub cycles: u64,
+    pub cases: u64,
+    pub failure: Option<Failure>,
+}
+
+/// Most shrink steps tried on a failure.
+const MAX_SHRINK_STEPS: u32 = 20_000;
+
+/// A deterministic proptest runner: the same seed gives the same cases, bit for bit.
+pub fn runner(seed: u64) -> TestRunner {
+    let mut bytes = [0u8; 32];
+    bytes[..8].copy_from_slice(&seed.to_le_bytes());
+    TestRunner::new_with_rng(
+        Config::default(),
+        TestRng::from_seed(RngAlgorithm::ChaCha, &bytes),
+    )
+}
+
+/// Runs one case on a fresh model and RTL instance.
+pub fn run_case(design: &Design, rtl: &RtlFactory, case: &Case, record: Option<usize>) -> Outcome {
+    let mut model = design.model();
+    let mut dut = rtl();
+    harness::run(
+        &design.layout,
+        model.as_mut(),
+        dut.as_mut(),
+        case.iter().map(|v| v.as_slice()),
+        record,
+    )
+}
+
+/// Co-simulates at least `cycles` random cycles; shrinks the first failure.
+pub fn random(design: &Design, rtl: &RtlFactory, cycles: u64, seed: u64) -> Report {
+    let mut runner = runner(seed);
+    let strategy = design.cases();
+    let (mut total, mut cases) = (0, 0);
+    while total < cycles {
+        let mut tree = strategy.new_tree(&mut runner).expect("case strategy");
+        let case = tree.current();
+        let out = run_case(design, rtl, &case, None);
+        total += out.cycles;
+        cases += 1;
+        if let Some(mismatch) = out.mismatch {
+            let original_cycles = case.len();
+            let (minimal, mismatch, shrink_steps) = shrink(design, rtl, &mut tree, case, mismatch);
+            return Report {
+                cycles: total,
+                cases,
+                failure: Some(Failure {
+                    mismatch,
+                    minimal,
+                    original_cycles,
+                    shrink_steps,
+                }),
+            };
+        }
+    }
+    Report {
+        cycles: total,
+        cases,
+        failure: None,
+    }
+}
+
+/// proptest's shrink loop: simplify while the case still fails, complicate when it passes.
+fn shrink(
+    design: &Design,
+    rtl: &RtlFactory,
+    tree: &mut impl ValueTree<Value = Case>,
+    mut best: Case,
+    mut mismatch: Mismatch,
+) -> (Case, Mismatch, u32) {
+    let mut steps = 0;
+    if !tree.simplify() {
+        return (best, mismatch, steps);
+    }
+    while steps < MAX_SHRINK_STEPS {
+        steps += 1;
+        let candidate = tree.current();
+        match run_case(design, rtl, &candidate, None).mismatch {
+            Some(m) => {
+                best = candidate;
+                mismatch = m;
+                if !tree.simplify() {
+                    break;
+                }
+            }
+            None => {
+                if !tree.complicate() {
+                    break;
+                }
+            }
+        }
+    }
+    (best, mismatch, steps)
+}

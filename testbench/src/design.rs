@@ -1,0 +1,112 @@
+//! A block with chosen params, ready for every tool: its RTL, ports, model and random stimulus.
+//! The CLI and the tests reach every block through this one shape.
+
+use proptest::strategy::BoxedStrategy;
+use smrtl_cosim::{Layout, Simulator};
+use smrtl_hdl::{BlockParams, Module, ParamError, ParamInfo};
+use std::sync::Arc;
+
+/// One random test case: an input buffer per cycle, starting from reset.
+pub type Case = Vec<Vec<u64>>;
+
+/// What a block provides to the tools (implemented once per block, in its file here).
+pub trait Bench {
+    type Params: BlockParams;
+    fn module(p: &Self::Params) -> Module;
+    fn model(p: &Self::Params, layout: &Layout) -> Box<dyn Simulator>;
+    /// Random cases for co-simulation; shrinking works on them.
+    fn cases(p: &Self::Params, layout: &Layout) -> BoxedStrategy<Case>;
+}
+
+/// A configured block.
+pub struct Design {
+    pub name: &'static str,
+    pub params: serde_json::Value,
+    pub module: Arc<Module>,
+    pub layout: Layout,
+    model: Box<dyn Fn() -> Box<dyn Simulator> + Send + Sync>,
+    cases: BoxedStrategy<Case>,
+}
+
+impl Design {
+    pub fn new<B: Bench>(p: &B::Params) -> Design
+    where
+        B::Params: Send + Sync + 'static,
+    {
+        let module = Arc::new(B::module(p));
+        let layout = Layout::new(&module.ports());
+        let cases = B::cases(p, &layout);
+        let (pm, lm) = (p.clone(), layout.clone());
+        Design {
+            name: B::Params::BLOCK,
+            params: serde_json::to_value(p).expect("params serialize"),
+            module,
+            layout,
+            model: Box::new(move || B::model(&pm, &lm)),
+            cases,
+        }
+    }
+
+    /// A fresh behavioral model in its reset state.
+    pub fn model(&self) -> Box<dyn Simulator> {
+        (self.model)()
+    }
+
+    pub fn cases(&self) -> BoxedStrategy<Case> {
+        self.cases.clone()
+    }
+
+    /// The block's Verilog (top module named after the block).
+    pub fn verilog(&self) -> String {
+        smrtl_hdl::rusthdl::emit_verilog(&self.module)
+    }
+}
+
+/// A block as `smrtl list` shows it, and how to configure it.
+pub struct BlockEntry {
+    pub name: &'static str,
+    pub summary: &'static str,
+    pub params: fn() -> Vec<ParamInfo>,
+    pub presets: fn() -> Vec<(&'static str, serde_json::Value)>,
+    pub configure: fn(Option<&str>, &[(String, String)]) -> Result<Design, ParamError>,
+}
+
+fn configure<B: Bench>(
+    preset: Option<&str>,
+    sets: &[(String, String)],
+) -> Result<Design, ParamError>
+where
+    B::Params: Send + Sync + 'static,
+{
+    Ok(Design::new::<B>(&B::Params::resolve(preset, sets)?))
+}
+
+fn presets<P: BlockParams>() -> Vec<(&'static str, serde_json::Value)> {
+    P::presets()
+        .into_iter()
+        .map(|(n, p)| (n, serde_json::to_value(p).expect("params serialize")))
+        .collect()
+}
+
+/// Every block smrtl knows.
+pub fn blocks() -> Vec<BlockEntry> {
+    use crate::bank_conflict_detector::Detector;
+    use smrtl_hdl::bank_conflict_detector::Params;
+    vec![BlockEntry {
+        name: Params::BLOCK,
+        summary: "shared-memory bank-conflict detector: lane addresses -> degree, service cycles (seeds 000, 002)",
+        params: Params::describe,
+        presets: presets::<Params>,
+        configure: configure::<Detector>,
+    }]
+}
+
+/// Looks a block up by name; the error lists the known blocks.
+pub fn block(name: &str) -> Result<BlockEntry, String> {
+    let all = blocks();
+    let names: Vec<&str> = all.iter().map(|b| b.name).collect();
+    let joined = names.join(", ");
+    all.into_iter()
+        .find(|b| b.name == name.replace('-', "_"))
+        .ok_or_else(|| format!("unknown block `{name}`; allowed: {joined}"))
+}
