@@ -147,7 +147,30 @@ pub fn design(args: &BlockArgs) -> Result<smrtl_testbench::Design> {
     )?)
 }
 
+/// A CLI in a pipeline (`smrtl list | head`) ends quietly when the reader goes away, and an
+/// internal error is one line, never a backtrace.
+fn install_process_hooks() {
+    // SAFETY: restoring the default SIGPIPE action before any thread starts.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+    std::panic::set_hook(Box::new(|info| {
+        let msg = info
+            .payload()
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| info.payload().downcast_ref::<String>().cloned())
+            .unwrap_or_default();
+        let at = info
+            .location()
+            .map(|l| format!(" at {}:{}", l.file(), l.line()))
+            .unwrap_or_default();
+        eprintln!("error: internal error{at}: {msg} (please report this)");
+    }));
+}
+
 fn main() -> ExitCode {
+    install_process_hooks();
     let cli = Cli::parse();
     let result = match cli.command {
         Command::List { json } => gen::list(json),

@@ -1,15 +1,17 @@
-use smrtl_hdl::bank_conflict_detector::{build, Params};
-use smrtl_hdl::BlockParams;
+//! `cargo run -p smrtl-hdl --example emit -- BLOCK PRESET [KEY=VALUE...]`: print a block's
+//! Verilog without the CLI (a development aid).
+use smrtl_hdl::{bank_conflict_detector as bcd, elastic_pipeline as ep, BlockParams};
 use std::sync::Arc;
+
 fn main() {
-    let args: Vec<String> = std::env::args().collect();
+    let args: Vec<String> = std::env::args().skip(1).collect();
     let sets: Vec<(String, String)> = args[2..]
         .iter()
-        .map(|s| {
-            let (a, b) = s.split_once('=').unwrap();
-            (a.into(), b.into())
-        })
+        .filter_map(|s| s.split_once('=').map(|(a, b)| (a.into(), b.into())))
         .collect();
-    let p = Params::resolve(Some(&args[1]), &sets).unwrap();
-    print!("{}", smrtl_hdl::rusthdl::emit_verilog(&Arc::new(build(&p))));
+    let module = match args[0].as_str() {
+        "elastic_pipeline" => ep::build(&ep::Params::resolve(Some(&args[1]), &sets).unwrap()),
+        _ => bcd::build(&bcd::Params::resolve(Some(&args[1]), &sets).unwrap()),
+    };
+    print!("{}", smrtl_hdl::rusthdl::emit_verilog(&Arc::new(module)));
 }

@@ -221,17 +221,15 @@ pub fn build(p: &Params) -> Module {
 pub fn build_with(p: &Params, fault: Fault) -> Module {
     let l_n = p.lanes as usize;
     let a_n = p.addr_bits as usize;
-    let b = p.bank_bits();
-    let w = p.layer_shift();
-    let dw = p.degree_bits();
     let mut m = Module::new(Params::BLOCK);
 
-    let (_clock, _reset) = if p.reg_out {
-        m.clock_reset()
+    if p.reg_out {
+        m.clock_reset();
     } else {
         // Present for a uniform interface; unused without REG_OUT (spec §2.1).
-        (m.input("clock", 1), m.input("reset", 1))
-    };
+        m.input("clock", 1);
+        m.input("reset", 1);
+    }
     let valid = m.input(port::VALID, 1);
     let lane_mask = m.input(port::LANE_MASK, l_n);
     let addr = m.input(port::ADDR, l_n * a_n);
@@ -240,28 +238,88 @@ pub fn build_with(p: &Params, fault: Fault) -> Module {
     } else {
         (None, None)
     };
-    let degree = m.output(port::DEGREE, dw);
-    let degree_m1 = m.output(port::DEGREE_M1, p.degree_m1_bits());
-    let cycles = m.output(port::CYCLES, dw);
-    let conflict = m.output(port::CONFLICT, 1);
-    let any_active = m.output(port::ANY_ACTIVE, 1);
+    let outs = [
+        (port::DEGREE, p.degree_bits(), 1u64),
+        (port::DEGREE_M1, p.degree_m1_bits(), 0),
+        (port::CYCLES, p.degree_bits(), 1),
+        (port::CONFLICT, 1, 0),
+        (port::ANY_ACTIVE, 1, 0),
+    ]
+    .map(|(name, width, reset)| (name, m.output(name, width), reset));
+
+    let lanes: Vec<Expr> = (0..l_n).map(|l| addr.slice(l * a_n, a_n)).collect();
+    let det = logic(
+        &mut m,
+        p,
+        fault,
+        &valid,
+        &lane_mask,
+        &lanes,
+        mode8.as_ref(),
+        size8.as_ref(),
+    );
+    let values = [
+        det.degree,
+        det.degree_m1,
+        det.cycles,
+        det.conflict,
+        det.any_active,
+    ];
+    for ((name, out, reset_value), value) in outs.into_iter().zip(values) {
+        if p.reg_out {
+            let r = m.reg(&format!("{name}_q"), out.width(), reset_value);
+            m.next(&r, value);
+            m.assign(&out, r);
+        } else {
+            m.assign(&out, value);
+        }
+    }
+    m
+}
+
+/// The detector's five outputs as expressions (spec §2.1).
+pub struct Outputs {
+    pub degree: Expr,
+    pub degree_m1: Expr,
+    pub cycles: Expr,
+    pub conflict: Expr,
+    pub any_active: Expr,
+}
+
+/// The detector's combinational logic (spec §2.2) inside `m`: `lanes[l]` is lane l's A-bit byte
+/// address (a net or a slice of one), `lane_mask` an L-bit net; `mode8` / `size8` exist iff W = 8.
+/// Used by the standalone block and by every block that contains the detector (MEM0).
+#[allow(clippy::too_many_arguments)]
+pub fn logic(
+    m: &mut Module,
+    p: &Params,
+    fault: Fault,
+    valid: &Expr,
+    lane_mask: &Expr,
+    lanes: &[Expr],
+    mode8: Option<&Expr>,
+    size8: Option<&Expr>,
+) -> Outputs {
+    let l_n = p.lanes as usize;
+    let a_n = p.addr_bits as usize;
+    let b = p.bank_bits();
+    let w = p.layer_shift();
+    let dw = p.degree_bits();
 
     // --- Decode per lane (§1.3) ---------------------------------------------------------------
     // Group field a[s +: b], s = 2 + (mode8 | size8); top bit zeroed when K = 2 (size8 & !mode8).
-    let wide = match (&mode8, &size8) {
-        (Some(n8), Some(m8)) => Some(m.wire("wide", n8 | m8)),
-        _ => None,
-    };
-    let pair = match (&mode8, &size8) {
-        (Some(n8), Some(m8)) => Some(m.wire("pair", m8 & &!n8)),
-        _ => None,
+    let (wide, pair) = match (mode8, size8) {
+        (Some(n8), Some(m8)) => (
+            Some(m.wire("wide", n8 | m8)),
+            Some(m.wire("pair", m8 & &!n8)),
+        ),
+        _ => (None, None),
     };
     let mut act = vec![];
     let mut grp = vec![];
     let mut lay = vec![];
-    for l in 0..l_n {
-        let a = addr.slice(l * a_n, a_n);
-        act.push(m.wire(&format!("act_{l}"), &valid & &lane_mask.bit(l)));
+    for (l, a) in lanes.iter().enumerate() {
+        act.push(m.wire(&format!("act_{l}"), valid & &lane_mask.bit(l)));
         let g = match (&wide, &pair) {
             (Some(wide), Some(pair)) => {
                 let field = m.wire(
@@ -291,7 +349,7 @@ pub fn build_with(p: &Params, fault: Fault) -> Module {
 
     // --- Reduction by mode (§1.4) --------------------------------------------------------------
     let d = match p.mode {
-        Mode::Literal => max_of_counts(&mut m, &act, &eqg, dw),
+        Mode::Literal => max_of_counts(m, &act, &eqg, dw),
         Mode::Multicast => {
             let lead: Vec<Expr> = (0..l_n)
                 .map(|l| {
@@ -302,42 +360,28 @@ pub fn build_with(p: &Params, fault: Fault) -> Module {
                     let dup: Vec<Expr> = (0..l)
                         .map(|j| &act[j] & &(eqg(j, l) & same_layer(j)))
                         .collect();
-                    leader(&mut m, l, &act[l], &dup)
+                    leader(m, l, &act[l], &dup)
                 })
                 .collect();
-            max_of_counts(&mut m, &lead, &eqg, dw)
+            max_of_counts(m, &lead, &eqg, dw)
         }
-        Mode::GpgpusimLimited => {
-            gpgpusim_degree(&mut m, &addr, a_n, &act, &eqg, size8.as_ref(), dw)
-        }
+        Mode::GpgpusimLimited => gpgpusim_degree(m, lanes, a_n, &act, &eqg, size8, dw),
     };
     let d = m.wire("d", any.mux(&d, &Expr::lit(1, dw)));
 
     // --- Finish: encodings (§2.1) --------------------------------------------------------------
     let p_shift = log2(p.ports) as usize;
     let rounded = m.wire("d_plus_p1", &d + &Expr::lit(p.ports as u64 - 1, dw));
-    let cyc = rounded.slice(p_shift, dw - p_shift).zext(dw);
+    let cycles = rounded.slice(p_shift, dw - p_shift).zext(dw);
     let dm1 = m.wire("d_minus_1", &d - &Expr::lit(1, dw));
-    let dm1 = dm1.slice(0, p.degree_m1_bits());
-    let conf = dm1.any();
-    let outs = [
-        (port::DEGREE, degree, d.clone(), 1u64),
-        (port::DEGREE_M1, degree_m1, dm1, 0),
-        (port::CYCLES, cycles, cyc, 1),
-        (port::CONFLICT, conflict, conf, 0),
-        (port::ANY_ACTIVE, any_active, any.clone(), 0),
-    ];
-    for (name, out, value, reset_value) in outs {
-        if p.reg_out {
-            let name = format!("{name}_q");
-            let r = m.reg(&name, out.width(), reset_value);
-            m.next(&r, value);
-            m.assign(&out, r);
-        } else {
-            m.assign(&out, value);
-        }
+    let degree_m1 = dm1.slice(0, p.degree_m1_bits());
+    Outputs {
+        conflict: degree_m1.any(),
+        degree: d,
+        degree_m1,
+        cycles,
+        any_active: any,
     }
-    m
 }
 
 /// max over lanes l of Σ_{j ≤ l, same group} member_j: the largest group count (§2.2 step 3).
@@ -361,7 +405,7 @@ fn max_of_counts(
 /// GpgpuSimLimited degree (§1.4): distinct unshared-leader ranks plus shared leaders.
 fn gpgpusim_degree(
     m: &mut Module,
-    addr: &Expr,
+    lanes: &[Expr],
     a_n: usize,
     act: &[Expr],
     eqg: &dyn Fn(usize, usize) -> Expr,
@@ -370,11 +414,9 @@ fn gpgpusim_degree(
 ) -> Expr {
     let l_n = act.len();
     // Element equality: a[A-1:3] always; bit 2 unless the element is 8 bytes.
-    let lane = |l: usize| addr.slice(l * a_n, a_n);
     let mut eqe = vec![vec![None; l_n]; l_n];
-    for l in 0..l_n {
-        for j in 0..l {
-            let (aj, al) = (lane(j), lane(l));
+    for (l, al) in lanes.iter().enumerate() {
+        for (j, aj) in lanes.iter().enumerate().take(l) {
             let upper = aj.slice(3, a_n - 3).equals(&al.slice(3, a_n - 3));
             let bit2 = aj.bit(2).equals(&al.bit(2));
             let e = match size8 {

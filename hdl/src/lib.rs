@@ -2,6 +2,7 @@
 //! and its RTL, built as a [`netlist::Module`] and emitted as Verilog through rust-hdl.
 
 pub mod bank_conflict_detector;
+pub mod elastic_pipeline;
 pub mod netlist;
 pub mod params;
 pub mod rusthdl;

@@ -282,6 +282,8 @@ pub struct Module {
     reset: Option<usize>,
     /// The assignments compiled to a flat instruction tape on first use.
     program: std::sync::OnceLock<Program>,
+    /// Prefix of internal net names while building a sub-circuit (see [`Module::scoped`]).
+    prefix: String,
 }
 
 impl Module {
@@ -295,10 +297,26 @@ impl Module {
             clock: None,
             reset: None,
             program: std::sync::OnceLock::new(),
+            prefix: String::new(),
         }
     }
 
+    /// Builds a sub-circuit whose internal nets are named `<prefix>_<name>`, so one builder
+    /// (e.g. the bank-conflict detector) can be instantiated inside another block.
+    pub fn scoped<T>(&mut self, prefix: &str, build: impl FnOnce(&mut Module) -> T) -> T {
+        let inner = format!("{}{prefix}_", self.prefix);
+        let outer = std::mem::replace(&mut self.prefix, inner);
+        let result = build(self);
+        self.prefix = outer;
+        result
+    }
+
     fn add_net(&mut self, name: &str, width: usize, kind: NetKind) -> Expr {
+        let name = match kind {
+            NetKind::Wire | NetKind::Reg { .. } => format!("{}{name}", self.prefix),
+            _ => name.to_string(),
+        };
+        let name = name.as_str();
         assert!(width >= 1);
         assert!(
             self.nets.iter().all(|n| n.name != name),

@@ -62,13 +62,16 @@ impl Design {
     }
 }
 
+/// Builds a block's [`Design`] from an optional preset and `key=value` overrides.
+pub type Configure = fn(Option<&str>, &[(String, String)]) -> Result<Design, ParamError>;
+
 /// A block as `smrtl list` shows it, and how to configure it.
 pub struct BlockEntry {
     pub name: &'static str,
     pub summary: &'static str,
     pub params: fn() -> Vec<ParamInfo>,
     pub presets: fn() -> Vec<(&'static str, serde_json::Value)>,
-    pub configure: fn(Option<&str>, &[(String, String)]) -> Result<Design, ParamError>,
+    pub configure: Configure,
 }
 
 fn configure<B: Bench>(

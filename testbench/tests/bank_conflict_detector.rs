@@ -73,7 +73,8 @@ fn w(x: u64) -> Option<u64> {
 #[test]
 fn mode_examples_e1_to_e6() {
     let n = None;
-    let rows: Vec<(&str, Vec<Option<u64>>, [u32; 3])> = vec![
+    type Row = (&'static str, Vec<Option<u64>>, [u32; 3]);
+    let rows: Vec<Row> = vec![
         ("E1", (0..8).map(w).collect(), [1, 1, 1]),
         ("E2", (0..8).map(|l| w(2 * l)).collect(), [2, 2, 2]),
         ("E3", vec![w(5); 8], [8, 1, 1]),
@@ -128,7 +129,11 @@ fn e5_with_two_ports() {
     let e5 = Access::words(&[w(0), w(0), w(8), w(1), None, None, None, None]);
     for (mode, cycles) in [("literal", 2), ("multicast", 1), ("gpgpusim-limited", 2)] {
         let p = params("ep8", &[("P", "2"), ("MODE", mode)]);
-        assert_eq!(evaluate_all(&p, &[e5.clone()])[0].1, cycles, "{mode}");
+        assert_eq!(
+            evaluate_all(&p, std::slice::from_ref(&e5))[0].1,
+            cycles,
+            "{mode}"
+        );
     }
 }
 
@@ -138,7 +143,7 @@ fn paper_000_lanes_0_and_4_on_bank_0() {
     let a = Access::words(&[0, 1, 2, 3, 8, 5, 6, 7].map(w));
     for mode in ["literal", "multicast", "gpgpusim-limited"] {
         assert_eq!(
-            evaluate_all(&params("ep8", &[("MODE", mode)]), &[a.clone()])[0].0,
+            evaluate_all(&params("ep8", &[("MODE", mode)]), std::slice::from_ref(&a))[0].0,
             2
         );
     }

@@ -153,7 +153,7 @@ fn check_caught(d: &Design, factory: &dyn Fn() -> Box<dyn Simulator>, internals:
     let at = |scope: &str, name: &str| {
         seen.iter()
             .find(|(s, n, _)| s == scope && n == name)
-            .map(|x| x.2.clone())
+            .map(|x| x.2)
             .unwrap_or_else(|| panic!("{scope}.{name} in VCD"))
     };
     assert_eq!(at("model", "degree"), m.expected[0]);
