@@ -130,6 +130,14 @@ fn broken_design() -> Design {
 fn check_caught(d: &Design, factory: &dyn Fn() -> Box<dyn Simulator>, internals: bool) {
     let r = check::random(d, factory, CYCLES, 1);
     let f = r.failure.expect("the broken RTL must be caught");
+    println!(
+        "FAIL {}: {}\nshrunk from {} to {} cycle(s) in {} steps",
+        d.name,
+        f.mismatch,
+        f.original_cycles,
+        f.minimal.len(),
+        f.shrink_steps
+    );
     assert_eq!(f.mismatch.port, "degree");
     assert_eq!(
         f.minimal.len(),
