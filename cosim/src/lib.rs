@@ -3,6 +3,7 @@
 
 pub mod backend;
 pub mod bank_conflict_detector;
+pub mod elastic_pipeline;
 pub mod harness;
 pub mod layout;
 pub mod sim;

@@ -2,7 +2,7 @@
 //! iCE40 figures for one configuration, and the §2.3 sweep with the spec's expectations beside
 //! the figures.
 
-use crate::yosys::{self, GenericReport, Ice40Report};
+use crate::yosys::{GenericReport, Ice40Report};
 use serde::Serialize;
 use smrtl_hdl::bank_conflict_detector::{build, Mode, Params};
 use smrtl_hdl::tools::ToolError;
@@ -76,20 +76,12 @@ pub fn cost(p: &Params) -> Result<DetectorCost, ToolError> {
 /// Like [`cost`], running the iCE40 flow only if `ice40` (ABC's iCE40 mapping of the 32-lane
 /// GpgpuSimLimited detector takes tens of minutes).
 pub fn cost_with(p: &Params, ice40: bool) -> Result<DetectorCost, ToolError> {
-    let module = Arc::new(build(p));
-    let verilog = smrtl_hdl::rusthdl::emit_verilog(&module);
-    let top = module.name.as_str();
-    let (generic, ice40) = std::thread::scope(|s| {
-        let ice40 = ice40.then(|| s.spawn(|| yosys::ice40(&verilog, top)));
-        let generic = yosys::generic(&verilog, top);
-        let ice40 = ice40.map(|h| h.join().expect("ice40 flow thread"));
-        (generic, ice40)
-    });
+    let cost = crate::cost_of(&Arc::new(build(p)), ice40)?;
     Ok(DetectorCost {
         params: p.clone(),
         structure: Structure::of(p),
-        generic: generic?,
-        ice40: ice40.transpose()?,
+        generic: cost.generic,
+        ice40: cost.ice40,
     })
 }
 

@@ -89,3 +89,44 @@ fn tesla_multicast_w8_is_clean() {
     }
     assert_eq!(check("tesla", &[("W", "8")]), (0, 0));
 }
+
+/// Every configuration the co-simulation tests run lints and compiles; the presets co-simulated
+/// on Verilator (kepler, ep8) and the widest P / W combinations also synthesize without latches.
+#[test]
+fn cosimulated_configurations_are_clean() {
+    if !have_tools("cosimulated_configurations_are_clean") {
+        return;
+    }
+    let mut configs: Vec<(&str, Vec<(&str, &str)>)> = vec![];
+    for preset in ["kepler", "fermi", "tesla", "ep8"] {
+        for mode in ["literal", "multicast", "gpgpusim-limited"] {
+            for ports in ["1", "2", "4"] {
+                configs.push((preset, vec![("MODE", mode), ("P", ports)]));
+            }
+        }
+    }
+    configs.push(("ep8", vec![("W", "8")]));
+    configs.push(("tesla", vec![("W", "8"), ("A", "20")]));
+    configs.push((
+        "kepler",
+        vec![("REG_OUT", "true"), ("MODE", "gpgpusim-limited")],
+    ));
+    configs.push(("kepler", vec![("L", "16"), ("B", "32")]));
+    for (preset, sets) in &configs {
+        let p = params(preset, sets);
+        let module = Arc::new(build(&p));
+        let verilog = emit_verilog(&module);
+        let what = format!("{preset} {sets:?}");
+        checks::lint_verilator(&verilog, &module.name).unwrap_or_else(|e| panic!("{what}: {e}"));
+        checks::compile_icarus(&verilog, &module.name).unwrap_or_else(|e| panic!("{what}: {e}"));
+    }
+    for (preset, sets) in [
+        ("kepler", vec![]),
+        (
+            "ep8",
+            vec![("W", "8"), ("P", "4"), ("MODE", "gpgpusim-limited")],
+        ),
+    ] {
+        check(preset, &sets);
+    }
+}

@@ -94,14 +94,25 @@ fn presets<P: BlockParams>() -> Vec<(&'static str, serde_json::Value)> {
 /// Every block smrtl knows.
 pub fn blocks() -> Vec<BlockEntry> {
     use crate::bank_conflict_detector::Detector;
+    use crate::elastic_pipeline::ElasticPipeline;
     use smrtl_hdl::bank_conflict_detector::Params;
-    vec![BlockEntry {
-        name: Params::BLOCK,
-        summary: "shared-memory bank-conflict detector: lane addresses -> degree, service cycles (seeds 000, 002)",
-        params: Params::describe,
-        presets: presets::<Params>,
-        configure: configure::<Detector>,
-    }]
+    use smrtl_hdl::elastic_pipeline::Params as PipeParams;
+    vec![
+        BlockEntry {
+            name: Params::BLOCK,
+            summary: "shared-memory bank-conflict detector: lane addresses -> degree, service cycles (seeds 000, 002)",
+            params: Params::describe,
+            presets: presets::<Params>,
+            configure: configure::<Detector>,
+        },
+        BlockEntry {
+            name: PipeParams::BLOCK,
+            summary: "SM pipeline, trace mode: front end + unified / split / elastic backend (PREMEM, NONMEM FIFOs, WB priority) (seed 000)",
+            params: PipeParams::describe,
+            presets: presets::<PipeParams>,
+            configure: configure::<ElasticPipeline>,
+        },
+    ]
 }
 
 /// Looks a block up by name; the error lists the known blocks.

@@ -1,0 +1,1094 @@
+//! Behavioral model of the SM pipeline of seed 000 (spec elastic-pipeline.md §2–4), written from
+//! the spec text, independently of the RTL: F → D1..Dk → EXE, then the `Unified`, `Split` or
+//! `Elastic` backend, evaluated once per cycle in the order of §3.2.
+//!
+//! Layers, inside out:
+//! - the components ([`FrontEnd`], [`PreFifo`], [`MemPath`], [`Nonmem`]), each owning its latches;
+//! - [`Pipeline`]: the entry-level model, one [`Pipeline::cycle`] per clock, returning the
+//!   per-cycle [`Record`] of §3.5 (the SM model will build on it);
+//! - [`Model`]: the pipeline on the trace-mode ports of `smrtl_hdl::elastic_pipeline::ports`, a
+//!   [`Simulator`] like every RTL backend;
+//! - [`record_from_outputs`] / [`encode_record`]: the record ⇄ output-buffer mapping, so model
+//!   and RTL records come from the same decoder, and [`Summary`] of a run.
+
+use crate::bank_conflict_detector::{degree_of, Cfg};
+use crate::layout::Layout;
+use crate::sim::Simulator;
+use serde::de::{self, Deserializer};
+use serde::ser::Serializer;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use smrtl_hdl::elastic_pipeline::{
+    port, stage_ports, Cause, Kind, Params, PipeMode, WbPriority, WbSrc,
+};
+use std::collections::VecDeque;
+use std::fmt;
+
+/// One pipeline entry: one subwarp instruction (spec §2 "Entry"). Trace mode carries no warp,
+/// subwarp or PC yet; the tag is the stream index.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Entry {
+    pub tag: u32,
+    pub kind: Kind,
+    /// `deg_override` (micro tests): the degree d ≥ 1 instead of the detector's.
+    pub deg_override: Option<u32>,
+    /// Word address per lane (L entries, AW bits each).
+    pub addrs: Vec<u32>,
+    /// Active lanes (L entries).
+    pub act: Vec<bool>,
+}
+
+impl Entry {
+    /// An entry of `kind` with all `lanes` active at word address 0 and no override.
+    pub fn new(tag: u32, kind: Kind, lanes: usize) -> Entry {
+        Entry {
+            tag,
+            kind,
+            deg_override: None,
+            addrs: vec![0; lanes],
+            act: vec![true; lanes],
+        }
+    }
+
+    /// `S(d)` of the acceptance tables (§9): SMEM with `deg_override` = d.
+    pub fn smem_deg(tag: u32, d: u32, lanes: usize) -> Entry {
+        Entry {
+            deg_override: Some(d),
+            ..Entry::new(tag, Kind::Smem, lanes)
+        }
+    }
+}
+
+/// The detector configuration MEM0 instantiates (spec §2 "Conflict detector"): W = N = M = 4,
+/// so a lane's byte address is 4 × its word address.
+pub fn detector_cfg(p: &Params) -> Cfg {
+    Cfg {
+        lanes: p.lanes,
+        banks: p.banks,
+        layer_bytes: 4,
+        mode_bytes: 4,
+        elem_bytes: 4,
+        ports: p.ports,
+        mode: p.broadcast,
+    }
+}
+
+/// Conflict degree d of an SMEM entry: the override, else the detector's degree over the active
+/// lanes (an entry with no active lane has d = 1, D6).
+pub fn degree(cfg: &Cfg, e: &Entry) -> u32 {
+    e.deg_override.unwrap_or_else(|| {
+        let bytes: Vec<u64> = e.addrs.iter().map(|&w| 4 * w as u64).collect();
+        degree_of(cfg, &e.act, &bytes).degree
+    })
+}
+
+/// Service cycles c in MEM0: ⌈d/P⌉ for SMEM, 1 for every other kind (spec §2, D7).
+pub fn service_cycles(cfg: &Cfg, e: &Entry) -> u32 {
+    match e.kind {
+        Kind::Smem => degree(cfg, e).div_ceil(cfg.ports),
+        _ => 1,
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Components
+// ---------------------------------------------------------------------------------------------
+
+/// F, D1..Dk and EXE: one chain of bubble-collapsing latches (spec §3.2 step 7, D2).
+#[derive(Clone, Debug)]
+pub struct FrontEnd {
+    /// `[F, D1, .., Dk, EXE]`.
+    latches: Vec<Option<Entry>>,
+}
+
+impl FrontEnd {
+    fn new(fe_depth: usize) -> FrontEnd {
+        FrontEnd {
+            latches: vec![None; fe_depth + 2],
+        }
+    }
+
+    pub fn f(&self) -> Option<&Entry> {
+        self.latches[0].as_ref()
+    }
+
+    /// D1..Dk.
+    pub fn d(&self) -> &[Option<Entry>] {
+        &self.latches[1..self.latches.len() - 1]
+    }
+
+    pub fn exe(&self) -> Option<&Entry> {
+        self.latches.last().and_then(Option::as_ref)
+    }
+
+    fn take_exe(&mut self) -> Option<Entry> {
+        self.latches.last_mut().and_then(Option::take)
+    }
+
+    /// Step 7: EXE takes Dk if EXE is free, each earlier latch advances if its successor is
+    /// free. Returns `fe_hold` = F valid ∧ F did not move.
+    fn advance(&mut self) -> bool {
+        for k in (1..self.latches.len()).rev() {
+            if self.latches[k].is_none() {
+                self.latches[k] = self.latches[k - 1].take();
+            }
+        }
+        self.latches[0].is_some()
+    }
+
+    /// Loads F (only when it is free: ¬fe_hold).
+    fn load(&mut self, e: Entry) {
+        debug_assert!(self.latches[0].is_none());
+        self.latches[0] = Some(e);
+    }
+
+    fn is_empty(&self) -> bool {
+        self.latches.iter().all(Option::is_none)
+    }
+}
+
+/// The PREMEM FIFO of N entries before MEM0 (spec §4, D11): strict FIFO, no pass-through.
+#[derive(Clone, Debug)]
+pub struct PreFifo {
+    q: VecDeque<Entry>,
+    depth: usize,
+}
+
+impl PreFifo {
+    /// Entries, oldest first.
+    pub fn entries(&self) -> impl Iterator<Item = &Entry> {
+        self.q.iter()
+    }
+
+    pub fn len(&self) -> usize {
+        self.q.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.q.is_empty()
+    }
+}
+
+/// MEM0..MEM(M−1) (spec §3.2 steps 1, 3). MEM0 holds an entry for its `rem` service cycles.
+#[derive(Clone, Debug)]
+pub struct MemPath {
+    stages: Vec<Option<Entry>>,
+    /// Service cycles left for the MEM0 entry, the current one included (0 when empty).
+    rem: u32,
+}
+
+impl MemPath {
+    /// MEM0 with its `rem`.
+    pub fn mem0(&self) -> Option<(&Entry, u32)> {
+        self.stages[0].as_ref().map(|e| (e, self.rem))
+    }
+
+    /// MEM0..MEM(M−1).
+    pub fn stages(&self) -> &[Option<Entry>] {
+        &self.stages
+    }
+
+    fn last(&self) -> &Option<Entry> {
+        self.stages.last().expect("M ≥ 1")
+    }
+
+    /// MEM0 is held for another cycle (the `bank_conflict` test of §3.3).
+    fn conflict_busy(&self) -> bool {
+        self.stages[0].is_some() && self.rem > 1
+    }
+
+    /// Step 1: returns `mem0_done`; a held entry counts down.
+    fn serve(&mut self) -> bool {
+        if self.stages[0].is_none() {
+            return false;
+        }
+        if self.rem > 1 {
+            self.rem -= 1;
+            false
+        } else {
+            true
+        }
+    }
+
+    /// MEM_last is a WB source (step 2): valid, and done if it is MEM0 (M = 1).
+    fn offers_wb(&self, mem0_done: bool) -> bool {
+        self.last().is_some() && (self.stages.len() > 1 || mem0_done)
+    }
+
+    /// Step 3: MEM_last leaves iff `selected` (returned), then the ripple from the end; MEM0
+    /// moves iff done and MEM1 is free.
+    fn advance(&mut self, selected: bool, mem0_done: bool) -> Option<Entry> {
+        let m = self.stages.len();
+        let left = if selected {
+            self.stages[m - 1].take()
+        } else {
+            None
+        };
+        for k in (1..m.saturating_sub(1)).rev() {
+            if self.stages[k + 1].is_none() {
+                self.stages[k + 1] = self.stages[k].take();
+            }
+        }
+        if m > 1 && mem0_done && self.stages[1].is_none() {
+            self.stages[1] = self.stages[0].take();
+        }
+        if self.stages[0].is_none() {
+            self.rem = 0;
+        }
+        left
+    }
+
+    fn mem0_free(&self) -> bool {
+        self.stages[0].is_none()
+    }
+
+    /// MEM0 takes `e` for `c` service cycles (steps 5, 6).
+    fn enter(&mut self, e: Entry, c: u32) {
+        debug_assert!(self.mem0_free());
+        self.stages[0] = Some(e);
+        self.rem = c;
+    }
+
+    fn is_empty(&self) -> bool {
+        self.stages.iter().all(Option::is_none)
+    }
+}
+
+/// The NONMEM FIFO of Q entries (Elastic, spec §4, D12); each entry with its age (1 in its first
+/// NQ cycle, for `nonmem_min_age`).
+#[derive(Clone, Debug)]
+pub struct NonmemFifo {
+    q: VecDeque<(Entry, u32)>,
+    depth: usize,
+}
+
+impl NonmemFifo {
+    /// Entries, oldest first.
+    pub fn entries(&self) -> impl Iterator<Item = &Entry> {
+        self.q.iter().map(|(e, _)| e)
+    }
+
+    pub fn len(&self) -> usize {
+        self.q.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.q.is_empty()
+    }
+}
+
+/// The ALU side of the backend: nothing (Unified), NM0..NM(M−1) (Split) or the NONMEM FIFO
+/// (Elastic).
+#[derive(Clone, Debug)]
+pub enum Nonmem {
+    None,
+    Latches(Vec<Option<Entry>>),
+    Fifo(NonmemFifo),
+}
+
+impl Nonmem {
+    fn new(p: &Params) -> Nonmem {
+        match p.pipe_mode {
+            PipeMode::Unified => Nonmem::None,
+            PipeMode::Split => Nonmem::Latches(vec![None; p.nm_slots()]),
+            PipeMode::Elastic => Nonmem::Fifo(NonmemFifo {
+                q: VecDeque::new(),
+                depth: p.nq_slots(),
+            }),
+        }
+    }
+
+    /// Step 4: the selected NQ head dequeues, or the NM latches shift as the MEM path does
+    /// (NM_last leaves iff selected). Returns the entry that left for WB.
+    fn advance(&mut self, selected: bool) -> Option<Entry> {
+        match self {
+            Nonmem::None => None,
+            Nonmem::Latches(nm) => {
+                let m = nm.len();
+                let left = if selected { nm[m - 1].take() } else { None };
+                for k in (0..m - 1).rev() {
+                    if nm[k + 1].is_none() {
+                        nm[k + 1] = nm[k].take();
+                    }
+                }
+                left
+            }
+            Nonmem::Fifo(nq) => {
+                let left = if selected { nq.q.pop_front() } else { None };
+                for (_, age) in nq.q.iter_mut() {
+                    *age += 1;
+                }
+                left.map(|(e, _)| e)
+            }
+        }
+    }
+
+    fn is_empty(&self) -> bool {
+        match self {
+            Nonmem::None => true,
+            Nonmem::Latches(nm) => nm.iter().all(Option::is_none),
+            Nonmem::Fifo(nq) => nq.is_empty(),
+        }
+    }
+}
+
+/// Where step 5 sends the EXE entry.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum ExeTo {
+    Mem0,
+    Pre,
+    Nm0,
+    Nq,
+    Wb,
+    Hold,
+}
+
+/// What WB holds during a cycle.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum WbContent {
+    Empty,
+    Icnt,
+    Entry(Entry),
+}
+
+// ---------------------------------------------------------------------------------------------
+// The pipeline
+// ---------------------------------------------------------------------------------------------
+
+/// The pipeline at one cycle boundary: every latch, plus the cycle number t of the coming cycle.
+#[derive(Clone, Debug)]
+pub struct Pipeline {
+    p: Params,
+    cfg: Cfg,
+    t: u64,
+    fe: FrontEnd,
+    pre: PreFifo,
+    mem: MemPath,
+    nonmem: Nonmem,
+    wb: WbContent,
+    /// The source that filled WB (selected at the end of the previous cycle).
+    wb_src: WbSrc,
+}
+
+impl Pipeline {
+    /// The reset state: everything empty, t = 0 (spec §3.1).
+    pub fn new(p: &Params) -> Pipeline {
+        Pipeline {
+            p: p.clone(),
+            cfg: detector_cfg(p),
+            t: 0,
+            fe: FrontEnd::new(p.fe_depth as usize),
+            pre: PreFifo {
+                q: VecDeque::new(),
+                depth: p.pre_slots(),
+            },
+            mem: MemPath {
+                stages: vec![None; p.mem_stages as usize],
+                rem: 0,
+            },
+            nonmem: Nonmem::new(p),
+            wb: WbContent::Empty,
+            wb_src: WbSrc::None,
+        }
+    }
+
+    pub fn params(&self) -> &Params {
+        &self.p
+    }
+
+    /// The cycle the next [`Pipeline::cycle`] call evaluates.
+    pub fn t(&self) -> u64 {
+        self.t
+    }
+
+    pub fn front_end(&self) -> &FrontEnd {
+        &self.fe
+    }
+
+    pub fn pre(&self) -> &PreFifo {
+        &self.pre
+    }
+
+    pub fn mem(&self) -> &MemPath {
+        &self.mem
+    }
+
+    pub fn nonmem(&self) -> &Nonmem {
+        &self.nonmem
+    }
+
+    pub fn wb(&self) -> &WbContent {
+        &self.wb
+    }
+
+    pub fn wb_src(&self) -> WbSrc {
+        self.wb_src
+    }
+
+    /// No entry anywhere before WB.
+    pub fn is_drained(&self) -> bool {
+        self.fe.is_empty() && self.pre.is_empty() && self.mem.is_empty() && self.nonmem.is_empty()
+    }
+
+    /// One clock cycle in trace mode: `offer` is loaded into F iff ¬fe_hold; `icnt_valid` puts
+    /// ICNT data into WB for the next cycle. Returns the record of this cycle (contents during
+    /// t, fe_hold and cause of t) and advances to t + 1.
+    pub fn cycle(&mut self, offer: Option<&Entry>, icnt_valid: bool) -> Record {
+        self.cycle_with(icnt_valid, |in_ready| offer.filter(|_| in_ready).cloned())
+    }
+
+    /// [`Pipeline::cycle`] with the issue source asked once `in_ready` = ¬fe_hold is known
+    /// (scheduler mode decides only when the front end can accept, §5.6); what it returns is
+    /// loaded into F only when in_ready.
+    pub fn cycle_with(
+        &mut self,
+        icnt_valid: bool,
+        source: impl FnOnce(bool) -> Option<Entry>,
+    ) -> Record {
+        let mut record = self.snapshot();
+        // Start-of-cycle facts (§3.2: MUX controls and PRE-full use the start state; §3.3).
+        let conflict_busy = self.mem.conflict_busy();
+        let p_start = self.pre.len();
+
+        // 1. MEM0 service.
+        let mem0_done = self.mem.serve();
+        // 2. WB select.
+        let src = self.select(icnt_valid, mem0_done);
+        let mut wb = match src {
+            WbSrc::Icnt => WbContent::Icnt,
+            _ => WbContent::Empty,
+        };
+        // 3. MEM advance.
+        if let Some(e) = self.mem.advance(src == WbSrc::Mem, mem0_done) {
+            wb = WbContent::Entry(e);
+        }
+        // 4. NONMEM.
+        if let Some(e) = self.nonmem.advance(matches!(src, WbSrc::Nq | WbSrc::Nm)) {
+            wb = WbContent::Entry(e);
+        }
+        // 5. EXE output.
+        if let Some(e) = self.exe_output(src == WbSrc::Exe, p_start) {
+            wb = WbContent::Entry(e);
+        }
+        // 6. PRE → MEM0.
+        self.pre_to_mem0();
+        // 7. Front end.
+        let exe_kind = self.fe.exe().map(|e| e.kind);
+        let fe_hold = self.fe.advance();
+        if let Some(e) = source(!fe_hold).filter(|_| !fe_hold) {
+            self.fe.load(e);
+        }
+        record.fe_hold = fe_hold;
+        record.cause = match exe_kind {
+            Some(kind) if fe_hold => self.cause(kind, conflict_busy, p_start, src),
+            _ => Cause::None,
+        };
+        // 8. WB.
+        self.wb = wb;
+        self.wb_src = src;
+        self.t += 1;
+        record
+    }
+
+    /// Step 2: the first available source in the mode's priority list (D9, D14).
+    /// `wb_priority` only reorders the Elastic list (it names the NQ head).
+    fn select(&self, icnt_valid: bool, mem0_done: bool) -> WbSrc {
+        let icnt = (icnt_valid, WbSrc::Icnt);
+        let mem = (self.mem.offers_wb(mem0_done), WbSrc::Mem);
+        let order = match &self.nonmem {
+            Nonmem::None => vec![icnt, mem],
+            Nonmem::Latches(nm) => vec![
+                icnt,
+                mem,
+                (nm.last().is_some_and(Option::is_some), WbSrc::Nm),
+            ],
+            Nonmem::Fifo(nq) => {
+                // Debug mode nonmem_min_age = a > 0: EXE is no source, the head needs age ≥ a.
+                let a = self.p.nonmem_min_age;
+                let head = (nq.q.front().is_some_and(|&(_, age)| age >= a), WbSrc::Nq);
+                let exe_alu = self.fe.exe().is_some_and(|e| !e.kind.is_mem());
+                let exe = (a == 0 && exe_alu, WbSrc::Exe);
+                match self.p.wb_priority {
+                    WbPriority::MemFirst => vec![icnt, mem, head, exe],
+                    WbPriority::NonmemFirst => vec![icnt, head, mem, exe],
+                }
+            }
+        };
+        order
+            .into_iter()
+            .find_map(|(available, src)| available.then_some(src))
+            .unwrap_or(WbSrc::None)
+    }
+
+    /// Step 5: where the EXE entry `e` goes.
+    fn exe_destination(&self, e: &Entry, selected: bool, p_start: usize) -> ExeTo {
+        let mem0_free = self.mem.mem0_free();
+        let or_hold = |ok: bool, to: ExeTo| if ok { to } else { ExeTo::Hold };
+        match (&self.nonmem, e.kind.is_mem()) {
+            // Unified: every entry through MEM0.
+            (Nonmem::None, _) => or_hold(mem0_free, ExeTo::Mem0),
+            // Split: memory entries to MEM0, ALU entries to NM0.
+            (Nonmem::Latches(_), true) => or_hold(mem0_free, ExeTo::Mem0),
+            (Nonmem::Latches(nm), false) => or_hold(nm[0].is_none(), ExeTo::Nm0),
+            // Elastic memory entry: bypass an empty PRE only; PRE full is judged at the start
+            // of the cycle (D11).
+            (Nonmem::Fifo(_), true) if p_start == 0 && mem0_free => ExeTo::Mem0,
+            (Nonmem::Fifo(_), true) => or_hold(p_start < self.pre.depth, ExeTo::Pre),
+            // Elastic ALU entry: WB if granted (D10), else NQ if it has room after the
+            // same-cycle dequeue (D12).
+            (Nonmem::Fifo(_), false) if selected => ExeTo::Wb,
+            (Nonmem::Fifo(nq), false) => or_hold(nq.len() < nq.depth, ExeTo::Nq),
+        }
+    }
+
+    /// Step 5: moves the EXE entry. Returns it when it goes to WB (Elastic ALU granted in step 2).
+    fn exe_output(&mut self, selected: bool, p_start: usize) -> Option<Entry> {
+        let to = self.exe_destination(self.fe.exe()?, selected, p_start);
+        if to == ExeTo::Hold {
+            return None;
+        }
+        let e = self.fe.take_exe().expect("EXE valid");
+        match (to, &mut self.nonmem) {
+            (ExeTo::Mem0, _) => {
+                let c = service_cycles(&self.cfg, &e);
+                self.mem.enter(e, c);
+            }
+            (ExeTo::Pre, _) => self.pre.q.push_back(e),
+            (ExeTo::Nm0, Nonmem::Latches(nm)) => nm[0] = Some(e),
+            (ExeTo::Nq, Nonmem::Fifo(nq)) => nq.q.push_back((e, 1)),
+            (ExeTo::Wb, _) => return Some(e),
+            _ => unreachable!("the destination matches the backend"),
+        }
+        None
+    }
+
+    /// Step 6: the PRE head enters a still-free MEM0 (EXE never bypasses a non-empty PRE, D11).
+    fn pre_to_mem0(&mut self) {
+        if self.mem.mem0_free() {
+            if let Some(e) = self.pre.q.pop_front() {
+                let c = service_cycles(&self.cfg, &e);
+                self.mem.enter(e, c);
+            }
+        }
+    }
+
+    /// Stall cause when fe_hold (spec §3.3 table), from the held EXE entry's kind, the start
+    /// state and the WB grant.
+    fn cause(&self, kind: Kind, conflict_busy: bool, p_start: usize, src: WbSrc) -> Cause {
+        let unified = self.p.pipe_mode == PipeMode::Unified;
+        if kind.is_mem() || unified {
+            let pre_full = self.p.pipe_mode == PipeMode::Elastic
+                && self.pre.depth > 0
+                && p_start == self.pre.depth;
+            if conflict_busy || pre_full {
+                Cause::BankConflict
+            } else {
+                Cause::Other
+            }
+        } else if src == WbSrc::Mem {
+            Cause::BankConflict
+        } else {
+            // ICNT grant; also the debug-only case (`nonmem_min_age`) of no eligible grant.
+            Cause::Other
+        }
+    }
+
+    /// The latches during the coming cycle, as a record (fe_hold and cause are filled in by
+    /// [`Pipeline::cycle`]).
+    fn snapshot(&self) -> Record {
+        let tag = |e: &Option<Entry>| e.as_ref().map(|e| e.tag);
+        let elastic = self.p.pipe_mode == PipeMode::Elastic;
+        Record {
+            t: self.t,
+            f: self.fe.f().map(|e| e.tag),
+            d: self.fe.d().iter().map(tag).collect(),
+            exe: self.fe.exe().map(|e| e.tag),
+            pre: elastic.then(|| self.pre.entries().map(|e| e.tag).collect()),
+            mem0: self.mem.mem0().map(|(e, _)| e.tag),
+            rem: self.mem.mem0().map_or(0, |(_, rem)| rem),
+            mem: self.mem.stages()[1..].iter().map(tag).collect(),
+            nq: match &self.nonmem {
+                Nonmem::Fifo(nq) => Some(nq.entries().map(|e| e.tag).collect()),
+                _ => None,
+            },
+            nm: match &self.nonmem {
+                Nonmem::Latches(nm) => Some(nm.iter().map(tag).collect()),
+                _ => None,
+            },
+            wb: match &self.wb {
+                WbContent::Empty => Wb::Empty,
+                WbContent::Icnt => Wb::Icnt,
+                WbContent::Entry(e) => Wb::Entry(e.tag),
+            },
+            wb_src: self.wb_src,
+            fe_hold: false,
+            cause: Cause::None,
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The per-cycle record (§3.5)
+// ---------------------------------------------------------------------------------------------
+
+/// WB during a cycle: a stream entry's tag, ICNT data, or nothing (a bubble). JSON: the tag
+/// number, `"ICNT"` or `"-"` (spec §3.5).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Wb {
+    Empty,
+    Icnt,
+    Entry(u32),
+}
+
+impl fmt::Display for Wb {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Wb::Empty => f.write_str("-"),
+            Wb::Icnt => f.write_str("ICNT"),
+            Wb::Entry(tag) => write!(f, "{tag}"),
+        }
+    }
+}
+
+impl Serialize for Wb {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Wb::Entry(tag) => s.serialize_u32(*tag),
+            other => s.serialize_str(&other.to_string()),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Wb {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Wb, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Repr {
+            Tag(u32),
+            Text(String),
+        }
+        match Repr::deserialize(d)? {
+            Repr::Tag(tag) => Ok(Wb::Entry(tag)),
+            Repr::Text(s) if s == "-" => Ok(Wb::Empty),
+            Repr::Text(s) if s == "ICNT" => Ok(Wb::Icnt),
+            Repr::Text(s) => Err(de::Error::invalid_value(
+                de::Unexpected::Str(&s),
+                &"a tag number, \"ICNT\" or \"-\"",
+            )),
+        }
+    }
+}
+
+/// One cycle of the trace (spec §3.5): the contents of every latch during cycle `t` and the
+/// end-of-cycle outcome.
+///
+/// JSON, one object per cycle; a latch is its entry's tag (the stream index) or `null` when
+/// empty; FIFOs list their entries oldest first; structures the backend lacks are omitted:
+///
+/// ```json
+/// {"t":9,"F":9,"D":[8],"EXE":7,"PRE":[6],"MEM0":5,"rem":1,"MEM":[null],"NQ":[],
+///  "WB":"-","wb_src":"NONE","fe_hold":false,"cause":"none"}
+/// ```
+///
+/// - `D`: D1..Dk (`D[0]` is D1); `MEM`: MEM1..MEM(M−1) (`MEM[0]` is MEM1), MEM0 and its `rem`
+///   (service cycles left including this one, 0 when empty) are separate fields.
+/// - `PRE`, `NQ`: Elastic only; `NM`: Split only (NM0..NM(M−1)).
+/// - `WB`: tag, `"ICNT"` or `"-"`; `wb_src`: the source selected at the end of t−1 that filled
+///   WB (`NONE`, `ICNT`, `MEM`, `NQ`, `EXE`, `NM`).
+/// - `fe_hold`, `cause` (`none`, `bank_conflict`, `other`): about cycle t (§3.2 step 7, §3.3);
+///   a stall at t costs the issue slot t+1, where the spec's tables mark it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Record {
+    pub t: u64,
+    #[serde(rename = "F")]
+    pub f: Option<u32>,
+    #[serde(rename = "D")]
+    pub d: Vec<Option<u32>>,
+    #[serde(rename = "EXE")]
+    pub exe: Option<u32>,
+    #[serde(rename = "PRE", default, skip_serializing_if = "Option::is_none")]
+    pub pre: Option<Vec<u32>>,
+    #[serde(rename = "MEM0")]
+    pub mem0: Option<u32>,
+    pub rem: u32,
+    #[serde(rename = "MEM")]
+    pub mem: Vec<Option<u32>>,
+    #[serde(rename = "NQ", default, skip_serializing_if = "Option::is_none")]
+    pub nq: Option<Vec<u32>>,
+    #[serde(rename = "NM", default, skip_serializing_if = "Option::is_none")]
+    pub nm: Option<Vec<Option<u32>>>,
+    #[serde(rename = "WB")]
+    pub wb: Wb,
+    pub wb_src: WbSrc,
+    pub fe_hold: bool,
+    pub cause: Cause,
+}
+
+impl Record {
+    /// The fields in record order under their spec §3.5 names (`D1`.., `MEM1`.., `NM0`..; FIFOs
+    /// as one array), for reports and for naming the first difference between two records.
+    pub fn fields(&self) -> Vec<(String, Value)> {
+        fn json<T: Serialize>(x: &T) -> Value {
+            serde_json::to_value(x).expect("record fields serialize")
+        }
+        let mut v = vec![("t".into(), json(&self.t)), ("F".into(), json(&self.f))];
+        v.extend(
+            self.d
+                .iter()
+                .enumerate()
+                .map(|(k, x)| (format!("D{}", k + 1), json(x))),
+        );
+        v.push(("EXE".into(), json(&self.exe)));
+        if let Some(pre) = &self.pre {
+            v.push(("PRE".into(), json(pre)));
+        }
+        v.push(("MEM0".into(), json(&self.mem0)));
+        v.push(("rem".into(), json(&self.rem)));
+        v.extend(
+            self.mem
+                .iter()
+                .enumerate()
+                .map(|(k, x)| (format!("MEM{}", k + 1), json(x))),
+        );
+        if let Some(nq) = &self.nq {
+            v.push(("NQ".into(), json(nq)));
+        }
+        if let Some(nm) = &self.nm {
+            v.extend(
+                nm.iter()
+                    .enumerate()
+                    .map(|(k, x)| (format!("NM{k}"), json(x))),
+            );
+        }
+        v.push(("WB".into(), json(&self.wb)));
+        v.push(("wb_src".into(), json(&self.wb_src)));
+        v.push(("fe_hold".into(), json(&self.fe_hold)));
+        v.push(("cause".into(), json(&self.cause)));
+        v
+    }
+}
+
+/// Run totals from a record list.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Summary {
+    pub cycles: u64,
+    /// Cycles with fe_hold (§3.3).
+    pub stalls: u64,
+    pub stall_causes: StallCauses,
+    /// Cycles with WB empty strictly between the first and the last cycle in which a stream
+    /// entry occupies WB (ICNT data is not a bubble).
+    pub wb_bubbles: u64,
+    /// The last cycle in which a stream entry occupies WB.
+    pub last_wb_cycle: Option<u64>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StallCauses {
+    pub bank_conflict: u64,
+    pub other: u64,
+}
+
+impl Summary {
+    pub fn of(records: &[Record]) -> Summary {
+        let count = |f: &dyn Fn(&Record) -> bool| records.iter().filter(|r| f(r)).count() as u64;
+        let entry_wb = |r: &&Record| matches!(r.wb, Wb::Entry(_));
+        let first = records.iter().find(entry_wb).map(|r| r.t);
+        let last = records.iter().rfind(entry_wb).map(|r| r.t);
+        let wb_bubbles = match (first, last) {
+            (Some(a), Some(b)) => count(&|r| a < r.t && r.t < b && r.wb == Wb::Empty),
+            _ => 0,
+        };
+        Summary {
+            cycles: records.len() as u64,
+            stalls: count(&|r| r.fe_hold),
+            stall_causes: StallCauses {
+                bank_conflict: count(&|r| r.cause == Cause::BankConflict),
+                other: count(&|r| r.cause == Cause::Other),
+            },
+            wb_bubbles,
+            last_wb_cycle: last,
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Ports
+// ---------------------------------------------------------------------------------------------
+
+/// Bits `lo..lo+width` of a little-endian word buffer.
+fn bits(words: &[u64], lo: usize, width: usize) -> u64 {
+    (0..width).fold(0, |v, b| {
+        let bit = lo + b;
+        v | (words[bit / 64] >> (bit % 64) & 1) << b
+    })
+}
+
+fn read(layout: &Layout, buf: &[u64], name: &str) -> u64 {
+    layout.output(name).map_or(0, |s| s.of(buf)[0])
+}
+
+fn write(layout: &Layout, buf: &mut [u64], name: &str, v: u64) {
+    if let Some(s) = layout.output(name) {
+        let words = s.of_mut(buf);
+        words.fill(0);
+        words[0] = v;
+    }
+}
+
+/// The latch taps `<stage>_valid` / `<stage>_tag` as `Some(tag)` or `None`.
+fn tap(layout: &Layout, buf: &[u64], stage: &str) -> Option<u32> {
+    let (valid, tag) = stage_ports(stage);
+    (read(layout, buf, &valid) == 1).then(|| read(layout, buf, &tag) as u32)
+}
+
+fn put_tap(layout: &Layout, buf: &mut [u64], stage: &str, tag: Option<u32>) {
+    let (valid, tag_port) = stage_ports(stage);
+    write(layout, buf, &valid, tag.is_some() as u64);
+    write(layout, buf, &tag_port, tag.unwrap_or(0) as u64);
+}
+
+/// The stage names of `p`'s latches by group (the order of `stages(p)`).
+fn names(prefix: &str, range: std::ops::Range<usize>) -> impl Iterator<Item = String> + '_ {
+    range.map(move |i| format!("{prefix}{i}"))
+}
+
+/// Decodes one cycle's output buffer into its record. Model and RTL records both come from
+/// here. FIFO contents are the valid slots in slot order. Bit patterns no record can express (a
+/// tag on an empty latch, `pre_count` disagreeing with the valid bits, unused `cause`/`wb_src`
+/// codes, which decode as `other`/`NONE`) vanish here: compare the buffers as well.
+pub fn record_from_outputs(p: &Params, layout: &Layout, t: u64, outputs: &[u64]) -> Record {
+    let taps = |prefix: &str, range| -> Vec<Option<u32>> {
+        names(prefix, range)
+            .map(|s| tap(layout, outputs, &s))
+            .collect()
+    };
+    let fifo =
+        |prefix: &str, n: usize| -> Vec<u32> { taps(prefix, 0..n).into_iter().flatten().collect() };
+    let m = p.mem_stages as usize;
+    let wb = match (
+        read(layout, outputs, port::WB_VALID),
+        read(layout, outputs, port::WB_ICNT),
+    ) {
+        (0, _) => Wb::Empty,
+        (_, 1) => Wb::Icnt,
+        _ => Wb::Entry(read(layout, outputs, port::WB_TAG) as u32),
+    };
+    let fe_hold = read(layout, outputs, port::FE_HOLD) == 1;
+    Record {
+        t,
+        f: tap(layout, outputs, "f"),
+        d: taps("d", 1..p.fe_depth as usize + 1),
+        exe: tap(layout, outputs, "exe"),
+        pre: (p.pipe_mode == PipeMode::Elastic).then(|| fifo("pre", p.pre_slots())),
+        mem0: tap(layout, outputs, "mem0"),
+        rem: read(layout, outputs, port::MEM0_REM) as u32,
+        mem: taps("mem", 1..m),
+        nq: (p.pipe_mode == PipeMode::Elastic).then(|| fifo("nq", p.nq_slots())),
+        nm: (p.pipe_mode == PipeMode::Split).then(|| taps("nm", 0..p.nm_slots())),
+        wb,
+        wb_src: WbSrc::from_bits(read(layout, outputs, port::WB_SRC)).unwrap_or(WbSrc::None),
+        fe_hold,
+        cause: Cause::from_bits(read(layout, outputs, port::CAUSE)).unwrap_or(Cause::Other),
+    }
+}
+
+/// Writes `r` onto the output ports (the inverse of [`record_from_outputs`]; `in_ready` =
+/// ¬fe_hold).
+pub fn encode_record(p: &Params, layout: &Layout, r: &Record, outputs: &mut [u64]) {
+    let w = |buf: &mut [u64], name: &str, v: u64| write(layout, buf, name, v);
+    w(outputs, port::IN_READY, !r.fe_hold as u64);
+    w(outputs, port::FE_HOLD, r.fe_hold as u64);
+    w(outputs, port::CAUSE, r.cause as u64);
+    w(outputs, port::WB_VALID, (r.wb != Wb::Empty) as u64);
+    w(outputs, port::WB_ICNT, (r.wb == Wb::Icnt) as u64);
+    let wb_tag = match r.wb {
+        Wb::Entry(tag) => tag as u64,
+        _ => 0,
+    };
+    w(outputs, port::WB_TAG, wb_tag);
+    w(outputs, port::WB_SRC, r.wb_src as u64);
+    w(outputs, port::MEM0_REM, r.rem as u64);
+    let pre = r.pre.clone().unwrap_or_default();
+    let nq = r.nq.clone().unwrap_or_default();
+    w(outputs, port::PRE_COUNT, pre.len() as u64);
+    w(outputs, port::NQ_COUNT, nq.len() as u64);
+    put_tap(layout, outputs, "f", r.f);
+    for (s, &tag) in names("d", 1..p.fe_depth as usize + 1).zip(&r.d) {
+        put_tap(layout, outputs, &s, tag);
+    }
+    put_tap(layout, outputs, "exe", r.exe);
+    for (i, s) in names("pre", 0..p.pre_slots()).enumerate() {
+        put_tap(layout, outputs, &s, pre.get(i).copied());
+    }
+    put_tap(layout, outputs, "mem0", r.mem0);
+    for (s, &tag) in names("mem", 1..p.mem_stages as usize).zip(&r.mem) {
+        put_tap(layout, outputs, &s, tag);
+    }
+    for (i, s) in names("nq", 0..p.nq_slots()).enumerate() {
+        put_tap(layout, outputs, &s, nq.get(i).copied());
+    }
+    for (s, &tag) in names("nm", 0..p.nm_slots()).zip(r.nm.iter().flatten()) {
+        put_tap(layout, outputs, &s, tag);
+    }
+}
+
+/// The pipeline on the trace-mode ports (contract: outputs show cycle t's latches and fe_hold,
+/// then the edge; `reset` high empties everything at the edge).
+pub struct Model {
+    params: Params,
+    layout: Layout,
+    pipe: Pipeline,
+}
+
+impl Model {
+    pub fn new(params: &Params, layout: &Layout) -> Model {
+        Model {
+            params: params.clone(),
+            layout: layout.clone(),
+            pipe: Pipeline::new(params),
+        }
+    }
+
+    pub fn pipeline(&self) -> &Pipeline {
+        &self.pipe
+    }
+
+    fn input(&self, inputs: &[u64], name: &str) -> u64 {
+        self.layout.input(name).map_or(0, |s| s.of(inputs)[0])
+    }
+
+    /// The entry offered on `in_*`, if `in_valid`.
+    fn offer(&self, inputs: &[u64]) -> Option<Entry> {
+        if self.input(inputs, port::IN_VALID) == 0 {
+            return None;
+        }
+        let (l, aw) = (self.params.lanes as usize, self.params.addr_bits as usize);
+        let addr = self
+            .layout
+            .input(port::IN_ADDR)
+            .expect("in_addr port")
+            .of(inputs);
+        let act = self.input(inputs, port::IN_ACT);
+        let deg = self.input(inputs, port::IN_DEG) as u32;
+        Some(Entry {
+            tag: self.input(inputs, port::IN_TAG) as u32,
+            kind: Kind::from_bits(self.input(inputs, port::IN_KIND)),
+            deg_override: (deg != 0).then_some(deg),
+            addrs: (0..l).map(|i| bits(addr, i * aw, aw) as u32).collect(),
+            act: (0..l).map(|i| act >> i & 1 == 1).collect(),
+        })
+    }
+}
+
+impl Simulator for Model {
+    fn name(&self) -> &str {
+        "model"
+    }
+
+    fn step(&mut self, inputs: &[u64], outputs: &mut [u64]) {
+        let offer = self.offer(inputs);
+        let icnt = self.input(inputs, port::ICNT_VALID) == 1;
+        let record = self.pipe.cycle(offer.as_ref(), icnt);
+        encode_record(&self.params, &self.layout, &record, outputs);
+        if self.input(inputs, "reset") == 1 {
+            self.pipe = Pipeline::new(&self.params);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use smrtl_hdl::elastic_pipeline::ports;
+
+    fn micro(mode: PipeMode) -> Params {
+        Params {
+            pipe_mode: mode,
+            mem_stages: 2,
+            premem_depth: 1,
+            nonmem_depth: 2,
+            fe_depth: 1,
+            ..Params::default()
+        }
+    }
+
+    #[test]
+    fn record_json_shape() {
+        let mut pipe = Pipeline::new(&micro(PipeMode::Elastic));
+        let l = 8;
+        let s2 = Entry::smem_deg(0, 2, l);
+        let r0 = pipe.cycle(Some(&s2), false);
+        let json = serde_json::to_string(&r0).unwrap();
+        assert_eq!(
+            json,
+            r#"{"t":0,"F":null,"D":[null],"EXE":null,"PRE":[],"MEM0":null,"rem":0,"MEM":[null],"NQ":[],"WB":"-","wb_src":"NONE","fe_hold":false,"cause":"none"}"#
+        );
+        let back: Record = serde_json::from_str(&json).unwrap();
+        assert_eq!(back, r0);
+        let split = Pipeline::new(&micro(PipeMode::Split)).cycle(None, true);
+        let json = serde_json::to_string(&split).unwrap();
+        assert!(
+            json.contains(r#""MEM":[null],"NM":[null,null],"WB":"-""#),
+            "{json}"
+        );
+        assert!(!json.contains("PRE") && !json.contains("NQ"));
+        for wb in [Wb::Empty, Wb::Icnt, Wb::Entry(7)] {
+            let text = serde_json::to_string(&wb).unwrap();
+            assert_eq!(serde_json::from_str::<Wb>(&text).unwrap(), wb);
+        }
+        assert!(serde_json::from_str::<Wb>(r#""x""#).is_err());
+    }
+
+    #[test]
+    fn outputs_round_trip() {
+        for mode in [PipeMode::Unified, PipeMode::Split, PipeMode::Elastic] {
+            let p = micro(mode);
+            let layout = Layout::new(&ports(&p));
+            let mut pipe = Pipeline::new(&p);
+            let stream: Vec<Entry> = (0..12)
+                .map(|i| match i % 3 {
+                    0 => Entry::smem_deg(i, 3, 8),
+                    1 => Entry::new(i, Kind::Alu, 8),
+                    _ => Entry::new(i, Kind::Gld, 8),
+                })
+                .collect();
+            let mut next = 0;
+            for t in 0..40 {
+                let r = pipe.cycle(stream.get(next), t % 7 == 3);
+                if !r.fe_hold && next < stream.len() {
+                    next += 1;
+                }
+                let mut out = vec![0; layout.out_words];
+                encode_record(&p, &layout, &r, &mut out);
+                assert_eq!(record_from_outputs(&p, &layout, r.t, &out), r);
+            }
+            assert!(pipe.is_drained());
+        }
+    }
+
+    #[test]
+    fn detector_degree_and_service() {
+        let p = Params {
+            ports: 2,
+            ..Params::default()
+        };
+        let cfg = detector_cfg(&p);
+        // Stride 4 over 8 banks: two lanes per bank, 4 bank-words per bank.
+        let e = Entry {
+            addrs: (0..8).map(|l| 4 * l).collect(),
+            ..Entry::new(0, Kind::Smem, 8)
+        };
+        assert_eq!(degree(&cfg, &e), 4);
+        assert_eq!(service_cycles(&cfg, &e), 2);
+        let none = Entry {
+            act: vec![false; 8],
+            ..e.clone()
+        };
+        assert_eq!(service_cycles(&cfg, &none), 1);
+        let gld = Entry {
+            kind: Kind::Gld,
+            ..e
+        };
+        assert_eq!(service_cycles(&cfg, &gld), 1);
+    }
+}

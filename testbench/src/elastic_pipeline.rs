@@ -1,0 +1,677 @@
+//! Trace-mode stimulus for the elastic pipeline (spec elastic-pipeline.md §3, §9): the trace file
+//! format, the closed-loop trace driver over any [`Simulator`], the lock-step co-simulation of
+//! model and RTL on per-cycle [`Record`]s, and random open-loop cases for the block harness.
+//!
+//! Trace file (JSON):
+//!
+//! ```json
+//! {"params": {"pipe_mode": "unified", "M": 2, "N": 0, "fe_depth": 1},
+//!  "stream": ["A", "A", "S(2)", "G", "GST",
+//!             {"kind": "smem", "addrs": [0, 8, 16, 24, 1, 2, 3, 4], "active": [1, 1, 1, 1, 1, 1, 1, 0]}],
+//!  "icnt_valid_cycles": [12, 13]}
+//! ```
+//!
+//! - `params`: any subset of the spec names (`smrtl list elastic_pipeline`), the rest from
+//!   `Params::default()`; checked exactly as the CLI's `--set` overrides.
+//! - `stream`: entries in issue order; tag = index. `"A"` ALU, `"G"` GLD, `"GST"` GST, `"S(d)"`
+//!   SMEM with `deg_override` d ∈ 1..=L; or an object with `kind` (`alu`, `smem`, `gld`, `gst`),
+//!   `addrs` (L word addresses < 2^AW, default 0), `active` (L values 0/1, default all 1) and
+//!   `deg` (override, 1..=L). An `smem` object needs `addrs` or `deg`.
+//! - `icnt_valid_cycles`: cycles t with `icnt_valid(t)`: ICNT data occupies WB during t+1.
+
+use crate::design::{Bench, Case};
+use crate::stimulus_file::params_as_sets;
+use proptest::prelude::*;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+use smrtl_cosim::elastic_pipeline::{record_from_outputs, Entry, Model, Record, Wb};
+use smrtl_cosim::harness::hex;
+use smrtl_cosim::{Layout, Simulator};
+use smrtl_hdl::elastic_pipeline::{port, ports, Kind, Params};
+use smrtl_hdl::netlist::mask;
+use smrtl_hdl::{BlockParams, Module, ParamError};
+use std::collections::BTreeSet;
+use std::fmt;
+use thiserror::Error;
+
+/// The trace file as written (see the module doc).
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TraceFile {
+    #[serde(default)]
+    pub params: Map<String, Value>,
+    pub stream: Vec<Value>,
+    #[serde(default)]
+    pub icnt_valid_cycles: Vec<u64>,
+}
+
+/// A checked trace: resolved params, the stream as entries, the ICNT cycles.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Trace {
+    pub params: Params,
+    pub stream: Vec<Entry>,
+    pub icnt_valid_cycles: BTreeSet<u64>,
+}
+
+/// Why a trace file was rejected; each names the field and what is allowed.
+#[derive(Debug, Error, PartialEq, Eq)]
+pub enum TraceError {
+    #[error("trace file: {0}")]
+    Syntax(String),
+    #[error(transparent)]
+    Params(#[from] ParamError),
+    #[error("{at}: {msg}")]
+    Field { at: String, msg: String },
+}
+
+fn field_err(at: impl Into<String>, msg: impl Into<String>) -> TraceError {
+    TraceError::Field {
+        at: at.into(),
+        msg: msg.into(),
+    }
+}
+
+const ALLOWED_ITEMS: &str = r#""A", "G", "GST", "S(d)", {"kind": ...}"#;
+const ALLOWED_KINDS: &str = r#""alu", "smem", "gld", "gst""#;
+const OBJECT_KEYS: [&str; 4] = ["kind", "addrs", "active", "deg"];
+
+impl Trace {
+    /// Parses and checks a trace file's text.
+    pub fn from_json(text: &str) -> Result<Trace, TraceError> {
+        let file: TraceFile =
+            serde_json::from_str(text).map_err(|e| TraceError::Syntax(e.to_string()))?;
+        Trace::from_file(&file)
+    }
+
+    /// Checks a trace file: params as the CLI resolves them, then every stream item.
+    pub fn from_file(file: &TraceFile) -> Result<Trace, TraceError> {
+        let params = Params::resolve(None, &params_as_sets(&file.params))?;
+        let max = 1u64 << params.tag_bits;
+        if file.stream.len() as u64 > max {
+            return Err(field_err(
+                "stream",
+                format!(
+                    "{} entries do not fit tag_bits = {}; allowed: at most {max} entries",
+                    file.stream.len(),
+                    params.tag_bits
+                ),
+            ));
+        }
+        let stream = file
+            .stream
+            .iter()
+            .enumerate()
+            .map(|(i, v)| parse_item(&params, i, v))
+            .collect::<Result<_, _>>()?;
+        Ok(Trace {
+            params,
+            stream,
+            icnt_valid_cycles: file.icnt_valid_cycles.iter().copied().collect(),
+        })
+    }
+
+    /// A cycle budget no correct pipeline reaches: every entry served for at most L cycles,
+    /// every ICNT grant blocking WB once, plus the pipeline depth.
+    pub fn cycle_budget(&self) -> u64 {
+        let p = &self.params;
+        let depth = (p.fe_depth + p.mem_stages + p.premem_depth + p.nonmem_depth) as u64 + 8;
+        let icnt_end = self.icnt_valid_cycles.last().map_or(0, |c| c + 2);
+        (self.stream.len() as u64 + 1) * (p.lanes as u64 + 2)
+            + self.icnt_valid_cycles.len() as u64
+            + icnt_end
+            + depth
+    }
+}
+
+/// One stream item: a short string or an object.
+fn parse_item(p: &Params, i: usize, v: &Value) -> Result<Entry, TraceError> {
+    let at = format!("stream[{i}]");
+    let lanes = p.lanes as usize;
+    let tag = i as u32;
+    match v {
+        Value::String(s) => match s.as_str() {
+            "A" => Ok(Entry::new(tag, Kind::Alu, lanes)),
+            "G" => Ok(Entry::new(tag, Kind::Gld, lanes)),
+            "GST" => Ok(Entry::new(tag, Kind::Gst, lanes)),
+            _ => match s.strip_prefix("S(").and_then(|r| r.strip_suffix(')')) {
+                Some(d) => {
+                    let d = d.trim().parse::<u64>().map_err(|_| {
+                        field_err(
+                            &at,
+                            format!(
+                                "bad degree in {s:?}; allowed: \"S(d)\" with d in 1..={}",
+                                p.lanes
+                            ),
+                        )
+                    })?;
+                    Ok(Entry::smem_deg(tag, degree(p, &at, d)?, lanes))
+                }
+                None => Err(field_err(
+                    &at,
+                    format!("unknown entry {s:?}; allowed: {ALLOWED_ITEMS}"),
+                )),
+            },
+        },
+        Value::Object(o) => parse_object(p, &at, tag, o),
+        other => Err(field_err(
+            &at,
+            format!("unknown entry {other}; allowed: {ALLOWED_ITEMS}"),
+        )),
+    }
+}
+
+/// A degree override d ∈ 1..=L.
+fn degree(p: &Params, at: &str, d: u64) -> Result<u32, TraceError> {
+    if (1..=p.lanes as u64).contains(&d) {
+        Ok(d as u32)
+    } else {
+        Err(field_err(
+            at,
+            format!("degree {d} is out of range; allowed: 1..={}", p.lanes),
+        ))
+    }
+}
+
+fn parse_object(
+    p: &Params,
+    at: &str,
+    tag: u32,
+    o: &Map<String, Value>,
+) -> Result<Entry, TraceError> {
+    if let Some(k) = o.keys().find(|k| !OBJECT_KEYS.contains(&k.as_str())) {
+        return Err(field_err(
+            at,
+            format!("unknown field {k:?}; allowed: {}", OBJECT_KEYS.join(", ")),
+        ));
+    }
+    let kind = match o.get("kind") {
+        None => {
+            return Err(field_err(
+                at,
+                format!("missing \"kind\"; allowed: {ALLOWED_KINDS}"),
+            ))
+        }
+        Some(v) => match v.as_str() {
+            Some("alu") => Kind::Alu,
+            Some("smem") => Kind::Smem,
+            Some("gld") => Kind::Gld,
+            Some("gst") => Kind::Gst,
+            _ => {
+                return Err(field_err(
+                    format!("{at}.kind"),
+                    format!("unknown kind {v}; allowed: {ALLOWED_KINDS}"),
+                ))
+            }
+        },
+    };
+    let lanes = p.lanes as usize;
+    let mut e = Entry::new(tag, kind, lanes);
+    let list = |key: &str| -> Result<Option<&Vec<Value>>, TraceError> {
+        match o.get(key) {
+            None => Ok(None),
+            Some(Value::Array(a)) if a.len() == lanes => Ok(Some(a)),
+            Some(other) => Err(field_err(
+                format!("{at}.{key}"),
+                format!("got {other}; allowed: an array of exactly L = {lanes} values"),
+            )),
+        }
+    };
+    if let Some(addrs) = list("addrs")? {
+        let top = mask(p.addr_bits as usize);
+        e.addrs = addrs
+            .iter()
+            .enumerate()
+            .map(|(l, v)| match v.as_u64() {
+                Some(a) if a <= top => Ok(a as u32),
+                _ => Err(field_err(
+                    format!("{at}.addrs[{l}]"),
+                    format!(
+                        "{v} does not fit AW = {} bits; allowed: 0..={top}",
+                        p.addr_bits
+                    ),
+                )),
+            })
+            .collect::<Result<_, _>>()?;
+    }
+    if let Some(active) = list("active")? {
+        e.act = active
+            .iter()
+            .enumerate()
+            .map(|(l, v)| match v {
+                Value::Bool(b) => Ok(*b),
+                _ if v.as_u64() == Some(0) => Ok(false),
+                _ if v.as_u64() == Some(1) => Ok(true),
+                _ => Err(field_err(
+                    format!("{at}.active[{l}]"),
+                    format!("{v}; allowed: 0, 1"),
+                )),
+            })
+            .collect::<Result<_, _>>()?;
+    }
+    if let Some(v) = o.get("deg") {
+        let d = v.as_u64().ok_or_else(|| {
+            field_err(
+                format!("{at}.deg"),
+                format!("{v}; allowed: 1..={}", p.lanes),
+            )
+        })?;
+        e.deg_override = Some(degree(p, &format!("{at}.deg"), d)?);
+    }
+    if kind == Kind::Smem && e.deg_override.is_none() && !o.contains_key("addrs") {
+        return Err(field_err(at, "an smem entry needs \"addrs\" (or \"deg\")"));
+    }
+    Ok(e)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Ports
+// ---------------------------------------------------------------------------------------------
+
+/// The trace-mode top's buffer layout for `p` (ports of `smrtl_hdl::elastic_pipeline::ports`).
+pub fn layout(p: &Params) -> Layout {
+    Layout::new(&ports(p))
+}
+
+fn set_bits(words: &mut [u64], lo: usize, width: usize, value: u64) {
+    for b in 0..width {
+        let bit = lo + b;
+        let w = &mut words[bit / 64];
+        *w = (*w & !(1 << (bit % 64))) | ((value >> b & 1) << (bit % 64));
+    }
+}
+
+/// One cycle's inputs: `offer` on `in_*` (in_valid = 1), `icnt_valid`, reset low.
+pub fn encode_inputs(
+    p: &Params,
+    layout: &Layout,
+    offer: Option<&Entry>,
+    icnt_valid: bool,
+) -> Vec<u64> {
+    let mut buf = vec![0u64; layout.in_words];
+    let mut put = |name: &str, v: u64| {
+        if let Some(s) = layout.input(name) {
+            s.of_mut(&mut buf)[0] = v & mask(s.width.min(64));
+        }
+    };
+    put(port::ICNT_VALID, icnt_valid as u64);
+    let Some(e) = offer else { return buf };
+    put(port::IN_VALID, 1);
+    put(port::IN_TAG, e.tag as u64);
+    put(port::IN_KIND, e.kind as u64);
+    put(port::IN_DEG, e.deg_override.unwrap_or(0) as u64);
+    let act = e
+        .act
+        .iter()
+        .enumerate()
+        .fold(0u64, |m, (l, &on)| m | (on as u64) << l);
+    put(port::IN_ACT, act);
+    let aw = p.addr_bits as usize;
+    let slot = layout.input(port::IN_ADDR).expect("in_addr port");
+    let words = slot.of_mut(&mut buf);
+    for (l, &a) in e.addrs.iter().enumerate().take(p.lanes as usize) {
+        set_bits(words, l * aw, aw, a as u64 & mask(aw));
+    }
+    buf
+}
+
+// ---------------------------------------------------------------------------------------------
+// Drivers
+// ---------------------------------------------------------------------------------------------
+
+/// The first difference between the model's and the RTL's record.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Divergence {
+    pub cycle: u64,
+    /// A record field by its spec §3.5 name (`F`, `D1`, `MEM0`, `rem`, `NQ`, `WB`, ...), or
+    /// `port <name>` for an output difference no record field shows.
+    pub field: String,
+    /// The model's value (JSON text, or hex for a port).
+    pub expected: String,
+    pub actual: String,
+    /// Both records of that cycle, for context.
+    pub model: Record,
+    pub rtl: Record,
+}
+
+impl fmt::Display for Divergence {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "cycle {}: {} expected {} (model) actual {} (rtl)",
+            self.cycle, self.field, self.expected, self.actual
+        )
+    }
+}
+
+#[derive(Debug, Error)]
+pub enum DriveError {
+    #[error("cycle limit {limit} reached: {retired} of {total} stream entries left WB")]
+    CycleLimit {
+        limit: u64,
+        retired: usize,
+        total: usize,
+    },
+    #[error("{0}")]
+    Diverged(Box<Divergence>),
+}
+
+/// The closed loop shared by both drivers: offer the next entry, drive `icnt_valid`, step,
+/// advance on acceptance (in_valid ∧ in_ready), stop after the last stream entry's WB cycle
+/// once every ICNT grant has shown in WB. `step` returns the cycle's record and `in_ready`.
+fn drive(
+    trace: &Trace,
+    layout: &Layout,
+    limit: u64,
+    mut step: impl FnMut(u64, &[u64]) -> Result<(Record, bool), DriveError>,
+) -> Result<Vec<Record>, DriveError> {
+    let total = trace.stream.len();
+    let icnt_end = trace.icnt_valid_cycles.last().map_or(0, |c| c + 2);
+    let (mut next, mut retired) = (0, 0);
+    let mut records = vec![];
+    loop {
+        let t = records.len() as u64;
+        if retired == total && t >= icnt_end {
+            return Ok(records);
+        }
+        if t >= limit {
+            return Err(DriveError::CycleLimit {
+                limit,
+                retired,
+                total,
+            });
+        }
+        let offer = trace.stream.get(next);
+        let icnt = trace.icnt_valid_cycles.contains(&t);
+        let inputs = encode_inputs(&trace.params, layout, offer, icnt);
+        let (record, in_ready) = step(t, &inputs)?;
+        if offer.is_some() && in_ready {
+            next += 1;
+        }
+        if matches!(record.wb, Wb::Entry(_)) {
+            retired += 1;
+        }
+        records.push(record);
+    }
+}
+
+fn in_ready(layout: &Layout, outputs: &[u64]) -> bool {
+    layout
+        .output(port::IN_READY)
+        .is_some_and(|s| s.of(outputs)[0] == 1)
+}
+
+/// Runs `trace` on `sim` (the model or any RTL backend) from reset; one record per cycle.
+pub fn run(
+    sim: &mut dyn Simulator,
+    layout: &Layout,
+    trace: &Trace,
+    limit: u64,
+) -> Result<Vec<Record>, DriveError> {
+    let mut out = vec![0u64; layout.out_words];
+    drive(trace, layout, limit, |t, inputs| {
+        sim.step(inputs, &mut out);
+        let record = record_from_outputs(&trace.params, layout, t, &out);
+        Ok((record, in_ready(layout, &out)))
+    })
+}
+
+/// Runs `trace` on a fresh behavioral [`Model`] within [`Trace::cycle_budget`].
+pub fn run_model(trace: &Trace) -> Result<Vec<Record>, DriveError> {
+    let layout = layout(&trace.params);
+    let mut model = Model::new(&trace.params, &layout);
+    run(&mut model, &layout, trace, trace.cycle_budget())
+}
+
+/// Lock-step co-simulation: `model` and `rtl` get the same inputs every cycle (the model's
+/// in_ready advances the stream); the first record field (or output port) that differs stops
+/// the run. Returns the model's records.
+pub fn cosim(
+    model: &mut dyn Simulator,
+    rtl: &mut dyn Simulator,
+    layout: &Layout,
+    trace: &Trace,
+    limit: u64,
+) -> Result<Vec<Record>, DriveError> {
+    let mut expected = vec![0u64; layout.out_words];
+    let mut actual = vec![0u64; layout.out_words];
+    let p = &trace.params;
+    drive(trace, layout, limit, |t, inputs| {
+        model.step(inputs, &mut expected);
+        rtl.step(inputs, &mut actual);
+        let m = record_from_outputs(p, layout, t, &expected);
+        let r = record_from_outputs(p, layout, t, &actual);
+        if let Some((field, e, a)) = first_difference(layout, &m, &r, &expected, &actual) {
+            return Err(DriveError::Diverged(Box::new(Divergence {
+                cycle: t,
+                field,
+                expected: e,
+                actual: a,
+                model: m,
+                rtl: r,
+            })));
+        }
+        Ok((m, in_ready(layout, &expected)))
+    })
+}
+
+/// The first record field that differs, in record order; else the first output port.
+fn first_difference(
+    layout: &Layout,
+    m: &Record,
+    r: &Record,
+    expected: &[u64],
+    actual: &[u64],
+) -> Option<(String, String, String)> {
+    let by_field = m
+        .fields()
+        .into_iter()
+        .zip(r.fields())
+        .find(|((_, e), (_, a))| e != a)
+        .map(|((name, e), (_, a))| (name, e.to_string(), a.to_string()));
+    by_field.or_else(|| {
+        layout
+            .outputs
+            .iter()
+            .find(|s| s.of(expected) != s.of(actual))
+            .map(|s| {
+                (
+                    format!("port {}", s.name),
+                    hex(s.of(expected)),
+                    hex(s.of(actual)),
+                )
+            })
+    })
+}
+
+// ---------------------------------------------------------------------------------------------
+// Random open-loop cases (block harness)
+// ---------------------------------------------------------------------------------------------
+
+/// Longest random case.
+pub const CASE_CYCLES: usize = 96;
+
+/// Random per-cycle inputs for the block harness: an entry offered most cycles whatever
+/// `in_ready` says (F loads only when ready), every kind, overrides 0..=L, addresses from small
+/// strided pools so the detector sees real conflicts, ICNT grants and rare resets. Tags are
+/// the cycle number.
+pub fn cases(p: &Params, layout: &Layout) -> BoxedStrategy<Case> {
+    let (p, layout) = (p.clone(), layout.clone());
+    let lanes = p.lanes as usize;
+    let cycle = (
+        prop::bool::weighted(0.85),
+        0..4u64,
+        prop_oneof![2 => Just(0u32), 1 => 1..=p.lanes],
+        (prop::sample::select(vec![0u32, 1, 2, 4, 8, 16]), 0..64u32),
+        any::<u64>(),
+        prop::bool::weighted(0.12),
+        prop::bool::weighted(0.005),
+    );
+    prop::collection::vec(cycle, 1..=CASE_CYCLES)
+        .prop_map(move |cycles| {
+            cycles
+                .into_iter()
+                .enumerate()
+                .map(
+                    |(t, (valid, kind, deg, (stride, base), act, icnt, reset))| {
+                        let e = Entry {
+                            tag: (t as u64 & mask(p.tag_bits as usize)) as u32,
+                            kind: Kind::from_bits(kind),
+                            deg_override: (deg != 0).then_some(deg),
+                            addrs: (0..lanes as u32)
+                                .map(|l| (base + l * stride) & mask(p.addr_bits as usize) as u32)
+                                .collect(),
+                            // Bit 63 set: all lanes active (half the cases).
+                            act: (0..lanes)
+                                .map(|l| act >> 63 == 1 || act >> l & 1 == 1)
+                                .collect(),
+                        };
+                        let mut buf = encode_inputs(&p, &layout, valid.then_some(&e), icnt);
+                        if let Some(s) = layout.input("reset") {
+                            s.of_mut(&mut buf)[0] = reset as u64;
+                        }
+                        buf
+                    },
+                )
+                .collect()
+        })
+        .boxed()
+}
+
+/// The block for the tools (`smrtl list`, `gen`, `cosim`, `synth`): RTL, model, random cases.
+pub struct ElasticPipeline;
+
+impl Bench for ElasticPipeline {
+    type Params = Params;
+
+    fn module(p: &Params) -> Module {
+        smrtl_hdl::elastic_pipeline::build(p)
+    }
+
+    fn model(p: &Params, layout: &Layout) -> Box<dyn Simulator> {
+        Box::new(Model::new(p, layout))
+    }
+
+    fn cases(p: &Params, layout: &Layout) -> BoxedStrategy<Case> {
+        cases(p, layout)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::strategy::ValueTree;
+
+    fn err(text: &str) -> String {
+        Trace::from_json(text).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn parses_every_item_form() {
+        let t = Trace::from_json(
+            r#"{"params": {"pipe_mode": "split", "M": 2, "fe_depth": 1},
+                "stream": ["A", "G", "GST", "S(3)",
+                           {"kind": "smem", "addrs": [0,8,16,24,1,2,3,4], "active": [1,1,1,1,0,0,0,true]},
+                           {"kind": "gld"}],
+                "icnt_valid_cycles": [4, 2]}"#,
+        )
+        .unwrap();
+        assert_eq!(t.params.mem_stages, 2);
+        let kinds: Vec<Kind> = t.stream.iter().map(|e| e.kind).collect();
+        use Kind::*;
+        assert_eq!(kinds, [Alu, Gld, Gst, Smem, Smem, Gld]);
+        assert_eq!(t.stream[3].deg_override, Some(3));
+        assert_eq!(t.stream[4].addrs[3], 24);
+        assert_eq!(
+            t.stream[4].act,
+            [true, true, true, true, false, false, false, true]
+        );
+        assert_eq!(t.stream[5].tag, 5);
+        assert_eq!(
+            t.icnt_valid_cycles.iter().copied().collect::<Vec<_>>(),
+            [2, 4]
+        );
+    }
+
+    #[test]
+    fn errors_name_field_and_allowed_values() {
+        assert_eq!(
+            err(r#"{"stream": ["A", "A", "A", "X"]}"#),
+            r#"stream[3]: unknown entry "X"; allowed: "A", "G", "GST", "S(d)", {"kind": ...}"#
+        );
+        assert_eq!(
+            err(r#"{"stream": ["S(9)"]}"#),
+            "stream[0]: degree 9 is out of range; allowed: 1..=8"
+        );
+        assert_eq!(
+            err(r#"{"stream": ["S(x)"]}"#),
+            r#"stream[0]: bad degree in "S(x)"; allowed: "S(d)" with d in 1..=8"#
+        );
+        assert_eq!(
+            err(r#"{"stream": [{"kind": "tex"}]}"#),
+            r#"stream[0].kind: unknown kind "tex"; allowed: "alu", "smem", "gld", "gst""#
+        );
+        assert_eq!(
+            err(r#"{"stream": [{"kind": "smem", "addrs": [1, 2]}]}"#),
+            "stream[0].addrs: got [1,2]; allowed: an array of exactly L = 8 values"
+        );
+        assert_eq!(
+            err(r#"{"stream": [{"kind": "smem", "addrs": [0,0,0,0,0,0,0,4096]}]}"#),
+            "stream[0].addrs[7]: 4096 does not fit AW = 12 bits; allowed: 0..=4095"
+        );
+        assert_eq!(
+            err(r#"{"stream": [{"kind": "alu", "active": [0,0,2,0,0,0,0,0]}]}"#),
+            "stream[0].active[2]: 2; allowed: 0, 1"
+        );
+        assert_eq!(
+            err(r#"{"stream": [{"kind": "smem"}]}"#),
+            r#"stream[0]: an smem entry needs "addrs" (or "deg")"#
+        );
+        assert_eq!(
+            err(r#"{"stream": [{"kind": "smem", "deg": 0}]}"#),
+            "stream[0].deg: degree 0 is out of range; allowed: 1..=8"
+        );
+        assert_eq!(
+            err(r#"{"stream": [{"kind": "alu", "pc": 3}]}"#),
+            r#"stream[0]: unknown field "pc"; allowed: kind, addrs, active, deg"#
+        );
+        assert_eq!(
+            err(r#"{"params": {"M": 9}, "stream": []}"#),
+            "parameter M = 9 is out of range; allowed: 1..=8"
+        );
+        assert_eq!(
+            err(r#"{"params": {"pipe_mode": "fast"}, "stream": []}"#),
+            "bad value `fast` for parameter pipe_mode; allowed: unified, split, elastic"
+        );
+        let long = format!(
+            r#"{{"params": {{"tag_bits": 4}}, "stream": [{}]}}"#,
+            vec![r#""A""#; 17].join(",")
+        );
+        assert_eq!(
+            err(&long),
+            "stream: 17 entries do not fit tag_bits = 4; allowed: at most 16 entries"
+        );
+        assert!(
+            err(r#"{"stream": [], "icnt": []}"#).starts_with("trace file: unknown field `icnt`")
+        );
+    }
+
+    #[test]
+    fn random_cases_run_on_the_model() {
+        let p = Params {
+            fe_depth: 2,
+            mem_stages: 2,
+            ..Params::default()
+        };
+        let layout = layout(&p);
+        let mut runner = crate::check::runner(1);
+        let strategy = cases(&p, &layout);
+        for _ in 0..20 {
+            let case = strategy.new_tree(&mut runner).unwrap().current();
+            let mut model = Model::new(&p, &layout);
+            let mut out = vec![0; layout.out_words];
+            for inputs in &case {
+                model.step(inputs, &mut out);
+            }
+        }
+    }
+}
