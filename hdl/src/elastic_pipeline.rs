@@ -314,6 +314,15 @@ impl BlockParams for Params {
         one_of("L", self.lanes, &[8, 16, 32])?;
         one_of("B", self.banks, &[8, 16, 32])?;
         in_range("nonmem_min_age", self.nonmem_min_age, 0, 16)?;
+        if self.pipe_mode == PipeMode::Elastic && self.nonmem_min_age > 0 && self.nonmem_depth == 0
+        {
+            // EXE is no WB source then, so ALU entries could never leave.
+            return Err(ParamError::Range {
+                name: "Q".into(),
+                value: "0".into(),
+                allowed: "1..=16 when nonmem_min_age > 0 (elastic)".into(),
+            });
+        }
         in_range("AW", self.addr_bits, self.banks.trailing_zeros() + 1, 30)?;
         in_range("tag_bits", self.tag_bits, 4, 32)
     }
@@ -866,10 +875,12 @@ pub fn build(p: &Params) -> Module {
         pre.update(&mut m, &pre_deq, &to_pre, &exe.e);
     }
     mem[0].update(&mut m, &mem0_load, &mem0_in, &moves[0]);
-    let stays_busy = &mem0.valid & &!mem0_done.clone();
-    let next_elapsed = mem0_load.mux(
+    // §3.2 step 1: rem counts down while > 1; a finished entry that cannot move stays at rem 1.
+    let busy = &mem0.valid & &!mem0_done.clone();
+    let restart = &mem0_load | &moves[0];
+    let next_elapsed = restart.mux(
         &Expr::lit(0, rw),
-        &stays_busy.mux(&(&elapsed + &Expr::lit(1, rw)), &Expr::lit(0, rw)),
+        &busy.mux(&(&elapsed + &Expr::lit(1, rw)), &elapsed),
     );
     m.next(&elapsed, next_elapsed);
     for k in 1..mm {

@@ -7,15 +7,16 @@
 //! tables don't show it). A `stall` mark sits on the cycle that shows the lost issue slot (F
 //! repeats), so it stands for fe_hold in the cycle before (§3.3: "the lost issue slot is t+1").
 //!
-//! Running the same scenarios on an RTL backend takes one backend function and one line:
-//! `acceptance!(rusthdl);`.
+//! Every scenario runs on the model and on both RTL backends (`rusthdl`, `verilator`).
 
 use serde_json::{json, Value};
+use smrtl_cosim::backend::{rusthdl::RustHdl, verilator::Verilator};
 use smrtl_cosim::elastic_pipeline::{Model, Record, Summary, Wb};
 use smrtl_cosim::{Layout, Simulator};
-use smrtl_hdl::elastic_pipeline::{Cause, Params, PipeMode, WbSrc};
+use smrtl_hdl::elastic_pipeline::{build, Cause, Params, PipeMode, WbSrc};
 use smrtl_testbench::elastic_pipeline::{cosim, layout, run, DriveError, Trace, TraceFile};
 use std::collections::BTreeSet;
+use std::sync::Arc;
 
 /// A fresh simulator in its reset state for `p`, with its buffer layout.
 type Backend = fn(&Params) -> (Box<dyn Simulator>, Layout);
@@ -26,30 +27,63 @@ fn model(p: &Params) -> (Box<dyn Simulator>, Layout) {
     (Box::new(Model::new(p, &l)), l)
 }
 
-/// Every scenario below, as `#[test]`s on one backend.
-macro_rules! acceptance {
-    ($backend:ident) => {
+/// Scenarios as `#[test]`s in module `$backend`, each skipped when `$guard` is false.
+macro_rules! tests {
+    ($backend:ident, $guard:expr; $($name:ident),* $(,)?) => {
         mod $backend {
-            acceptance!(@tests $backend:
-                fig_2a_unified, fig_2b_split, fig_3_prefilled, fig_3_not_prefilled,
-                sec_4_3_n1, sec_4_3_n0, g6_isolated_conflict, g7_unified_warp, g8_split,
-                g9_out_of_order_commit, g10_premem_depth, g11_elastic_absorbs_warp,
-                icnt_unified_other_stall, icnt_split_other_stall, icnt_elastic,
-                elastic_stall_causes, detector_degree, nonmem_first, min_age_is_split_latency,
-                trailing_icnt, random_invariants, cosim_self);
+            $(
+                #[test]
+                fn $name() {
+                    if !$guard {
+                        return;
+                    }
+                    super::super::$name(super::super::$backend)
+                }
+            )*
         }
-    };
-    (@tests $backend:ident: $($name:ident),* $(,)?) => {
-        $(
-            #[test]
-            fn $name() {
-                super::$name(super::$backend)
-            }
-        )*
     };
 }
 
-acceptance!(model);
+/// The spec's tables and fixed scenarios on one backend. The random sweeps (`mod random`) run
+/// on the in-process backends only: a Verilator build per random configuration would dominate
+/// the suite.
+macro_rules! acceptance {
+    ($backend:ident, $guard:expr) => {
+        tests!($backend, $guard;
+            fig_2a_unified, fig_2b_split, fig_3_prefilled, fig_3_not_prefilled,
+            sec_4_3_n1, sec_4_3_n0, g6_isolated_conflict, g7_unified_warp, g8_split,
+            g9_out_of_order_commit, g10_premem_depth, g11_elastic_absorbs_warp,
+            icnt_unified_other_stall, icnt_split_other_stall, icnt_elastic,
+            elastic_stall_causes, detector_degree, nonmem_first, min_age_is_split_latency,
+            trailing_icnt);
+    };
+}
+
+mod tables {
+    acceptance!(model, true);
+    acceptance!(rusthdl, true);
+    acceptance!(verilator, smrtl_testbench::external("verilator"));
+}
+
+mod random {
+    tests!(model, true; random_invariants, cosim_self);
+    tests!(rusthdl, true; random_invariants, cosim_self);
+}
+
+/// The pipeline RTL in rust-hdl's simulator.
+fn rusthdl(p: &Params) -> (Box<dyn Simulator>, Layout) {
+    let m = Arc::new(build(p));
+    let l = Layout::new(&m.ports());
+    (Box::new(RustHdl::new(m)), l)
+}
+
+/// The pipeline's Verilog, verilated (one build per configuration, cached on disk).
+fn verilator(p: &Params) -> (Box<dyn Simulator>, Layout) {
+    let m = Arc::new(build(p));
+    let l = Layout::new(&m.ports());
+    let sim = Verilator::new(&m, &smrtl_hdl::rusthdl::emit_verilog(&m)).unwrap();
+    (Box::new(sim), l)
+}
 
 // ---------------------------------------------------------------------------------------------
 // Helpers (generic over the simulator)
