@@ -6,6 +6,7 @@ mod conflict;
 mod cosim;
 mod gen;
 mod output;
+mod sim;
 mod synth;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
@@ -90,6 +91,22 @@ enum Command {
         batch: PathBuf,
         #[arg(long, value_enum, default_value = "model")]
         backend: conflict::Backend,
+    },
+    /// Run the SM pipeline on a trace of subwarp entries, with the RTL in the loop if asked.
+    Sim {
+        /// Trace file: {"params": {...}, "stream": [...], "icnt_valid_cycles": [...]}.
+        #[arg(long)]
+        trace: PathBuf,
+        #[arg(long, value_enum, default_value = "model")]
+        backend: sim::Backend,
+        #[arg(long)]
+        json: bool,
+        /// Write the per-cycle records (spec §3.5) as JSON lines.
+        #[arg(long)]
+        records: Option<PathBuf>,
+        /// Write a VCD: inputs, model outputs and (with an RTL backend) RTL outputs and nets.
+        #[arg(long)]
+        vcd: Option<PathBuf>,
     },
     /// Hardware cost from Yosys: flip-flops, cells, iCE40 LUT4 / carry.
     Synth {
@@ -195,6 +212,19 @@ fn main() -> ExitCode {
             json,
         }),
         Command::Conflict { batch, backend } => conflict::run(&batch, backend),
+        Command::Sim {
+            trace,
+            backend,
+            json,
+            records,
+            vcd,
+        } => sim::run(sim::Options {
+            trace,
+            backend,
+            json,
+            records,
+            vcd,
+        }),
         Command::Synth {
             block,
             no_ice40,

@@ -350,3 +350,112 @@ fn missing_tool_is_a_usage_error() {
     assert_usage_error(&o, "yosys not found");
     assert!(Path::new(env!("CARGO_BIN_EXE_smrtl")).exists());
 }
+
+fn write(dir: &Path, name: &str, text: &str) -> String {
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    path.to_str().unwrap().to_string()
+}
+
+#[test]
+fn sim_trace_json_matches_its_records_on_every_backend() {
+    let dir = tempfile::tempdir().unwrap();
+    // Fig. 3 stream (G, G, A×4, S(2), A×6) with ICNT grants, Elastic M = 2, N = 0.
+    let trace = write(
+        dir.path(),
+        "t.json",
+        r#"{"params": {"pipe_mode": "elastic", "M": 2, "N": 0, "Q": 2, "fe_depth": 1},
+        "stream": ["G", "G", "A", "A", "A", "A", "S(2)", "A", "A", "A", "A", "A", "A",
+                   {"kind": "smem", "addrs": [0, 8, 16, 24, 1, 2, 3, 4], "active": [1, 1, 1, 1, 1, 1, 1, 0]}],
+        "icnt_valid_cycles": [3, 9, 10]}"#,
+    );
+    let mut backends = vec!["model", "rusthdl"];
+    if smrtl_testbench::external("verilator") {
+        backends.push("verilator");
+    }
+    let mut summaries = vec![];
+    for backend in backends {
+        let records = dir.path().join(format!("{backend}.jsonl"));
+        let o = smrtl(&[
+            "sim",
+            "--trace",
+            &trace,
+            "--backend",
+            backend,
+            "--json",
+            "--records",
+            records.to_str().unwrap(),
+        ]);
+        assert!(o.status.success(), "{backend}: {}", stderr(&o));
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        let recs: Vec<serde_json::Value> = std::fs::read_to_string(&records)
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        let stalls = recs.iter().filter(|r| r["fe_hold"] == true).count() as u64;
+        let bank = recs
+            .iter()
+            .filter(|r| r["cause"] == "bank_conflict")
+            .count() as u64;
+        let other = recs.iter().filter(|r| r["cause"] == "other").count() as u64;
+        let wb_entry: Vec<u64> = recs
+            .iter()
+            .filter(|r| r["WB"].is_u64())
+            .map(|r| r["t"].as_u64().unwrap())
+            .collect();
+        let (first, last) = (wb_entry[0], *wb_entry.last().unwrap());
+        let bubbles = recs
+            .iter()
+            .filter(|r| r["WB"] == "-" && (first + 1..last).contains(&r["t"].as_u64().unwrap()))
+            .count() as u64;
+        assert_eq!(v["cycles"].as_u64().unwrap(), recs.len() as u64);
+        assert_eq!(v["stalls"].as_u64().unwrap(), stalls);
+        assert_eq!(v["stall_causes"]["bank_conflict"].as_u64().unwrap(), bank);
+        assert_eq!(v["stall_causes"]["other"].as_u64().unwrap(), other);
+        assert_eq!(v["wb_bubbles"].as_u64().unwrap(), bubbles);
+        assert_eq!(v["last_wb_cycle"].as_u64().unwrap(), last);
+        assert_eq!(wb_entry.len(), 14, "every entry commits once");
+        assert_eq!(v["backend"], backend);
+        let mut v = v;
+        v["backend"] = "-".into();
+        summaries.push(v);
+    }
+    assert!(
+        summaries.windows(2).all(|w| w[0] == w[1]),
+        "same figures on every backend"
+    );
+}
+
+#[test]
+fn sim_rejects_bad_trace_files_naming_the_field() {
+    let dir = tempfile::tempdir().unwrap();
+    let cases = [
+        (r#"{"stream": ["A", "X"]}"#, "stream[1]"),
+        (r#"{"params": {"M": 9}, "stream": ["A"]}"#, "allowed: 1..=8"),
+        (
+            r#"{"params": {"pipe_mode": "fast"}, "stream": ["A"]}"#,
+            "unified, split, elastic",
+        ),
+        (r#"{"stream": ["S(9)"]}"#, "stream[0]"),
+        (
+            r#"{"stream": [{"kind": "smem", "addrs": [1, 2]}]}"#,
+            "stream[0]",
+        ),
+        (r#"{"stream": "A"}"#, "trace file"),
+        ("not json", "trace file"),
+    ];
+    for (i, (text, needle)) in cases.iter().enumerate() {
+        let path = write(dir.path(), &format!("bad{i}.json"), text);
+        let records = dir.path().join(format!("r{i}.jsonl"));
+        let o = smrtl(&[
+            "sim",
+            "--trace",
+            &path,
+            "--records",
+            records.to_str().unwrap(),
+        ]);
+        assert_usage_error(&o, needle);
+        assert!(!records.exists(), "no records file for a rejected trace");
+    }
+}

@@ -71,7 +71,8 @@ impl Trace {
         }
     }
 
-    fn push(&mut self, row: Row) {
+    /// Appends a row, dropping the oldest beyond the window.
+    pub fn push(&mut self, row: Row) {
         if self.rows.len() == self.window {
             self.rows.pop_front();
         }

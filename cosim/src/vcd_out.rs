@@ -95,9 +95,15 @@ pub fn write<W: Write>(out: W, block: &str, layout: &Layout, trace: &Trace) -> i
                 .collect()
         })
         .unwrap_or_default();
+    // A model-only run (rows without RTL outputs) has no `rtl` scope.
+    let has_rtl = trace.rows.front().is_some_and(|r| !r.rtl.is_empty());
     let mut rtl_slots = named(&layout.outputs);
     rtl_slots.extend(internal_names);
-    let mut rtl = add_vars(&mut w, "rtl", &rtl_slots)?;
+    let mut rtl = if has_rtl {
+        add_vars(&mut w, "rtl", &rtl_slots)?
+    } else {
+        vec![]
+    };
     w.upscope()?;
     w.enddefinitions()?;
     let mut flag = Var {
@@ -114,12 +120,14 @@ pub fn write<W: Write>(out: W, block: &str, layout: &Layout, trace: &Trace) -> i
         for (var, slot) in model.iter_mut().zip(&layout.outputs) {
             var.emit(&mut w, slot.of(&row.model))?;
         }
-        let n_out = layout.outputs.len();
-        for (var, slot) in rtl.iter_mut().zip(&layout.outputs) {
-            var.emit(&mut w, slot.of(&row.rtl))?;
-        }
-        for (var, (_, _, words)) in rtl[n_out..].iter_mut().zip(&row.internals) {
-            var.emit(&mut w, words)?;
+        if has_rtl {
+            let n_out = layout.outputs.len();
+            for (var, slot) in rtl.iter_mut().zip(&layout.outputs) {
+                var.emit(&mut w, slot.of(&row.rtl))?;
+            }
+            for (var, (_, _, words)) in rtl[n_out..].iter_mut().zip(&row.internals) {
+                var.emit(&mut w, words)?;
+            }
         }
         flag.emit(&mut w, &[row.mismatch as u64])?;
         w.timestamp(row.cycle * CYCLE_TIME + CYCLE_TIME / 2)?;

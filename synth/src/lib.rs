@@ -1,8 +1,9 @@
 //! smrtl hardware cost: Yosys drivers ([`yosys`]), lint and compile checks ([`checks`]) and each
-//! block's cost report ([`bank_conflict_detector`]).
+//! block's cost report ([`bank_conflict_detector`], [`elastic_pipeline`]).
 
 pub mod bank_conflict_detector;
 pub mod checks;
+pub mod elastic_pipeline;
 pub mod yosys;
 
 pub use bank_conflict_detector::{DetectorCost, SweepOptions, SweepReport};

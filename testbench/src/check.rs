@@ -87,25 +87,24 @@ pub fn random(design: &Design, rtl: &RtlFactory, cycles: u64, seed: u64) -> Repo
     }
 }
 
-/// proptest's shrink loop: simplify while the case still fails, complicate when it passes.
-fn shrink(
-    design: &Design,
-    rtl: &RtlFactory,
-    tree: &mut impl ValueTree<Value = Case>,
-    mut best: Case,
-    mut mismatch: Mismatch,
-) -> (Case, Mismatch, u32) {
+/// proptest's shrink loop: simplify while the value still fails, complicate when it passes.
+/// `fails` returns the failure of a value (or `None`); returns the smallest failing value, its
+/// failure and the steps taken.
+pub fn shrink_tree<T: ValueTree, F>(
+    tree: &mut T,
+    mut best: (T::Value, F),
+    mut fails: impl FnMut(&T::Value) -> Option<F>,
+) -> (T::Value, F, u32) {
     let mut steps = 0;
     if !tree.simplify() {
-        return (best, mismatch, steps);
+        return (best.0, best.1, steps);
     }
     while steps < MAX_SHRINK_STEPS {
         steps += 1;
         let candidate = tree.current();
-        match run_case(design, rtl, &candidate, None).mismatch {
-            Some(m) => {
-                best = candidate;
-                mismatch = m;
+        match fails(&candidate) {
+            Some(f) => {
+                best = (candidate, f);
                 if !tree.simplify() {
                     break;
                 }
@@ -117,5 +116,17 @@ fn shrink(
             }
         }
     }
-    (best, mismatch, steps)
+    (best.0, best.1, steps)
+}
+
+fn shrink(
+    design: &Design,
+    rtl: &RtlFactory,
+    tree: &mut impl ValueTree<Value = Case>,
+    best: Case,
+    mismatch: Mismatch,
+) -> (Case, Mismatch, u32) {
+    shrink_tree(tree, (best, mismatch), |c| {
+        run_case(design, rtl, c, None).mismatch
+    })
 }

@@ -22,12 +22,13 @@
 use crate::design::{Bench, Case};
 use crate::stimulus_file::params_as_sets;
 use proptest::prelude::*;
+use proptest::strategy::ValueTree;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use smrtl_cosim::elastic_pipeline::{record_from_outputs, Entry, Model, Record, Wb};
-use smrtl_cosim::harness::hex;
+use smrtl_cosim::harness::{hex, Row, Trace as WaveRows};
 use smrtl_cosim::{Layout, Simulator};
-use smrtl_hdl::elastic_pipeline::{port, ports, Kind, Params};
+use smrtl_hdl::elastic_pipeline::{port, ports, Kind, Params, PipeMode};
 use smrtl_hdl::netlist::mask;
 use smrtl_hdl::{BlockParams, Module, ParamError};
 use std::collections::BTreeSet;
@@ -407,9 +408,30 @@ pub fn run(
     trace: &Trace,
     limit: u64,
 ) -> Result<Vec<Record>, DriveError> {
+    run_traced(sim, layout, trace, limit, None)
+}
+
+/// [`run`], also keeping each cycle's inputs and outputs in `rows` (as the model's) for a VCD.
+pub fn run_traced(
+    sim: &mut dyn Simulator,
+    layout: &Layout,
+    trace: &Trace,
+    limit: u64,
+    mut rows: Option<&mut WaveRows>,
+) -> Result<Vec<Record>, DriveError> {
     let mut out = vec![0u64; layout.out_words];
     drive(trace, layout, limit, |t, inputs| {
         sim.step(inputs, &mut out);
+        if let Some(rows) = rows.as_deref_mut() {
+            rows.push(Row {
+                cycle: t,
+                inputs: inputs.to_vec(),
+                model: out.clone(),
+                rtl: vec![],
+                internals: vec![],
+                mismatch: false,
+            });
+        }
         let record = record_from_outputs(&trace.params, layout, t, &out);
         Ok((record, in_ready(layout, &out)))
     })
@@ -432,6 +454,19 @@ pub fn cosim(
     trace: &Trace,
     limit: u64,
 ) -> Result<Vec<Record>, DriveError> {
+    cosim_traced(model, rtl, layout, trace, limit, None)
+}
+
+/// [`cosim`], also keeping each cycle's inputs, both outputs and the RTL's internal nets in
+/// `rows` for a VCD (up to and including a divergence).
+pub fn cosim_traced(
+    model: &mut dyn Simulator,
+    rtl: &mut dyn Simulator,
+    layout: &Layout,
+    trace: &Trace,
+    limit: u64,
+    mut rows: Option<&mut WaveRows>,
+) -> Result<Vec<Record>, DriveError> {
     let mut expected = vec![0u64; layout.out_words];
     let mut actual = vec![0u64; layout.out_words];
     let p = &trace.params;
@@ -440,7 +475,18 @@ pub fn cosim(
         rtl.step(inputs, &mut actual);
         let m = record_from_outputs(p, layout, t, &expected);
         let r = record_from_outputs(p, layout, t, &actual);
-        if let Some((field, e, a)) = first_difference(layout, &m, &r, &expected, &actual) {
+        let diff = first_difference(layout, &m, &r, &expected, &actual);
+        if let Some(rows) = rows.as_deref_mut() {
+            rows.push(Row {
+                cycle: t,
+                inputs: inputs.to_vec(),
+                model: expected.clone(),
+                rtl: actual.clone(),
+                internals: rtl.internals(),
+                mismatch: diff.is_some(),
+            });
+        }
+        if let Some((field, e, a)) = diff {
             return Err(DriveError::Diverged(Box::new(Divergence {
                 cycle: t,
                 field,
@@ -673,5 +719,135 @@ mod tests {
                 model.step(inputs, &mut out);
             }
         }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Random traces (closed loop, shrinkable to a minimal trace file)
+// ---------------------------------------------------------------------------------------------
+
+/// One random stream item: A, G, GST, S(d) or an address-carrying SMEM object whose lanes draw
+/// word addresses from a small pool (so the detector sees merges and conflicts).
+fn stream_item(lanes: usize) -> impl Strategy<Value = Value> {
+    let smem = (
+        prop::collection::vec(0u64..64, 1..4),
+        prop::collection::vec((0usize..4, any::<bool>()), lanes),
+    )
+        .prop_map(|(pool, picks)| {
+            let addrs: Vec<u64> = picks.iter().map(|(i, _)| pool[i % pool.len()]).collect();
+            let active: Vec<u8> = picks.iter().map(|(_, a)| *a as u8).collect();
+            serde_json::json!({"kind": "smem", "addrs": addrs, "active": active})
+        });
+    prop_oneof![
+        4 => Just(Value::from("A")),
+        1 => Just(Value::from("G")),
+        1 => Just(Value::from("GST")),
+        2 => (1..=lanes as u32).prop_map(|d| Value::from(format!("S({d})"))),
+        2 => smem,
+    ]
+}
+
+/// Random params of one pipe mode (issue scope: M ∈ {1, 2, 4}, N ∈ 0..=4, Q ∈ 0..=M+1).
+pub fn random_params(mode: PipeMode) -> impl Strategy<Value = Map<String, Value>> {
+    (
+        prop::sample::select(vec![1u32, 2, 4]),
+        0u32..=4,
+        0u32..=5,
+        1u32..=3,
+        prop::sample::select(vec![1u32, 2]),
+        prop::sample::select(vec!["multicast", "literal", "gpgpusim-limited"]),
+        prop::sample::select(vec!["mem_first", "nonmem_first"]),
+    )
+        .prop_map(move |(m, n, q, fe, ports, broadcast, prio)| {
+            let q = q.min(m + 1);
+            let json = serde_json::json!({
+                "pipe_mode": mode_name(mode), "M": m, "N": n, "Q": q, "fe_depth": fe,
+                "P": ports, "broadcast": broadcast, "wb_priority": prio,
+            });
+            json.as_object().cloned().expect("object")
+        })
+}
+
+fn mode_name(mode: PipeMode) -> &'static str {
+    match mode {
+        PipeMode::Unified => "unified",
+        PipeMode::Split => "split",
+        PipeMode::Elastic => "elastic",
+    }
+}
+
+/// Random trace files with `params` (a fixed map, or [`random_params`]): up to 48 entries and
+/// ICNT grants in the first 96 cycles.
+pub fn trace_files(
+    params: impl Strategy<Value = Map<String, Value>>,
+    lanes: usize,
+) -> impl Strategy<Value = TraceFile> {
+    (
+        params,
+        prop::collection::vec(stream_item(lanes), 1..48),
+        prop::collection::btree_set(0u64..96, 0..12),
+    )
+        .prop_map(|(params, stream, icnt)| TraceFile {
+            params,
+            stream,
+            icnt_valid_cycles: icnt.into_iter().collect(),
+        })
+}
+
+/// The outcome of a random trace campaign; `failure` holds the shrunk trace file.
+#[derive(Debug)]
+pub struct TraceReport {
+    pub cycles: u64,
+    pub traces: u64,
+    pub failure: Option<(TraceFile, String, u32)>,
+}
+
+/// Co-simulates random traces from `files` (model vs `rtl(params)`) until `cycles` cycles have
+/// run; the first failing trace is shrunk by proptest to a minimal trace file.
+pub fn random_traces(
+    files: impl Strategy<Value = TraceFile>,
+    rtl: &dyn Fn(&Params) -> Box<dyn Simulator>,
+    cycles: u64,
+    seed: u64,
+) -> TraceReport {
+    let check_one = |file: &TraceFile| -> Result<u64, String> {
+        let trace =
+            Trace::from_file(file).map_err(|e| format!("generated an invalid trace: {e}"))?;
+        let layout = layout(&trace.params);
+        let mut model = Model::new(&trace.params, &layout);
+        let mut dut = rtl(&trace.params);
+        cosim(
+            &mut model,
+            dut.as_mut(),
+            &layout,
+            &trace,
+            trace.cycle_budget(),
+        )
+        .map(|r| r.len() as u64)
+        .map_err(|e| e.to_string())
+    };
+    let mut runner = crate::check::runner(seed);
+    let (mut total, mut traces) = (0, 0);
+    while total < cycles {
+        let mut tree = files.new_tree(&mut runner).expect("trace strategy");
+        let file = tree.current();
+        traces += 1;
+        match check_one(&file) {
+            Ok(n) => total += n,
+            Err(first) => {
+                let (minimal, why, steps) =
+                    crate::check::shrink_tree(&mut tree, (file, first), |f| check_one(f).err());
+                return TraceReport {
+                    cycles: total,
+                    traces,
+                    failure: Some((minimal, why, steps)),
+                };
+            }
+        }
+    }
+    TraceReport {
+        cycles: total,
+        traces,
+        failure: None,
     }
 }

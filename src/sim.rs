@@ -1,0 +1,139 @@
+//! `smrtl sim`: run the behavioral SM pipeline on a trace, alone or with the pipeline RTL in the
+//! loop (lock-step, every per-cycle record compared, spec elastic-pipeline.md §3.5).
+
+use crate::cosim::rtl_factory;
+use crate::output::write_atomic;
+use crate::{Result, RtlBackend, UsageError};
+use smrtl_cosim::elastic_pipeline::{Model, Record, Summary};
+use smrtl_cosim::harness::Trace as WaveRows;
+use smrtl_cosim::vcd_out;
+use smrtl_hdl::elastic_pipeline::Params;
+use smrtl_testbench::elastic_pipeline::{
+    cosim_traced, layout, run_traced, DriveError, ElasticPipeline, Trace,
+};
+use smrtl_testbench::Design;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+/// Where `sim` runs the trace.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Backend {
+    /// The behavioral model alone.
+    Model,
+    /// The pipeline RTL in rust-hdl's simulator, beside the model.
+    Rusthdl,
+    /// The pipeline's Verilog, verilated, beside the model.
+    Verilator,
+}
+
+/// Cycles kept in a VCD.
+const VCD_WINDOW: usize = 100_000;
+
+pub struct Options {
+    pub trace: PathBuf,
+    pub backend: Backend,
+    pub json: bool,
+    pub records: Option<PathBuf>,
+    pub vcd: Option<PathBuf>,
+}
+
+fn load(path: &Path) -> Result<Trace> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| UsageError(format!("cannot read {}: {e}", path.display())))?;
+    Trace::from_json(&text).map_err(|e| UsageError(format!("{}: {e}", path.display())))
+}
+
+fn write_records(path: &Path, records: &[Record]) -> Result<()> {
+    let mut text = String::new();
+    for r in records {
+        text += &serde_json::to_string(r)?;
+        text.push('\n');
+    }
+    write_atomic(path, text.as_bytes())
+}
+
+fn write_vcd(path: &Path, layout: &smrtl_cosim::Layout, rows: &WaveRows) -> Result<()> {
+    let mut buf = vec![];
+    vcd_out::write(&mut buf, "elastic_pipeline", layout, rows)?;
+    write_atomic(path, &buf)
+}
+
+pub fn run(o: Options) -> Result<ExitCode> {
+    let trace = load(&o.trace)?;
+    let p: &Params = &trace.params;
+    let layout = layout(p);
+    let limit = trace.cycle_budget();
+    let mut rows = o.vcd.as_ref().map(|_| WaveRows::new(VCD_WINDOW));
+    let mut model = Model::new(p, &layout);
+    let (name, result) = match o.backend {
+        Backend::Model => (
+            "model",
+            run_traced(&mut model, &layout, &trace, limit, rows.as_mut()),
+        ),
+        rtl => {
+            let (name, backend) = match rtl {
+                Backend::Rusthdl => ("rusthdl", RtlBackend::Rusthdl),
+                _ => ("verilator", RtlBackend::Verilator),
+            };
+            let design = Design::new::<ElasticPipeline>(p);
+            let mut dut = rtl_factory(&design, backend)?();
+            let r = cosim_traced(
+                &mut model,
+                dut.as_mut(),
+                &layout,
+                &trace,
+                limit,
+                rows.as_mut(),
+            );
+            (name, r)
+        }
+    };
+    if let (Some(path), Some(rows)) = (&o.vcd, &rows) {
+        write_vcd(path, &layout, rows)?;
+    }
+    let records = match result {
+        Ok(records) => records,
+        Err(DriveError::Diverged(d)) => {
+            println!("FAIL elastic_pipeline on {name}: {d}");
+            println!("model record: {}", serde_json::to_string(&d.model)?);
+            println!("rtl record:   {}", serde_json::to_string(&d.rtl)?);
+            if let Some(v) = &o.vcd {
+                println!("vcd: {}", v.display());
+            }
+            return Ok(ExitCode::from(1));
+        }
+        Err(e @ DriveError::CycleLimit { .. }) => {
+            println!("FAIL elastic_pipeline on {name}: {e}");
+            return Ok(ExitCode::from(1));
+        }
+    };
+    if let Some(path) = &o.records {
+        write_records(path, &records)?;
+    }
+    let s = Summary::of(&records);
+    if o.json {
+        let mut v = serde_json::to_value(&s)?;
+        v["backend"] = name.into();
+        v["entries"] = trace.stream.len().into();
+        v["params"] = serde_json::to_value(p)?;
+        println!("{}", serde_json::to_string_pretty(&v)?);
+    } else {
+        let agree = if name == "model" {
+            String::new()
+        } else {
+            format!(", RTL ({name}) agrees on every record")
+        };
+        println!(
+            "{:?} pipeline, {} entries: {} cycles, {} stalls ({} bank_conflict, {} other), {} WB bubbles, last WB in cycle {}{agree}",
+            p.pipe_mode,
+            trace.stream.len(),
+            s.cycles,
+            s.stalls,
+            s.stall_causes.bank_conflict,
+            s.stall_causes.other,
+            s.wb_bubbles,
+            s.last_wb_cycle.map_or("-".into(), |c| c.to_string()),
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
