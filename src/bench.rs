@@ -16,11 +16,19 @@ const MIN_SECONDS: f64 = 0.3;
 /// the outputs of the first pass.
 fn rate(sim: &mut dyn Simulator, stim: &[Vec<u64>], out_words: usize) -> (f64, Vec<Vec<u64>>) {
     let mut outputs = vec![vec![0u64; out_words]; stim.len()];
+    let mut scratch = vec![0u64; out_words];
     let start = Instant::now();
     let mut done = 0usize;
     loop {
         for (i, v) in stim.iter().enumerate() {
-            sim.step(v, &mut outputs[i]);
+            // A stateful block continues from where the previous pass ended, so only the first
+            // pass (from reset) is the reference the backends are checked against.
+            let out = if done == 0 {
+                &mut outputs[i]
+            } else {
+                &mut scratch
+            };
+            sim.step(v, out);
         }
         done += stim.len();
         if start.elapsed().as_secs_f64() >= MIN_SECONDS {
@@ -86,9 +94,12 @@ pub fn run(args: &BlockArgs, vectors: usize, seed: u64, json: bool) -> Result<Ex
                 plain,
                 "Verilated model in a plain C++ loop".into(),
             ));
+            // The harness steps the model too, so the slower of the two bounds it.
+            let bound = plain.min(model_rate);
             notes.push(format!(
-                "cosim:verilator reaches {:.2} of the plain C++ loop (target >= 0.5)",
-                cosim_rate / plain
+                "cosim:verilator reaches {:.2} of the plain C++ loop and {:.2} of its bound min(model, plain C++) = {bound:.0}/s",
+                cosim_rate / plain,
+                cosim_rate / bound
             ));
         }
         Err(e) => notes.push(format!("verilator skipped: {}", e.0)),

@@ -107,6 +107,9 @@ enum Command {
         /// Write a VCD: inputs, model outputs and (with an RTL backend) RTL outputs and nets.
         #[arg(long)]
         vcd: Option<PathBuf>,
+        /// Override a parameter of the trace file, e.g. `--set pipe_mode=unified`.
+        #[arg(long = "set", value_name = "KEY=VALUE")]
+        sets: Vec<String>,
     },
     /// Hardware cost from Yosys: flip-flops, cells, iCE40 LUT4 / carry.
     Synth {
@@ -218,12 +221,14 @@ fn main() -> ExitCode {
             json,
             records,
             vcd,
+            sets,
         } => sim::run(sim::Options {
             trace,
             backend,
             json,
             records,
             vcd,
+            sets,
         }),
         Command::Synth {
             block,

@@ -9,7 +9,7 @@ use smrtl_cosim::harness::Trace as WaveRows;
 use smrtl_cosim::vcd_out;
 use smrtl_hdl::elastic_pipeline::Params;
 use smrtl_testbench::elastic_pipeline::{
-    cosim_traced, layout, run_traced, DriveError, ElasticPipeline, Trace,
+    cosim_traced, layout, run_traced, DriveError, ElasticPipeline, Trace, TraceError, TraceFile,
 };
 use smrtl_testbench::Design;
 use std::path::{Path, PathBuf};
@@ -35,12 +35,25 @@ pub struct Options {
     pub json: bool,
     pub records: Option<PathBuf>,
     pub vcd: Option<PathBuf>,
+    pub sets: Vec<String>,
 }
 
-fn load(path: &Path) -> Result<Trace> {
+/// Reads a trace file, applies `--set` overrides to its params, and checks it.
+fn load(path: &Path, sets: &[(String, String)]) -> Result<Trace> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| UsageError(format!("cannot read {}: {e}", path.display())))?;
-    Trace::from_json(&text).map_err(|e| UsageError(format!("{}: {e}", path.display())))
+    let at = |e: &dyn std::fmt::Display| UsageError(format!("{}: {e}", path.display()));
+    let mut file: TraceFile =
+        serde_json::from_str(&text).map_err(|e| at(&TraceError::Syntax(e.to_string())))?;
+    for (key, value) in sets {
+        // Numbers stay numbers; the params resolver reads everything else as text.
+        let v = value.parse::<u64>().map_or_else(
+            |_| serde_json::Value::from(value.as_str()),
+            serde_json::Value::from,
+        );
+        file.params.insert(key.clone(), v);
+    }
+    Trace::from_file(&file).map_err(|e| at(&e))
 }
 
 fn write_records(path: &Path, records: &[Record]) -> Result<()> {
@@ -59,7 +72,7 @@ fn write_vcd(path: &Path, layout: &smrtl_cosim::Layout, rows: &WaveRows) -> Resu
 }
 
 pub fn run(o: Options) -> Result<ExitCode> {
-    let trace = load(&o.trace)?;
+    let trace = load(&o.trace, &crate::parse_sets(&o.sets)?)?;
     let p: &Params = &trace.params;
     let layout = layout(p);
     let limit = trace.cycle_budget();

@@ -3,6 +3,7 @@
 
 use crate::{design, BlockArgs, Result};
 use smrtl_hdl::bank_conflict_detector::Params as DetectorParams;
+use smrtl_hdl::elastic_pipeline::{Params as PipelineParams, PipeMode};
 use smrtl_synth::bank_conflict_detector as detector;
 use std::process::ExitCode;
 
@@ -30,6 +31,34 @@ pub fn run(args: &BlockArgs, json: bool, ice40: bool) -> Result<ExitCode> {
             format!("spec bank-conflicts.md §2.3 expects:{}", expect.concat()),
             serde_json::json!({"expectations": detector::EXPECTATIONS}),
         ));
+    }
+    if d.name == "elastic_pipeline" {
+        let p: PipelineParams = serde_json::from_value(d.params.clone())?;
+        if p.pipe_mode == PipeMode::Elastic {
+            let o = smrtl_synth::elastic_pipeline::overhead(&p)?;
+            extra.push((
+                format!(
+                    "Elastic minus Unified (same params): +{} register bits in the RTL = {:.1} lane latches of {:.3} bits, +{} flip-flops after synthesis, +{} cells ({} 2:1 MUX cells)\n  paper Table 2 for M = {}, N = {}, L = {}: {} SIMD latches = {} lane latches, a {}:1 WB MUX and a {}:1 MEM0 MUX",
+                    o.rtl_ff_bits.difference,
+                    o.rtl_lane_latches,
+                    o.entry_bits_per_lane,
+                    o.ff_bits.difference,
+                    o.cells.difference,
+                    o.mux_cells.difference,
+                    p.mem_stages,
+                    p.premem_depth,
+                    p.lanes,
+                    o.paper.simd_latches,
+                    o.paper.lane_latches,
+                    o.paper.wb_mux_inputs,
+                    p.premem_depth + 1,
+                ),
+                serde_json::json!({"overhead": o}),
+            ));
+            for n in &o.notes {
+                extra.push((format!("  - {n}"), serde_json::json!({})));
+            }
+        }
     }
     if json {
         let mut v = serde_json::to_value(&cost)?;

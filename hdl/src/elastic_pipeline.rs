@@ -516,6 +516,7 @@ fn one(x: bool) -> Expr {
 /// down; an enqueue lands in the first empty slot after that shift (D12). With `ages`, each
 /// slot carries its age in the queue (1 in its first cycle), saturating at `max_age`.
 struct Fifo {
+    name: String,
     slots: Vec<Latch>,
     ages: Vec<Expr>,
     max_age: u64,
@@ -534,6 +535,7 @@ impl Fifo {
             vec![]
         };
         Fifo {
+            name: name.to_string(),
             slots,
             ages,
             max_age,
@@ -580,7 +582,7 @@ impl Fifo {
                 shifted[i - 1].0.clone()
             };
             let lands = m.wire(
-                &format!("{}_enq_here", name_of(&slot.valid)),
+                &format!("{}{i}_enq_here", self.name),
                 enq & &(!shifted[i].0.clone() & below),
             );
             m.next(&slot.valid, &shifted[i].0 | &lands);
@@ -602,16 +604,6 @@ impl Fifo {
     }
 }
 
-/// Register name stem for derived wires (`pre0_valid_q` → `pre0`).
-fn name_of(e: &Expr) -> String {
-    format!("{e:?}")
-        .split("Net(")
-        .nth(1)
-        .and_then(|s| s.split(')').next())
-        .map(|id| format!("n{id}"))
-        .unwrap_or_default()
-}
-
 /// Builds the trace-mode top `elastic_pipeline` (front end + backend) from validated params.
 pub fn build(p: &Params) -> Module {
     let mut m = Module::new(Params::BLOCK);
@@ -627,7 +619,6 @@ pub fn build(p: &Params) -> Module {
     let i = |name: &str| inp[name].clone();
     let (mm, aw) = (p.mem_stages as usize, p.addr_bits as usize);
     let elastic = p.pipe_mode == PipeMode::Elastic;
-    let split = p.pipe_mode == PipeMode::Split;
     let rw = p.rem_bits();
     let incoming = Entry {
         tag: i(port::IN_TAG),
@@ -930,7 +921,6 @@ pub fn build(p: &Params) -> Module {
     let mem_cause = conflict_busy.mux(&code(Cause::BankConflict), &code(Cause::Other));
     let alu_cause = sel_of(WbSrc::Mem).mux(&code(Cause::BankConflict), &code(Cause::Other));
     let cause = fe_hold.mux(&memlike.mux(&mem_cause, &alu_cause), &code(Cause::None));
-    let _ = split;
 
     // --- Outputs ----------------------------------------------------------------------------------
     let o = |name: &str| out[name].clone();

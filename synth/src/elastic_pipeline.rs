@@ -141,6 +141,9 @@ pub struct Overhead {
     pub rtl_lane_latches: f64,
     /// `ff_bits.difference` in lane latches of `entry_bits_per_lane` bits.
     pub ff_lane_latches: f64,
+    /// Table 2's MUXes at the widths this build selects: (M+2) · tag bits (the trace WB holds
+    /// only the tag) + N · (latch bits − valid) (MEM0); compare with `mux_cells.difference`.
+    pub paper_mux_2to1_at_our_widths: u64,
     /// What the difference is made of, and how it departs from Table 2.
     pub notes: Vec<String>,
     /// Wall-clock seconds of the slower Yosys run (the two run concurrently).
@@ -185,11 +188,19 @@ pub fn overhead(p: &Params) -> Result<Overhead, ToolError> {
         entry_bits_per_lane,
         rtl_lane_latches: rtl_ff_bits.difference as f64 / entry_bits_per_lane,
         ff_lane_latches: ff_bits.difference as f64 / entry_bits_per_lane,
+        paper_mux_2to1_at_our_widths: paper_muxes(&elastic, &e.registers),
         notes,
         seconds: eg.seconds.max(ug.seconds),
         elastic: e,
         unified: u,
     })
+}
+
+/// Table 2's 2:1 MUX count at this build's widths (see [`Overhead::paper_mux_2to1_at_our_widths`]).
+fn paper_muxes(p: &Params, r: &Registers) -> u64 {
+    let t = Table2::of(p);
+    u64::from(t.wb_mux_2to1_per_bit) * u64::from(p.tag_bits)
+        + u64::from(t.mem0_mux_2to1_per_bit) * (r.latch_bits - 1)
 }
 
 /// The explanation of the difference, with the figures of `p` (an Elastic configuration).
@@ -227,15 +238,19 @@ fn notes(p: &Params, r: &Registers, rtl: Delta, ff: Delta) -> Vec<String> {
             i64::from(q) - i64::from(m)
         ));
     }
+    let mem_tail = if m > 1 {
+        format!(" and, in both builds, those of MEM1..MEM{}", m - 1)
+    } else {
+        String::new()
+    };
     notes.extend([
         format!(
-            "after synthesis Yosys drops register bits no logic reads: the NONMEM entries' kind, \
-             deg, act and addr (an ALU entry reaches WB with only its tag) and, in both builds, \
-             deg/act/addr of MEM1..MEM{}; so the flip-flop difference ({}) is below the RTL \
-             difference ({})",
-            m - 1,
-            ff.difference,
-            rtl.difference
+            "after synthesis Yosys drops register bits no logic reads: kind, deg, act and addr \
+             of the NONMEM entries (an ALU entry reaches WB with only its tag){mem_tail}; in \
+             Unified only wb_src codes 0..2 occur, so wb_src[2] is constant and wb_src[0] \
+             merges with wb_icnt; so the flip-flop difference ({}) is below the RTL difference \
+             ({})",
+            ff.difference, rtl.difference
         ),
         format!(
             "WB MUX: the trace WB holds no data, so it selects only the {tag}-bit tag and the \
@@ -243,12 +258,22 @@ fn notes(p: &Params, r: &Registers, rtl: Delta, ff: Delta) -> Vec<String> {
              collapsing NQ keeps its oldest entry at the head (the paper's (M+3):1 taps every \
              NONMEM latch); the collapse costs shift MUXes per NQ slot instead"
         ),
+        if n > 0 {
+            format!(
+                "MEM0 input MUX: 2:1 between the PRE head and EXE over the whole entry \
+                 ({} bits), the collapsing PRE FIFO presenting its oldest entry at slot 0 (the \
+                 paper's (N+1):1 = {}:1); the collapse costs shift MUXes per PRE slot",
+                r.latch_bits - 1,
+                n + 1
+            )
+        } else {
+            "MEM0 input MUX: none, as N = 0 leaves EXE the only MEM0 source".to_string()
+        },
         format!(
-            "MEM0 input MUX: 2:1 between the PRE head and EXE over the whole entry \
-             ({} bits), the collapsing PRE FIFO presenting its oldest entry at slot 0 (the \
-             paper's (N+1):1 = {}:1)",
+            "Table 2's MUXes at the widths this build selects, (M+2) x {tag} (WB, tag) + N x {} \
+             (MEM0, entry without valid) = {} 2:1 MUXes; compare with mux_cells.difference",
             r.latch_bits - 1,
-            n + 1
+            paper_muxes(p, r)
         ),
         "the cell difference also holds the FIFO control, the pre_count/nq_count popcounts \
          and the trace taps of the added latches (valid ? tag : 0 per slot)"
@@ -272,6 +297,19 @@ mod tests {
         assert_eq!((t.simd_latches, t.lane_latches), (7, 56));
         assert_eq!((t.wb_mux_inputs, t.wb_mux_2to1_per_bit), (7, 6));
         assert_eq!((t.mem0_mux_inputs, t.mem0_mux_2to1_per_bit), (4, 3));
+    }
+
+    #[test]
+    fn notes_cover_edge_configurations() {
+        let p = Params {
+            mem_stages: 1,
+            nonmem_depth: 5,
+            ..preset("micro")
+        };
+        let d = Delta::new(0, 0);
+        let notes = notes(&p, &Registers::of(&p), d, d);
+        assert!(notes.iter().any(|n| n.contains("Q = 5")));
+        assert!(notes.iter().any(|n| n.contains("N = 0 leaves EXE")));
     }
 
     #[test]

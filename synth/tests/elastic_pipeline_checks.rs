@@ -134,8 +134,14 @@ fn micro_elastic_register_bits() {
     let report = yosys::generic(&verilog, &top).unwrap();
     assert_eq!(report.rtl_flip_flops, expected);
     // NQ ages add Q × lg(a + 1) bits.
-    let aged = params("micro", &[("nonmem_min_age", "2")]);
-    assert_eq!(Registers::of(&aged).total, expected + 2 * 2);
+    let aged = [("nonmem_min_age", "2")];
+    assert_eq!(
+        Registers::of(&params("micro", &aged)).total,
+        expected + 2 * 2
+    );
+    let (_, verilog, top, _) = emit("micro", &aged);
+    let report = yosys::generic(&verilog, &top).unwrap();
+    assert_eq!(report.rtl_flip_flops, expected + 2 * 2);
 }
 
 /// micro's overhead: Elastic adds Q = M = 2 NONMEM latches and no PREMEM (N = 0), i.e. exactly
@@ -152,6 +158,7 @@ fn micro_overhead() {
     assert_eq!(o.paper.mem0_mux_2to1_per_bit, 0);
     assert_eq!(o.rtl_ff_bits.difference, 2 * 127);
     assert_eq!(o.rtl_lane_latches, 16.0);
+    assert_eq!(o.paper_mux_2to1_at_our_widths, 4 * 16);
     assert_eq!(o.elastic.registers.total, o.rtl_ff_bits.elastic);
     assert_eq!(o.unified.registers.total, o.rtl_ff_bits.unified);
     assert!(o.ff_bits.difference > 0 && o.ff_bits.difference < o.rtl_ff_bits.difference);
@@ -175,5 +182,7 @@ fn table4_overhead_matches_table2_latch_count() {
     assert_eq!(o.paper.lane_latches, 56);
     assert_eq!(o.rtl_ff_bits.difference, 7 * 127);
     assert_eq!(o.rtl_lane_latches, 56.0);
+    // Six 2:1 per tag bit (WB) + three per entry bit without valid (MEM0): 6·16 + 3·126.
+    assert_eq!(o.paper_mux_2to1_at_our_widths, 474);
     assert!(o.ff_bits.difference > 0 && o.cells.difference > 0);
 }
