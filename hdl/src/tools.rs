@@ -66,3 +66,24 @@ pub fn run(tool: &str, cmd: &mut Command) -> Result<std::process::Output, ToolEr
 pub fn tools_required() -> bool {
     std::env::var("SMRTL_REQUIRE_TOOLS").is_ok_and(|v| v == "1")
 }
+
+/// Whether a test may use every tool in `tools`: true when all are installed. When one is
+/// missing, a run that requires tools (`SMRTL_REQUIRE_TOOLS=1`, as CI sets) panics instead of
+/// skipping; otherwise the test prints "skipped" and should return.
+pub fn external(tools: &[&str]) -> bool {
+    let missing: Vec<&str> = tools
+        .iter()
+        .copied()
+        .filter(|t| find(t).is_none())
+        .collect();
+    if missing.is_empty() {
+        return true;
+    }
+    assert!(
+        !tools_required(),
+        "{} not installed but SMRTL_REQUIRE_TOOLS=1: this test must not be skipped",
+        missing.join(", ")
+    );
+    eprintln!("skipped: {} not installed", missing.join(", "));
+    false
+}

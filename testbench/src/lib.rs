@@ -9,16 +9,7 @@ pub mod stimulus_file;
 
 pub use design::{block, blocks, Bench, Case, Design};
 
-/// Whether tests may use external `tool`: true when installed; when missing, a test run that
-/// requires tools (`SMRTL_REQUIRE_TOOLS=1`, as CI sets) panics instead of skipping.
+/// Whether tests may use external `tool` (see [`smrtl_hdl::tools::external`]).
 pub fn external(tool: &str) -> bool {
-    if smrtl_hdl::tools::find(tool).is_some() {
-        return true;
-    }
-    assert!(
-        !smrtl_hdl::tools::tools_required(),
-        "{tool} is not installed but SMRTL_REQUIRE_TOOLS=1: this test must not be skipped"
-    );
-    eprintln!("skipped: {tool} is not installed");
-    false
+    smrtl_hdl::tools::external(&[tool])
 }
