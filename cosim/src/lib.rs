@@ -5,6 +5,7 @@ pub mod backend;
 pub mod bank_conflict_detector;
 pub mod elastic_pipeline;
 pub mod harness;
+pub mod history_cache;
 pub mod layout;
 pub mod sim;
 pub mod vcd_out;

@@ -3,6 +3,7 @@
 
 pub mod bank_conflict_detector;
 pub mod elastic_pipeline;
+pub mod history_cache;
 pub mod netlist;
 pub mod params;
 pub mod rusthdl;

@@ -4,6 +4,7 @@
 pub mod bank_conflict_detector;
 pub mod checks;
 pub mod elastic_pipeline;
+pub mod history_cache;
 pub mod yosys;
 
 pub use bank_conflict_detector::{DetectorCost, SweepOptions, SweepReport};

@@ -95,8 +95,10 @@ fn presets<P: BlockParams>() -> Vec<(&'static str, serde_json::Value)> {
 pub fn blocks() -> Vec<BlockEntry> {
     use crate::bank_conflict_detector::Detector;
     use crate::elastic_pipeline::ElasticPipeline;
+    use crate::history_cache::HistoryCacheBench;
     use smrtl_hdl::bank_conflict_detector::Params;
     use smrtl_hdl::elastic_pipeline::Params as PipeParams;
+    use smrtl_hdl::history_cache::Params as HcParams;
     vec![
         BlockEntry {
             name: Params::BLOCK,
@@ -111,6 +113,13 @@ pub fn blocks() -> Vec<BlockEntry> {
             params: PipeParams::describe,
             presets: presets::<PipeParams>,
             configure: configure::<ElasticPipeline>,
+        },
+        BlockEntry {
+            name: HcParams::BLOCK,
+            summary: "BCAWS: conflict history cache, degree accumulator, distance counter and memory-warp mask (seed 000)",
+            params: HcParams::describe,
+            presets: presets::<HcParams>,
+            configure: configure::<HistoryCacheBench>,
         },
     ]
 }

@@ -5,6 +5,7 @@ pub mod bank_conflict_detector;
 pub mod check;
 pub mod design;
 pub mod elastic_pipeline;
+pub mod history_cache;
 pub mod stimulus_file;
 
 pub use design::{block, blocks, Bench, Case, Design};

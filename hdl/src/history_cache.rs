@@ -1,0 +1,507 @@
+//! Bank-conflict-aware warp scheduling hardware of seed 000 (spec elastic-pipeline.md §5, §6):
+//! the degree accumulator (§5.3), the 2-way conflict history cache (§5.2) and the distance
+//! counter with the memory-warp ready mask (§5.4), as one block `history_cache`.
+//!
+//! This file holds the params (the single source of every width) and the port list; the RTL
+//! builder is [`build`].
+
+use crate::netlist::{Dir, Port};
+use crate::params::{bits_for, log2, one_of, BlockParams, ParamError, ParamInfo};
+use serde::{Deserialize, Serialize};
+
+/// What the counter loads when an SMEM warp is scheduled (§5.4, D18).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CounterMode {
+    /// counter ← pred; held while SMEM subwarps are still issuing.
+    LoadPred,
+    /// counter ← pred + S − 1; `smem_sw_pending` is ignored.
+    LoadPredPlusSm1,
+}
+
+/// Scheduling policy when the mask would leave no eligible warp (§5.6, D19).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BcawsPolicy {
+    /// An empty eligible set is a scheduling failure (the paper's choice).
+    Strict,
+    /// When only memory warps are ready, the mask is ignored for that decision.
+    #[serde(rename = "issue_if_no_nonmem", alias = "issue_if_no_non_mem")]
+    IssueIfNoNonMem,
+}
+
+/// Params by their spec names (§1, §5, §10).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Params {
+    /// History-cache sets.
+    pub hc_sets: u32,
+    /// History-cache ways (2 in the paper; 1 = direct-mapped).
+    pub hc_ways: u32,
+    /// PC bits (the cache key).
+    #[serde(rename = "PCW")]
+    pub pc_bits: u32,
+    /// Warp size (threads); DW = ⌈log2 WS⌉ is the width of stored degrees and the counter.
+    #[serde(rename = "WS")]
+    pub warp_size: u32,
+    /// Warp contexts.
+    #[serde(rename = "W")]
+    pub warps: u32,
+    /// SIMD lanes; `acc_svc_m1` is lg L bits.
+    #[serde(rename = "L")]
+    pub lanes: u32,
+    pub counter_mode: CounterMode,
+    pub bcaws_freeze_on_stall: bool,
+    pub bcaws_policy: BcawsPolicy,
+}
+
+impl Default for Params {
+    /// The paper's configuration (Table 3 / Table 4).
+    fn default() -> Self {
+        Params {
+            hc_sets: 256,
+            hc_ways: 2,
+            pc_bits: 14,
+            warp_size: 32,
+            warps: 32,
+            lanes: 8,
+            counter_mode: CounterMode::LoadPred,
+            bcaws_freeze_on_stall: true,
+            bcaws_policy: BcawsPolicy::Strict,
+        }
+    }
+}
+
+impl Params {
+    /// S = WS / L subwarps per warp.
+    pub fn subwarps(&self) -> u32 {
+        self.warp_size / self.lanes
+    }
+    /// DW = ⌈log2 WS⌉: stored degree, accumulator, counter and pred width.
+    pub fn dw(&self) -> usize {
+        log2(self.warp_size) as usize
+    }
+    /// lg L: width of a subwarp's svc_m1.
+    pub fn svc_bits(&self) -> usize {
+        log2(self.lanes) as usize
+    }
+    /// lg S (at least 1): width of a subwarp index.
+    pub fn sw_bits(&self) -> usize {
+        bits_for(self.subwarps().max(2) as u64 - 1)
+    }
+    /// Index bits: log2 sets.
+    pub fn index_bits(&self) -> usize {
+        log2(self.hc_sets) as usize
+    }
+    /// Tag bits: PCW − log2 sets.
+    pub fn tag_bits(&self) -> usize {
+        self.pc_bits as usize - self.index_bits()
+    }
+    /// Cache storage as the paper counts it: lines × (DW + tag) bits (Table 3: 5632).
+    pub fn storage_bits(&self) -> u64 {
+        (self.hc_sets * self.hc_ways) as u64 * (self.dw() + self.tag_bits()) as u64
+    }
+    /// Storage with the project's valid bits (one per line) and MRU bits (one per set, 2 ways).
+    pub fn storage_bits_with_state(&self) -> u64 {
+        let mru = if self.hc_ways == 2 {
+            self.hc_sets as u64
+        } else {
+            0
+        };
+        self.storage_bits() + (self.hc_sets * self.hc_ways) as u64 + mru
+    }
+}
+
+impl BlockParams for Params {
+    const BLOCK: &'static str = "history_cache";
+
+    fn presets() -> Vec<(&'static str, Self)> {
+        let paper = Params::default();
+        vec![
+            ("paper", paper.clone()),
+            (
+                "small",
+                Params {
+                    hc_sets: 4,
+                    warps: 4,
+                    ..paper
+                },
+            ),
+        ]
+    }
+
+    fn describe() -> Vec<ParamInfo> {
+        vec![
+            ParamInfo {
+                name: "hc_sets",
+                meaning: "history-cache sets",
+                allowed: "1, 2, 4, ..., 1024".into(),
+            },
+            ParamInfo {
+                name: "hc_ways",
+                meaning: "history-cache ways",
+                allowed: "1, 2".into(),
+            },
+            ParamInfo {
+                name: "PCW",
+                meaning: "PC bits (cache key)",
+                allowed: "log2(hc_sets)+1..=32".into(),
+            },
+            ParamInfo {
+                name: "WS",
+                meaning: "warp size; DW = log2 WS",
+                allowed: "16, 32, 64".into(),
+            },
+            ParamInfo {
+                name: "W",
+                meaning: "warp contexts",
+                allowed: "1..=64".into(),
+            },
+            ParamInfo {
+                name: "L",
+                meaning: "SIMD lanes (S = WS / L)",
+                allowed: "8, 16, 32 (and <= WS)".into(),
+            },
+            ParamInfo {
+                name: "counter_mode",
+                meaning: "counter load value",
+                allowed: "load_pred, load_pred_plus_sm1".into(),
+            },
+            ParamInfo {
+                name: "bcaws_freeze_on_stall",
+                meaning: "hold the counter while fe_hold",
+                allowed: "0, 1".into(),
+            },
+            ParamInfo {
+                name: "bcaws_policy",
+                meaning: "empty eligible set under the mask",
+                allowed: "strict, issue_if_no_nonmem".into(),
+            },
+        ]
+    }
+
+    fn validate(&self) -> Result<(), ParamError> {
+        let sets: Vec<u32> = (0..=10).map(|k| 1 << k).collect();
+        one_of("hc_sets", self.hc_sets, &sets)?;
+        one_of("hc_ways", self.hc_ways, &[1, 2])?;
+        crate::params::in_range("PCW", self.pc_bits, log2(self.hc_sets) + 1, 32)?;
+        one_of("WS", self.warp_size, &[16, 32, 64])?;
+        crate::params::in_range("W", self.warps, 1, 64)?;
+        let lanes: Vec<u32> = [8, 16, 32]
+            .into_iter()
+            .filter(|&l| l <= self.warp_size)
+            .collect();
+        one_of("L", self.lanes, &lanes)
+    }
+}
+
+/// Port names (spec §6 `DegreeAccumulator`, `ConflictHistoryCache`, `BcawsMask`).
+pub mod port {
+    /// `kernel_start`: clears valid and MRU bits, the counter and the accumulator (§5.2, D21).
+    pub const CLEAR: &str = "clear";
+    /// An SMEM entry leaves MEM0 at the end of this cycle (§5.3).
+    pub const ACC_V: &str = "acc_v";
+    pub const ACC_SW: &str = "acc_sw";
+    pub const ACC_SVC_M1: &str = "acc_svc_m1";
+    pub const ACC_PC_IN: &str = "acc_pc_in";
+    /// PC looked up in the decision cycle (asynchronous read).
+    pub const LK_PC: &str = "lk_pc";
+    pub const READY: &str = "ready";
+    pub const IS_MEM: &str = "is_mem";
+    /// An SMEM warp is scheduled in this decision cycle: the counter loads at the edge.
+    pub const LOAD: &str = "load";
+    pub const SMEM_SW_PENDING: &str = "smem_sw_pending";
+    pub const FE_HOLD: &str = "fe_hold";
+    /// 0 gives plain RR: no mask.
+    pub const ENABLE: &str = "enable";
+    pub const ACC_VALID: &str = "acc_valid";
+    pub const ACC_VALUE: &str = "acc_value";
+    pub const ACC_PC: &str = "acc_pc";
+    pub const LK_HIT: &str = "lk_hit";
+    pub const LK_DATA: &str = "lk_data";
+    pub const PRED: &str = "pred";
+    pub const READY_M: &str = "ready_m";
+    pub const MASK: &str = "mask";
+    pub const COUNTER: &str = "counter";
+}
+
+/// The block's ports, derived from the params.
+pub fn ports(p: &Params) -> Vec<Port> {
+    let (dw, pcw, w) = (p.dw(), p.pc_bits as usize, p.warps as usize);
+    let spec: Vec<(&str, Dir, usize)> = vec![
+        ("clock", Dir::In, 1),
+        ("reset", Dir::In, 1),
+        (port::CLEAR, Dir::In, 1),
+        (port::ACC_V, Dir::In, 1),
+        (port::ACC_SW, Dir::In, p.sw_bits()),
+        (port::ACC_SVC_M1, Dir::In, p.svc_bits()),
+        (port::ACC_PC_IN, Dir::In, pcw),
+        (port::LK_PC, Dir::In, pcw),
+        (port::READY, Dir::In, w),
+        (port::IS_MEM, Dir::In, w),
+        (port::LOAD, Dir::In, 1),
+        (port::SMEM_SW_PENDING, Dir::In, 1),
+        (port::FE_HOLD, Dir::In, 1),
+        (port::ENABLE, Dir::In, 1),
+        (port::ACC_VALID, Dir::Out, 1),
+        (port::ACC_VALUE, Dir::Out, dw),
+        (port::ACC_PC, Dir::Out, pcw),
+        (port::LK_HIT, Dir::Out, 1),
+        (port::LK_DATA, Dir::Out, dw),
+        (port::PRED, Dir::Out, dw),
+        (port::READY_M, Dir::Out, w),
+        (port::MASK, Dir::Out, 1),
+        (port::COUNTER, Dir::Out, dw),
+    ];
+    spec.into_iter()
+        .map(|(name, dir, width)| Port {
+            name: name.into(),
+            dir,
+            width,
+        })
+        .collect()
+}
+
+use crate::netlist::{concat, Expr, Module};
+
+/// OR of equal-width expressions as a balanced tree (keeps the select logic shallow);
+/// `Expr::lit(0, width)` when empty.
+fn or_tree(items: Vec<Expr>, width: usize) -> Expr {
+    match items.len() {
+        0 => Expr::lit(0, width),
+        1 => items.into_iter().next().expect("one item"),
+        n => {
+            let mut items = items;
+            let right = items.split_off(n / 2);
+            or_tree(items, width) | or_tree(right, width)
+        }
+    }
+}
+
+/// `bit` repeated `width` times (for AND-masking a `width`-bit value).
+fn replicate(bit: &Expr, width: usize) -> Expr {
+    if width == 1 {
+        bit.clone()
+    } else {
+        concat(&vec![bit.clone(); width])
+    }
+}
+
+/// One cache line's registers.
+struct Line {
+    valid: Expr,
+    tag: Expr,
+    data: Expr,
+}
+
+/// The fields of the line of `way` in the set selected by the one-hot `sel` (AND-OR select).
+fn select_way(
+    m: &mut Module,
+    name: &str,
+    lines: &[Vec<Line>],
+    sel: &[Expr],
+    way: usize,
+    tb: usize,
+    dw: usize,
+) -> (Expr, Expr, Expr) {
+    let valid = or_tree(
+        lines
+            .iter()
+            .zip(sel)
+            .map(|(set, s)| s & &set[way].valid)
+            .collect(),
+        1,
+    );
+    let tag = or_tree(
+        lines
+            .iter()
+            .zip(sel)
+            .map(|(set, s)| replicate(s, tb) & set[way].tag.clone())
+            .collect(),
+        tb,
+    );
+    let data = or_tree(
+        lines
+            .iter()
+            .zip(sel)
+            .map(|(set, s)| replicate(s, dw) & set[way].data.clone())
+            .collect(),
+        dw,
+    );
+    (
+        m.wire(&format!("{name}_w{way}_valid"), valid),
+        m.wire(&format!("{name}_w{way}_tag"), tag),
+        m.wire(&format!("{name}_w{way}_data"), data),
+    )
+}
+
+/// The RTL of the block (spec §5.2–5.4, D16–D18): accumulator `acc_q`, cache lines
+/// `hc_s{set}_w{way}_{valid,tag,data}_q` with one `hc_s{set}_mru_q` per set (2 ways), and the
+/// distance counter `counter_q` with the ready mask. `clear` (kernel_start) zeroes valid and
+/// MRU bits, counter and accumulator and suppresses that cycle's cache write.
+pub fn build(p: &Params) -> Module {
+    let mut m = Module::new(Params::BLOCK);
+    m.clock_reset();
+    let mut inp = std::collections::HashMap::new();
+    let mut out = std::collections::HashMap::new();
+    for port in ports(p).into_iter().skip(2) {
+        match port.dir {
+            Dir::In => inp.insert(port.name.clone(), m.input(&port.name, port.width)),
+            Dir::Out => out.insert(port.name.clone(), m.output(&port.name, port.width)),
+        };
+    }
+    let i = |name: &str| inp[name].clone();
+    let o = |name: &str| out[name].clone();
+    let (dw, sw, w) = (p.dw(), p.sw_bits(), p.warps as usize);
+    let (ib, tb) = (p.index_bits(), p.tag_bits());
+    let (sets, ways) = (p.hc_sets as usize, p.hc_ways as usize);
+    let s_m1 = u64::from(p.subwarps() - 1);
+    let clear = i(port::CLEAR);
+
+    // --- Degree accumulator (§5.3, D17) --------------------------------------------------------
+    let acc = m.reg("acc_q", dw, 0);
+    let acc_sw = i(port::ACC_SW);
+    let first = m.wire("acc_first", acc_sw.equals(&Expr::lit(0, sw)));
+    let last = m.wire("acc_last", acc_sw.equals(&Expr::lit(s_m1, sw)));
+    let base = first.mux(&Expr::lit(0, dw), &acc);
+    let sum = m.wire("acc_sum", base + i(port::ACC_SVC_M1).zext(dw));
+    let acc_v = i(port::ACC_V);
+    let acc_valid = m.wire("acc_valid_w", &acc_v & &last);
+    m.assign(&o(port::ACC_VALID), acc_valid.clone());
+    m.assign(&o(port::ACC_VALUE), acc_valid.mux(&sum, &Expr::lit(0, dw)));
+    let pc_in = i(port::ACC_PC_IN);
+    m.assign(
+        &o(port::ACC_PC),
+        acc_valid.mux(&pc_in, &Expr::lit(0, p.pc_bits as usize)),
+    );
+    m.next(&acc, clear.mux(&Expr::lit(0, dw), &acc_v.mux(&sum, &acc)));
+
+    // --- Conflict history cache (§5.2, D16) ----------------------------------------------------
+    let lines: Vec<Vec<Line>> = (0..sets)
+        .map(|s| {
+            (0..ways)
+                .map(|wy| Line {
+                    valid: m.reg(&format!("hc_s{s}_w{wy}_valid_q"), 1, 0),
+                    tag: m.reg(&format!("hc_s{s}_w{wy}_tag_q"), tb, 0),
+                    data: m.reg(&format!("hc_s{s}_w{wy}_data_q"), dw, 0),
+                })
+                .collect()
+        })
+        .collect();
+    let mru: Vec<Expr> = if ways == 2 {
+        (0..sets)
+            .map(|s| m.reg(&format!("hc_s{s}_mru_q"), 1, 0))
+            .collect()
+    } else {
+        vec![]
+    };
+    // One-hot set decode of a PC, done once per port.
+    let decode = |m: &mut Module, name: &str, pc: &Expr| -> Vec<Expr> {
+        if ib == 0 {
+            return vec![Expr::lit(1, 1)];
+        }
+        let idx = pc.slice(0, ib);
+        (0..sets)
+            .map(|s| {
+                m.wire(
+                    &format!("{name}_sel{s}"),
+                    idx.equals(&Expr::lit(s as u64, ib)),
+                )
+            })
+            .collect()
+    };
+
+    // Lookup: select each way's line of the indexed set, then compare the tags once per way.
+    let lk_pc = i(port::LK_PC);
+    let lk_tag = lk_pc.slice(ib, tb);
+    let lk_sel = decode(&mut m, "lk", &lk_pc);
+    let mut lk_hits = vec![];
+    let mut lk_datas = vec![];
+    for wy in 0..ways {
+        let (v, t, d) = select_way(&mut m, "lk", &lines, &lk_sel, wy, tb, dw);
+        let hit = m.wire(&format!("lk_w{wy}_hit"), v & t.equals(&lk_tag));
+        lk_datas.push(replicate(&hit, dw) & d);
+        lk_hits.push(hit);
+    }
+    let lk_hit = m.wire("lk_hit_w", or_tree(lk_hits, 1));
+    let lk_data = m.wire("lk_data_w", or_tree(lk_datas, dw));
+    m.assign(&o(port::LK_HIT), lk_hit.clone());
+    m.assign(&o(port::LK_DATA), lk_data.clone());
+    let pred = m.wire("pred_w", lk_hit.mux(&lk_data, &Expr::lit(0, dw)));
+    m.assign(&o(port::PRED), pred.clone());
+
+    // Write: on acc_valid, the line of acc_pc_in (hit way, else first invalid, else non-MRU).
+    let wr_tag = pc_in.slice(ib, tb);
+    let wr_sel = decode(&mut m, "wr", &pc_in);
+    let we = m.wire("wr_en", &acc_valid & &!&clear);
+    let wr_way1 = if ways == 2 {
+        let (v0, t0, _) = select_way(&mut m, "wr", &lines, &wr_sel, 0, tb, dw);
+        let (v1, t1, _) = select_way(&mut m, "wr", &lines, &wr_sel, 1, tb, dw);
+        let hit0 = m.wire("wr_w0_hit", &v0 & &t0.equals(&wr_tag));
+        let hit1 = m.wire("wr_w1_hit", &v1 & &t1.equals(&wr_tag));
+        let mru_sel = or_tree(wr_sel.iter().zip(&mru).map(|(s, r)| s & r).collect(), 1);
+        let mru_sel = m.wire("wr_mru", mru_sel);
+        // Hit: the hit way. Miss: way 0 if invalid, else way 1 if invalid or not MRU.
+        let alloc1 = &v0 & &(!&v1 | !&mru_sel);
+        Some(m.wire("wr_way1", (&hit0 | &hit1).mux(&hit1, &alloc1)))
+    } else {
+        None
+    };
+    for (s, set) in lines.iter().enumerate() {
+        let set_we = m.wire(&format!("wr_s{s}_en"), &we & &wr_sel[s]);
+        for (wy, line) in set.iter().enumerate() {
+            let way_we = match (&wr_way1, wy) {
+                (None, _) => set_we.clone(),
+                (Some(w1), 0) => &set_we & &!w1,
+                (Some(w1), _) => &set_we & w1,
+            };
+            let lwe = m.wire(&format!("hc_s{s}_w{wy}_we"), way_we);
+            let valid = clear.mux(&Expr::lit(0, 1), &(&lwe | &line.valid));
+            m.next(&line.valid, valid);
+            m.next(&line.tag, lwe.mux(&wr_tag, &line.tag));
+            m.next(&line.data, lwe.mux(&sum, &line.data));
+        }
+        if let Some(w1) = &wr_way1 {
+            let r = &mru[s];
+            m.next(r, clear.mux(&Expr::lit(0, 1), &set_we.mux(w1, r)));
+        }
+    }
+
+    // --- Distance counter and ready mask (§5.4, §5.6, D18, D19) --------------------------------
+    let counter = m.reg("counter_q", dw, 0);
+    m.assign(&o(port::COUNTER), counter.clone());
+    let nonzero = m.wire("counter_nz", counter.any());
+    let mask = m.wire("mask_w", i(port::ENABLE) & nonzero.clone());
+    m.assign(&o(port::MASK), mask.clone());
+    let (ready, is_mem) = (i(port::READY), i(port::IS_MEM));
+    // One NAND (mask ∧ is_mem) and one AND per warp (Table 3).
+    let masked = m.wire(
+        "ready_masked",
+        &ready & &!(replicate(&mask, w) & is_mem.clone()),
+    );
+    let ready_m = match p.bcaws_policy {
+        BcawsPolicy::Strict => masked,
+        BcawsPolicy::IssueIfNoNonMem => {
+            let nonmem = m.wire("ready_nonmem", &ready & &!&is_mem);
+            let only_mem = m.wire("only_mem_ready", ready.any() & !nonmem.any());
+            only_mem.mux(&ready, &masked)
+        }
+    };
+    m.assign(&o(port::READY_M), ready_m);
+    let load_value = match p.counter_mode {
+        CounterMode::LoadPred => pred.clone(),
+        CounterMode::LoadPredPlusSm1 => &pred + &Expr::lit(s_m1, dw),
+    };
+    let mut dec = nonzero.clone();
+    if p.counter_mode == CounterMode::LoadPred {
+        dec = dec & !i(port::SMEM_SW_PENDING);
+    }
+    if p.bcaws_freeze_on_stall {
+        dec = dec & !i(port::FE_HOLD);
+    }
+    let dec = m.wire("counter_dec", dec);
+    let held = dec.mux(&(&counter - &Expr::lit(1, dw)), &counter);
+    let next = clear.mux(&Expr::lit(0, dw), &i(port::LOAD).mux(&load_value, &held));
+    m.next(&counter, next);
+    m
+}
