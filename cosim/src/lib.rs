@@ -8,6 +8,7 @@ pub mod harness;
 pub mod history_cache;
 pub mod layout;
 pub mod sim;
+pub mod sm_core;
 pub mod vcd_out;
 
 pub use layout::{Layout, Slot};

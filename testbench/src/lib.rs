@@ -6,6 +6,8 @@ pub mod check;
 pub mod design;
 pub mod elastic_pipeline;
 pub mod history_cache;
+pub mod profiles;
+pub mod sm_core;
 pub mod stimulus_file;
 
 pub use design::{block, blocks, Bench, Case, Design};

@@ -1,0 +1,441 @@
+//! Scheduler-mode SM model (spec elastic-pipeline.md §5, §9 G17–G22): behavioral checks.
+
+use smrtl_cosim::sm_core::{
+    run, Instr, Outcome, Sched, SmCore, SmParams, SmRecord, SmRun, Workload,
+};
+use smrtl_hdl::elastic_pipeline::{Kind, PipeMode};
+use smrtl_hdl::history_cache::BcawsPolicy;
+use smrtl_testbench::sm_core::parse_workload;
+
+fn go(params: &SmParams, warps: &[Vec<Instr>]) -> SmRun {
+    let r = run(&Workload {
+        params: params.clone(),
+        warps: warps.to_vec(),
+    })
+    .expect("valid workload");
+    check_accounting(&r);
+    r
+}
+
+fn check_accounting(r: &SmRun) {
+    let o = &r.stats.outcomes;
+    assert_eq!(
+        o.issue + o.bank_conflict + o.other + o.sched_fail + o.idle,
+        r.stats.cycles
+    );
+    assert_eq!(r.records.len() as u64, r.stats.cycles);
+    for (t, rec) in r.records.iter().enumerate() {
+        assert_eq!(rec.pipe.t, t as u64);
+    }
+}
+
+/// (t, warp, instruction) of every decision.
+fn decisions<'a>(r: &SmRun, warps: &'a [Vec<Instr>]) -> Vec<(u64, u32, &'a Instr)> {
+    let mut next = vec![0usize; warps.len()];
+    r.records
+        .iter()
+        .filter_map(|rec| {
+            let w = rec.decision?;
+            let i = &warps[w as usize][next[w as usize]];
+            next[w as usize] += 1;
+            Some((rec.pipe.t, w, i))
+        })
+        .collect()
+}
+
+fn stalls(recs: &[SmRecord]) -> usize {
+    recs.iter()
+        .filter(|r| matches!(r.outcome, Outcome::BankConflict | Outcome::Other))
+        .count()
+}
+
+fn alus(pc0: u32, n: u32) -> Vec<Instr> {
+    (0..n).map(|k| Instr::alu(pc0 + k)).collect()
+}
+
+fn s4() -> SmParams {
+    SmParams {
+        mem_stages: 4,
+        premem_depth: 3,
+        nonmem_depth: 4,
+        fe_depth: 1,
+        subwarps: 4,
+        warps: 8,
+        hc_sets: 16,
+        ..SmParams::default()
+    }
+}
+
+#[test]
+fn g17_conflict_free_bcaws_equals_rr() {
+    let p = SmParams::micro();
+    let warps = vec![
+        vec![
+            Instr::alu(0),
+            Instr::smem(1, &[1, 1]),
+            Instr::alu(2),
+            Instr::smem(1, &[1, 1]),
+        ],
+        vec![
+            Instr::of(Kind::Gld, 10),
+            Instr::alu(11),
+            Instr::smem(12, &[1, 1]),
+        ],
+        vec![
+            Instr::smem(20, &[1, 1]),
+            Instr::of(Kind::Gst, 21),
+            Instr::alu(22),
+        ],
+        alus(30, 5),
+    ];
+    let b = go(&p, &warps);
+    let r = go(
+        &SmParams {
+            sched: Sched::Rr,
+            ..p.clone()
+        },
+        &warps,
+    );
+    assert_eq!(b.records, r.records);
+    assert!(b.records.iter().all(|x| x.pred == 0 && !x.mask));
+    assert!(b.records.iter().any(|x| x.hc_write.is_some()));
+    assert_eq!(b.stats.issued_warp_instructions, 15);
+    // Every warp is eligible again within W·S cycles here, so Unified+RR issues in the same
+    // order.
+    let u = go(
+        &SmParams {
+            sched: Sched::Rr,
+            pipe_mode: PipeMode::Unified,
+            ..p
+        },
+        &warps,
+    );
+    let order = |r: &SmRun| {
+        r.records
+            .iter()
+            .filter_map(|x| x.decision)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(order(&u), order(&b));
+}
+
+#[test]
+fn g18_kernel_start_clears() {
+    let p = SmParams::micro();
+    let warps = vec![vec![Instr::smem(3, &[4, 2]), Instr::alu(4)], alus(8, 3)];
+    let mut core = SmCore::new(&p).unwrap();
+    let r1 = core.run_kernel(&warps);
+    check_accounting(&r1);
+    assert_eq!(core.cache().lookup(3), Some(4));
+    core.kernel_start(&[]);
+    assert_eq!(core.cache().valid_lines(), 0);
+    assert_eq!(core.counter().counter(), 0);
+    assert_eq!(core.accumulator().acc(), 0);
+    // A second kernel misses again on its first SMEM decision.
+    let r2 = core.run_kernel(&warps);
+    assert_eq!(r1.records, r2.records);
+    assert_eq!((r2.stats.hc_hits, r2.stats.hc_misses), (0, 1));
+}
+
+#[test]
+fn g19_first_execution_misses_then_writes() {
+    let p = SmParams::micro();
+    let warps = vec![
+        vec![Instr::smem(7, &[3, 2])],
+        alus(20, 4),
+        vec![Instr::of(Kind::Gld, 30)],
+    ];
+    let r = go(&p, &warps);
+    let d = decisions(&r, &warps);
+    let (t_w, _, _) = d.iter().find(|(_, w, _)| *w == 0).unwrap();
+    assert_eq!(r.records[*t_w as usize].pred, 0);
+    assert!(r.records.iter().all(|x| !x.mask && x.counter == 0));
+    let writes: Vec<_> = r.records.iter().filter(|x| x.hc_write.is_some()).collect();
+    assert_eq!(writes.len(), 1);
+    let w = writes[0];
+    let hc = w.hc_write.unwrap();
+    assert_eq!((hc.pc, hc.value), (7, (3 - 1) + (2 - 1)));
+    // The write comes at the edge where sw S−1 leaves MEM0 (its last service cycle).
+    let tag = r
+        .records
+        .iter()
+        .find_map(|x| x.pipe.mem0.filter(|_| x.pipe.t == w.pipe.t));
+    let tags = smrtl_cosim::sm_core::SmCore::new(&p).unwrap().tags();
+    assert_eq!(tags.unpack(tag.unwrap()), (0, 0, 1));
+    assert_eq!(w.pipe.rem, 1);
+    let next = &r.records[w.pipe.t as usize + 1];
+    assert_ne!(next.pipe.mem0, tag);
+    assert_eq!(r.stats.hc_misses, 1);
+}
+
+/// Warp 0 runs SMEM p twice (E = stored value), the others mix ALU and memory work.
+fn g20_program(first: &[u32], second: &[u32]) -> Vec<Vec<Instr>> {
+    let mut w0 = vec![Instr::smem(100, first)];
+    w0.extend(alus(101, 3));
+    w0.push(Instr::smem(100, second));
+    w0.extend(alus(105, 3));
+    let mut warps = vec![w0];
+    for k in 1..6u32 {
+        let mut prog = Vec::new();
+        for j in 0..8u32 {
+            let pc = 200 + 16 * k + j;
+            prog.push(match (k + j) % 3 {
+                0 => Instr::of(Kind::Gld, pc),
+                1 => Instr::alu(pc),
+                _ => Instr::alu(pc),
+            });
+        }
+        warps.push(prog);
+    }
+    warps
+}
+
+#[test]
+fn g20_mask_window_after_second_decision() {
+    let p = s4();
+    let warps = g20_program(&[2, 2, 1, 1], &[2, 2, 1, 1]);
+    let r = go(&p, &warps);
+    let d = decisions(&r, &warps);
+    let (t_w, _, _) = *d
+        .iter()
+        .filter(|(_, w, i)| *w == 0 && i.pc == 100)
+        .nth(1)
+        .unwrap();
+    let e = r.records[t_w as usize].pred;
+    assert_eq!(e, 2);
+    let s = p.subwarps as u64;
+    let end = t_w + s + e as u64;
+    assert_eq!(stalls(&r.records[t_w as usize..end as usize + 1]), 0);
+    for x in &r.records[t_w as usize + 1..end as usize] {
+        assert!(x.mask, "t = {} should be masked", x.pipe.t);
+    }
+    assert!(!r.records[end as usize].mask);
+    let mut masked_alu = 0;
+    for &(t, _, i) in &d {
+        if t > t_w && t < end {
+            assert!(!i.op.is_mem(), "memory warp decided at {t} < {end}");
+            masked_alu += 1;
+        }
+    }
+    assert!(masked_alu > 0, "an ALU warp issues under the mask");
+    // Decisions come at warp boundaries: the first one from t_W + S + E on sees no mask.
+    let (t_next, _, _) = *d.iter().find(|(t, _, _)| *t >= end).unwrap();
+    assert!(r.records[end as usize..=t_next as usize]
+        .iter()
+        .all(|x| !x.mask));
+}
+
+fn g21_program() -> Vec<Vec<Instr>> {
+    let mut warps = vec![vec![Instr::smem(5, &[3, 3]), Instr::smem(5, &[3, 3])]];
+    for w in 1..4 {
+        warps.push((0..4).map(|k| Instr::of(Kind::Gld, 8 * w + k)).collect());
+    }
+    warps
+}
+
+#[test]
+fn g21_strict_vs_issue_if_no_nonmem() {
+    let warps = g21_program();
+    let p = SmParams::micro();
+    let strict = go(&p, &warps);
+    let d = decisions(&strict, &warps);
+    let (t_w, _, _) = *d.iter().filter(|(_, w, _)| *w == 0).nth(1).unwrap();
+    assert_eq!(strict.records[t_w as usize].pred, 4);
+    let masked: Vec<_> = strict.records.iter().filter(|x| x.mask).collect();
+    assert!(!masked.is_empty());
+    assert!(masked.iter().all(|x| x.decision.is_none()));
+    assert!(masked.iter().any(|x| x.outcome == Outcome::SchedFail));
+
+    let loose = go(
+        &SmParams {
+            bcaws_policy: BcawsPolicy::IssueIfNoNonMem,
+            ..p
+        },
+        &warps,
+    );
+    let issued_masked = loose
+        .records
+        .iter()
+        .filter(|x| x.mask)
+        .filter_map(|x| x.decision)
+        .collect::<Vec<_>>();
+    assert!(
+        issued_masked.contains(&1),
+        "a memory warp issues under the mask"
+    );
+    assert!(loose.stats.outcomes.sched_fail < strict.stats.outcomes.sched_fail);
+}
+
+#[test]
+fn g22_under_prediction_stalls() {
+    // PC 9 stores 0 on its first run, then conflicts (8, 8): pred 0, no mask, and a memory warp
+    // right behind it stalls on the bank conflict.
+    let p = SmParams::micro();
+    let mut warps = vec![vec![Instr::smem(9, &[1, 1]), Instr::smem(9, &[8, 8])]];
+    for w in 1..4 {
+        warps.push((0..4).map(|k| Instr::smem(16 * w + k, &[1, 1])).collect());
+    }
+    let r = go(&p, &warps);
+    let d = decisions(&r, &warps);
+    let (t_w, _, _) = *d.iter().filter(|(_, w, _)| *w == 0).nth(1).unwrap();
+    assert_eq!(r.records[t_w as usize].pred, 0);
+    assert!(r.records.iter().all(|x| !x.mask));
+    let after = &r.records[t_w as usize..];
+    assert!(after.iter().any(|x| x.outcome == Outcome::BankConflict));
+}
+
+#[test]
+fn g22_over_prediction_masks_without_stalls() {
+    let p = s4();
+    let warps = g20_program(&[8, 8, 8, 8], &[1, 1, 1, 1]);
+    let r = go(&p, &warps);
+    let d = decisions(&r, &warps);
+    let (t_w, _, _) = *d
+        .iter()
+        .filter(|(_, w, i)| *w == 0 && i.pc == 100)
+        .nth(1)
+        .unwrap();
+    assert_eq!(r.records[t_w as usize].pred, 28);
+    assert_eq!(stalls(&r.records[t_w as usize..]), 0);
+    let end = t_w + 32;
+    for x in &r.records[t_w as usize + 1..end as usize] {
+        assert!(x.mask, "t = {}", x.pipe.t);
+    }
+    assert!(d
+        .iter()
+        .all(|&(t, _, i)| !(t > t_w && t < end && i.op.is_mem())));
+    assert!(!r.records[end as usize].mask);
+    // The cache now holds the actual (conflict-free) value.
+    let last = r.records.iter().rev().find_map(|x| x.hc_write).unwrap();
+    assert_eq!((last.pc, last.value), (100, 0));
+}
+
+#[test]
+fn rr_order_all_alu() {
+    let p = SmParams::micro();
+    let warps: Vec<_> = (0..4).map(|w| alus(10 * w, 3)).collect();
+    let r = go(&p, &warps);
+    let order: Vec<u32> = r.records.iter().filter_map(|x| x.decision).collect();
+    assert_eq!(order, [0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3]);
+    assert_eq!(r.stats.outcomes.issue, 24);
+    assert_eq!(r.stats.outcomes.sched_fail, 0);
+    assert_eq!(stalls(&r.records), 0);
+    // Issue every cycle from t = 0 to 23.
+    assert!(r.records[..24].iter().all(|x| x.outcome == Outcome::Issue));
+    assert_eq!(r.stats.ipc, 24.0 / r.stats.cycles as f64);
+    // One warp with three instructions: it must wait for its previous one (D3).
+    let one = go(&p, &[alus(0, 3)]);
+    assert!(one.stats.outcomes.sched_fail > 0);
+    assert_eq!(
+        one.stats.outcomes.idle,
+        one.stats.cycles - 6 - one.stats.outcomes.sched_fail
+    );
+}
+
+#[test]
+fn elastic_fewer_stalls_than_unified() {
+    let warps: Vec<_> = (0..4u32)
+        .map(|w| {
+            (0..6u32)
+                .map(|j| match (w + j) % 4 {
+                    0 => Instr::smem(16 * w + j, &[4, 3]),
+                    _ => Instr::alu(16 * w + j),
+                })
+                .collect()
+        })
+        .collect();
+    for sched in [Sched::Rr, Sched::Bcaws] {
+        let base = SmParams {
+            sched,
+            pipe_mode: PipeMode::Unified,
+            ..SmParams::micro()
+        };
+        let u = go(&base, &warps);
+        let e = go(
+            &SmParams {
+                pipe_mode: PipeMode::Elastic,
+                ..base.clone()
+            },
+            &warps,
+        );
+        let (su, se) = (stalls(&u.records), stalls(&e.records));
+        assert!(se < su, "{sched:?}: elastic {se} vs unified {su}");
+        assert!(e.stats.cycles <= u.stats.cycles);
+    }
+}
+
+#[test]
+fn icnt_return_gates_gld_warp() {
+    let p = SmParams {
+        gmem_return: smrtl_cosim::sm_core::GmemReturn::Icnt(20),
+        ..SmParams::micro()
+    };
+    let warps = vec![vec![Instr::of(Kind::Gld, 0), Instr::alu(1)]];
+    let r = go(&p, &warps);
+    let icnt = r
+        .records
+        .iter()
+        .filter(|x| x.pipe.wb == smrtl_cosim::elastic_pipeline::Wb::Icnt)
+        .count();
+    assert_eq!(icnt, 2);
+    let d: Vec<u64> = decisions(&r, &warps).iter().map(|x| x.0).collect();
+    assert!(d[1] > 20, "{d:?}");
+}
+
+#[test]
+fn json_workload_and_errors() {
+    let ok = r#"{"params": {"pipe_mode": "elastic", "M": 2, "N": 1, "Q": 2, "fe_depth": 1,
+        "S": 2, "W": 4, "hc_sets": 16, "sched": "bcaws", "gmem_return": {"icnt": 30}},
+        "warps": [[{"op": "alu", "pc": 0}, {"op": "smem", "pc": 1, "degrees": [2, 1]}],
+                  [{"op": "smem", "pc": 2}, {"op": "smem", "pc": 3,
+                    "addrs": [[0, 8, 16, 24, 1, 2, 3, 4], [0, 1, 2, 3, 4, 5, 6, 7]]}]]}"#;
+    let w = parse_workload(ok).unwrap();
+    assert_eq!(w.warps[1][0].degrees, Some(vec![1, 1]));
+    let r = run(&w).unwrap();
+    check_accounting(&r);
+    let writes: Vec<_> = r.records.iter().filter_map(|x| x.hc_write).collect();
+    assert!(
+        writes.iter().any(|h| h.pc == 3 && h.value == 3),
+        "{writes:?}"
+    );
+    let json = serde_json::to_string(&r.records[0]).unwrap();
+    assert!(
+        json.contains("\"outcome\":") && json.contains("\"decision\":"),
+        "{json}"
+    );
+
+    let bad = |warps: &str| {
+        parse_workload(&format!(
+            r#"{{"params": {{"S": 2, "L": 8}}, "warps": {warps}}}"#
+        ))
+        .unwrap_err()
+    };
+    let e = parse_workload(r#"{"params": {"W": 2}, "warps": [[], [], []]}"#).unwrap_err();
+    assert_eq!(e, "warps: 3 warps exceed W = 2");
+    let e = bad(
+        r#"[[], [], [{"op":"alu","pc":0},{"op":"alu","pc":1},{"op":"alu","pc":2},{"op":"alu","pc":3},{"op":"alu","pc":4},{"op":"x","pc":5}]]"#,
+    );
+    assert_eq!(
+        e,
+        r#"warps[2][5].op: unknown op "x"; allowed: "alu", "gld", "gst", "smem""#
+    );
+    assert_eq!(
+        bad(r#"[[{"op":"smem","pc":1,"degrees":[1,9]}]]"#),
+        "warps[0][0].degrees[1]: 9 out of range; allowed: 1..=8 (L)"
+    );
+    assert_eq!(
+        bad(r#"[[{"op":"alu","pc":16384}]]"#),
+        "warps[0][0].pc: 16384 out of range; allowed: 0..16384 (PCW = 14)"
+    );
+    assert_eq!(
+        bad(r#"[[{"op":"alu","pc":1,"degrees":[1,1]}]]"#),
+        "warps[0][0].degrees: only smem instructions take this field"
+    );
+    let e = parse_workload(r#"{"params": {"sched": "fifo"}, "warps": []}"#).unwrap_err();
+    assert!(e.starts_with("params: unknown variant `fifo`"), "{e}");
+    let e = parse_workload(r#"{"params": {"W": 65}, "warps": []}"#).unwrap_err();
+    assert_eq!(
+        e,
+        "params: parameter W = 65 is out of range; allowed: 1..=64"
+    );
+}
