@@ -95,8 +95,20 @@ enum Command {
     /// Run the SM pipeline on a trace of subwarp entries, with the RTL in the loop if asked.
     Sim {
         /// Trace file: {"params": {...}, "stream": [...], "icnt_valid_cycles": [...]}.
+        #[arg(long, required_unless_present_any = ["workload", "profile"], conflicts_with_all = ["workload", "profile"])]
+        trace: Option<PathBuf>,
+        /// Scheduler-mode workload: {"params": {...}, "warps": [[{"op": ..., "pc": ...}, ...], ...]}.
+        #[arg(long, conflicts_with = "profile")]
+        workload: Option<PathBuf>,
+        /// A synthetic kernel profile of seed 000's Table 5 (aes_encrypt, dct, transpose, ...).
         #[arg(long)]
-        trace: PathBuf,
+        profile: Option<String>,
+        /// Seed of a profile's workload.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Repetitions per warp context of a profile's body (successive CTAs).
+        #[arg(long, default_value_t = 1)]
+        waves: u32,
         #[arg(long, value_enum, default_value = "model")]
         backend: sim::Backend,
         #[arg(long)]
@@ -222,8 +234,16 @@ fn main() -> ExitCode {
             records,
             vcd,
             sets,
+            workload,
+            profile,
+            seed,
+            waves,
         } => sim::run(sim::Options {
             trace,
+            workload,
+            profile,
+            seed,
+            waves,
             backend,
             json,
             records,

@@ -30,7 +30,11 @@ pub enum Backend {
 const VCD_WINDOW: usize = 100_000;
 
 pub struct Options {
-    pub trace: PathBuf,
+    pub trace: Option<PathBuf>,
+    pub workload: Option<PathBuf>,
+    pub profile: Option<String>,
+    pub seed: u64,
+    pub waves: u32,
     pub backend: Backend,
     pub json: bool,
     pub records: Option<PathBuf>,
@@ -71,8 +75,84 @@ fn write_vcd(path: &Path, layout: &smrtl_cosim::Layout, rows: &WaveRows) -> Resu
     write_atomic(path, &buf)
 }
 
+/// Scheduler mode (spec §5): a workload file or a synthetic profile on the behavioral SM model.
+fn run_workload(o: &Options) -> Result<ExitCode> {
+    if o.backend != Backend::Model {
+        return Err(UsageError(
+            "scheduler mode runs on the model only so far (the SmCore RTL is not built yet); allowed: --backend model".into(),
+        ));
+    }
+    if o.vcd.is_some() {
+        return Err(UsageError(
+            "--vcd is not available in scheduler mode yet; use --records".into(),
+        ));
+    }
+    let (source, mut value) = match (&o.workload, &o.profile) {
+        (Some(path), _) => {
+            let text = std::fs::read_to_string(path)
+                .map_err(|e| UsageError(format!("cannot read {}: {e}", path.display())))?;
+            let v: serde_json::Value = serde_json::from_str(&text)
+                .map_err(|e| UsageError(format!("{}: malformed workload: {e}", path.display())))?;
+            (path.display().to_string(), v)
+        }
+        (None, Some(name)) => {
+            let p = smrtl_testbench::profiles::profile(name).map_err(UsageError)?;
+            let p_sm = smrtl_testbench::profiles::SUBWARPS;
+            let v = p.workload(
+                o.seed,
+                o.waves.max(1),
+                smrtl_testbench::profiles::LANES,
+                p_sm,
+            );
+            (format!("profile {name}"), v)
+        }
+        (None, None) => unreachable!("clap requires a source"),
+    };
+    for (key, val) in crate::parse_sets(&o.sets)? {
+        let v = val.parse::<u64>().map_or_else(
+            |_| serde_json::Value::from(val.as_str()),
+            serde_json::Value::from,
+        );
+        value["params"][key] = v;
+    }
+    let workload = smrtl_testbench::sm_core::workload_from_value(&value)
+        .map_err(|e| UsageError(format!("{source}: {e}")))?;
+    let run =
+        smrtl_cosim::sm_core::run(&workload).map_err(|e| UsageError(format!("{source}: {e}")))?;
+    if let Some(path) = &o.records {
+        let mut text = String::new();
+        for r in &run.records {
+            text += &serde_json::to_string(r)?;
+            text.push('\n');
+        }
+        write_atomic(path, text.as_bytes())?;
+    }
+    let s = &run.stats;
+    if o.json {
+        let mut v = serde_json::to_value(s)?;
+        v["backend"] = "model".into();
+        v["source"] = source.into();
+        println!("{}", serde_json::to_string_pretty(&v)?);
+    } else {
+        println!(
+            "{source}: {} cycles, {} warp instructions, IPC per lane {:.3}, outcomes {}, {} WB bubbles, history cache {} hits / {} misses",
+            s.cycles,
+            s.issued_warp_instructions,
+            s.ipc,
+            serde_json::to_string(&s.outcomes)?,
+            s.wb_bubbles,
+            s.hc_hits,
+            s.hc_misses
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
 pub fn run(o: Options) -> Result<ExitCode> {
-    let trace = load(&o.trace, &crate::parse_sets(&o.sets)?)?;
+    let Some(trace_path) = o.trace.clone() else {
+        return run_workload(&o);
+    };
+    let trace = load(&trace_path, &crate::parse_sets(&o.sets)?)?;
     let p: &Params = &trace.params;
     let layout = layout(p);
     let limit = trace.cycle_budget();

@@ -459,3 +459,54 @@ fn sim_rejects_bad_trace_files_naming_the_field() {
         assert!(!records.exists(), "no records file for a rejected trace");
     }
 }
+
+#[test]
+fn sim_profile_runs_the_scheduler_model() {
+    let o = smrtl(&[
+        "sim",
+        "--profile",
+        "transpose",
+        "--seed",
+        "3",
+        "--set",
+        "sched=bcaws",
+        "--json",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let outcomes: u64 = v["outcomes"]
+        .as_object()
+        .unwrap()
+        .values()
+        .map(|x| x.as_u64().unwrap())
+        .sum();
+    assert_eq!(
+        outcomes,
+        v["cycles"].as_u64().unwrap(),
+        "exactly one outcome per cycle"
+    );
+    assert_eq!(v["issued_warp_instructions"], 1728);
+    let again = smrtl(&[
+        "sim",
+        "--profile",
+        "transpose",
+        "--seed",
+        "3",
+        "--set",
+        "sched=bcaws",
+        "--json",
+    ]);
+    assert_eq!(o.stdout, again.stdout, "a seed reproduces the run");
+    assert_usage_error(&smrtl(&["sim", "--profile", "fft"]), "allowed: aes_encrypt");
+    assert_usage_error(
+        &smrtl(&["sim", "--profile", "dct", "--backend", "rusthdl"]),
+        "allowed: --backend model",
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let bad = write(
+        dir.path(),
+        "w.json",
+        r#"{"warps": [[{"op": "mul", "pc": 0}]]}"#,
+    );
+    assert_usage_error(&smrtl(&["sim", "--workload", &bad]), "warps[0][0].op");
+}
