@@ -607,15 +607,7 @@ impl Fifo {
 /// Builds the trace-mode top `elastic_pipeline` (front end + backend) from validated params.
 pub fn build(p: &Params) -> Module {
     let mut m = Module::new(Params::BLOCK);
-    m.clock_reset();
-    let mut inp = std::collections::HashMap::new();
-    let mut out = std::collections::HashMap::new();
-    for port in ports(p).into_iter().skip(2) {
-        match port.dir {
-            Dir::In => inp.insert(port.name.clone(), m.input(&port.name, port.width)),
-            Dir::Out => out.insert(port.name.clone(), m.output(&port.name, port.width)),
-        };
-    }
+    let (inp, out) = m.declare_ports(&ports(p));
     let i = |name: &str| inp[name].clone();
     let (mm, aw) = (p.mem_stages as usize, p.addr_bits as usize);
     let elastic = p.pipe_mode == PipeMode::Elastic;

@@ -341,15 +341,7 @@ fn select_way(
 /// MRU bits, counter and accumulator and suppresses that cycle's cache write.
 pub fn build(p: &Params) -> Module {
     let mut m = Module::new(Params::BLOCK);
-    m.clock_reset();
-    let mut inp = std::collections::HashMap::new();
-    let mut out = std::collections::HashMap::new();
-    for port in ports(p).into_iter().skip(2) {
-        match port.dir {
-            Dir::In => inp.insert(port.name.clone(), m.input(&port.name, port.width)),
-            Dir::Out => out.insert(port.name.clone(), m.output(&port.name, port.width)),
-        };
-    }
+    let (inp, out) = m.declare_ports(&ports(p));
     let i = |name: &str| inp[name].clone();
     let o = |name: &str| out[name].clone();
     let (dw, sw, w) = (p.dw(), p.sw_bits(), p.warps as usize);

@@ -349,6 +349,34 @@ impl Module {
         (clock, reset)
     }
 
+    /// Declares `ports` (a block's derived port list) in order: `clock` and `reset` through
+    /// [`Module::clock_reset`], the others as inputs and outputs, returned by name.
+    pub fn declare_ports(
+        &mut self,
+        ports: &[Port],
+    ) -> (
+        std::collections::HashMap<String, Expr>,
+        std::collections::HashMap<String, Expr>,
+    ) {
+        let (mut inputs, mut outputs) = (Default::default(), Default::default());
+        let clocked =
+            ports.iter().any(|p| p.name == "clock") && ports.iter().any(|p| p.name == "reset");
+        if clocked {
+            self.clock_reset();
+        }
+        for port in ports {
+            if clocked && (port.name == "clock" || port.name == "reset") {
+                continue;
+            }
+            let (map, e): (&mut std::collections::HashMap<String, Expr>, Expr) = match port.dir {
+                Dir::In => (&mut inputs, self.input(&port.name, port.width)),
+                Dir::Out => (&mut outputs, self.output(&port.name, port.width)),
+            };
+            map.insert(port.name.clone(), e);
+        }
+        (inputs, outputs)
+    }
+
     pub fn input(&mut self, name: &str, width: usize) -> Expr {
         self.add_net(name, width, NetKind::Input)
     }

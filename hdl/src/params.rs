@@ -52,6 +52,15 @@ pub trait BlockParams: Serialize + DeserializeOwned + Clone + Default {
     /// Checks ranges and consistency; the one place a block's params are checked.
     fn validate(&self) -> Result<(), ParamError>;
 
+    /// [`BlockParams::resolve`] with overrides as string pairs (tests, examples).
+    fn resolve_pairs(preset: Option<&str>, sets: &[(&str, &str)]) -> Result<Self, ParamError> {
+        let sets: Vec<(String, String)> = sets
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        Self::resolve(preset, &sets)
+    }
+
     /// A preset (or the default) with `key=value` overrides applied, validated.
     fn resolve(preset: Option<&str>, sets: &[(String, String)]) -> Result<Self, ParamError> {
         let base = match preset {

@@ -15,11 +15,7 @@ fn have_tools(_test: &str) -> bool {
 }
 
 fn params(preset: &str, sets: &[(&str, &str)]) -> Params {
-    let sets: Vec<(String, String)> = sets
-        .iter()
-        .map(|(k, v)| (k.to_string(), v.to_string()))
-        .collect();
-    Params::resolve(Some(preset), &sets).expect("valid params")
+    Params::resolve_pairs(Some(preset), sets).expect("valid params")
 }
 
 /// Lint, compile and synthesize one configuration; returns its flip-flop counts

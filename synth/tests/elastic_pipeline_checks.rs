@@ -17,11 +17,7 @@ fn have_tools(_test: &str) -> bool {
 }
 
 fn params(preset: &str, sets: &[(&str, &str)]) -> Params {
-    let sets: Vec<(String, String)> = sets
-        .iter()
-        .map(|(k, v)| (k.to_string(), v.to_string()))
-        .collect();
-    Params::resolve(Some(preset), &sets).expect("valid params")
+    Params::resolve_pairs(Some(preset), sets).expect("valid params")
 }
 
 /// Emits one configuration; returns its Verilog, top module name and a label for messages.

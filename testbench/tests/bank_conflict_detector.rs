@@ -12,11 +12,7 @@ use smrtl_testbench::bank_conflict_detector::{encode, Access, Detector};
 use smrtl_testbench::{external, Design};
 
 fn params(preset: &str, sets: &[(&str, &str)]) -> Params {
-    let sets: Vec<(String, String)> = sets
-        .iter()
-        .map(|(k, v)| (k.to_string(), v.to_string()))
-        .collect();
-    Params::resolve(Some(preset), &sets).unwrap()
+    Params::resolve_pairs(Some(preset), sets).unwrap()
 }
 
 /// (degree, cycles) of `a` on the model function, the model on ports, rusthdl and Verilator;

@@ -14,11 +14,7 @@ use smrtl_testbench::Design;
 use std::sync::Arc;
 
 fn params(preset: &str, sets: &[(&str, &str)]) -> Params {
-    let sets: Vec<(String, String)> = sets
-        .iter()
-        .map(|(k, v)| (k.to_string(), v.to_string()))
-        .collect();
-    Params::resolve(Some(preset), &sets).unwrap()
+    Params::resolve_pairs(Some(preset), sets).unwrap()
 }
 
 /// The port-level model and the RTL on rusthdl and (when installed) Verilator, each in its
