@@ -6,7 +6,6 @@ use crate::layout::Layout;
 use crate::sim::Simulator;
 use serde::{Deserialize, Serialize};
 use smrtl_hdl::bank_conflict_detector::{port, Mode, Params};
-use std::collections::{BTreeMap, BTreeSet, HashMap};
 use thiserror::Error;
 
 /// A bank-model configuration (spec §1.2): the model accepts more than the RTL.
@@ -129,34 +128,38 @@ fn decode(cfg: &Cfg, a: u64) -> Decoded {
     }
 }
 
+/// Most lanes a configuration has (spec §1.2).
+const MAX_LANES: usize = 32;
+
 /// Degree and service cycles of one access (spec §1.4): `active[l]` is `valid ∧ lane_mask[l]`,
-/// `addrs[l]` lane l's byte address.
+/// `addrs[l]` lane l's byte address. Lanes are visited in ascending order with fixed-size
+/// tables, so the golden reference is also fast enough to pace Verilator in the harness.
 pub fn degree_of(cfg: &Cfg, active: &[bool], addrs: &[u64]) -> Degree {
-    let q: Vec<(usize, Decoded)> = active
-        .iter()
-        .enumerate()
-        .filter(|(_, &on)| on)
-        .map(|(l, _)| (l, decode(cfg, addrs[l])))
-        .collect();
+    // Q: the active lanes, decoded (§1.3), in ascending lane order.
+    let mut q = [Decoded {
+        group: 0,
+        layer: 0,
+        element: 0,
+    }; MAX_LANES];
+    let mut n = 0;
+    for (l, _) in active.iter().enumerate().filter(|(_, &on)| on) {
+        q[n] = decode(cfg, addrs[l]);
+        n += 1;
+    }
+    let q = &q[..n];
     let d = if q.is_empty() {
         1
     } else {
         match cfg.mode {
-            Mode::Literal => {
-                let mut per_group: HashMap<u64, u32> = HashMap::new();
-                for (_, x) in &q {
-                    *per_group.entry(x.group).or_default() += 1;
-                }
-                per_group.into_values().max().unwrap_or(1)
-            }
-            Mode::Multicast => {
-                let mut layers: HashMap<u64, BTreeSet<u64>> = HashMap::new();
-                for (_, x) in &q {
-                    layers.entry(x.group).or_default().insert(x.layer);
-                }
-                layers.values().map(|s| s.len() as u32).max().unwrap_or(1)
-            }
-            Mode::GpgpusimLimited => gpgpusim_limited(&q),
+            // Accesses per group.
+            Mode::Literal => max_per_group(q, |_, _| true),
+            // Distinct layers per group: count a lane only if no earlier lane has its layer.
+            Mode::Multicast => max_per_group(q, |q, k| {
+                q[..k]
+                    .iter()
+                    .all(|x| x.group != q[k].group || x.layer != q[k].layer)
+            }),
+            Mode::GpgpusimLimited => gpgpusim_limited(q),
         }
     };
     let p = cfg.ports;
@@ -169,31 +172,36 @@ pub fn degree_of(cfg: &Cfg, active: &[bool], addrs: &[u64]) -> Degree {
     }
 }
 
+/// The largest number of lanes `k` with `counts(q, k)` in one group.
+fn max_per_group(q: &[Decoded], counts: impl Fn(&[Decoded], usize) -> bool) -> u32 {
+    let mut per_group = [0u32; MAX_LANES];
+    for k in 0..q.len() {
+        if counts(q, k) {
+            per_group[q[k].group as usize] += 1;
+        }
+    }
+    per_group.into_iter().max().unwrap_or(0).max(1)
+}
+
 /// GPGPU-Sim 2.x slot assignment (spec §1.4, GpgpuSimLimited): each distinct element takes the
 /// next slot of its group; broadcast elements move to private slots.
-fn gpgpusim_limited(q: &[(usize, Decoded)]) -> u32 {
-    // Leaders in lane order, with how many lanes share their element.
-    let mut sharers: BTreeMap<u64, u32> = BTreeMap::new();
-    for (_, x) in q {
-        *sharers.entry(x.element).or_default() += 1;
-    }
-    let mut seen = BTreeSet::new();
-    let mut next_slot: HashMap<u64, u32> = HashMap::new();
-    let mut slots = BTreeSet::new();
+fn gpgpusim_limited(q: &[Decoded]) -> u32 {
+    let mut next_slot = [0u32; MAX_LANES];
+    let mut used = [false; MAX_LANES + 1];
     let mut shared = 0;
-    for (_, x) in q {
-        if !seen.insert(x.element) {
+    for (k, x) in q.iter().enumerate() {
+        if q[..k].iter().any(|y| y.element == x.element) {
             continue; // not a leader
         }
-        let rank = next_slot.entry(x.group).or_default();
-        if sharers[&x.element] > 1 {
+        let rank = &mut next_slot[x.group as usize];
+        if q[k + 1..].iter().any(|y| y.element == x.element) {
             shared += 1;
         } else {
-            slots.insert(*rank);
+            used[*rank as usize] = true;
         }
         *rank += 1;
     }
-    slots.len() as u32 + shared
+    used.iter().filter(|&&u| u).count() as u32 + shared
 }
 
 /// The spec's reference signature (§2.4): `bank::degree(cfg, valid, mask, addrs, mode8, size8)`.
