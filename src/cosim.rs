@@ -4,7 +4,7 @@ use crate::output::write_atomic;
 use crate::{design, parse_sets, BlockArgs, Result, RtlBackend, UsageError};
 use smrtl_cosim::backend::{rusthdl::RustHdl, verilator::VerilatorLib};
 use smrtl_cosim::harness::Mismatch;
-use smrtl_cosim::{vcd_out, Simulator};
+use smrtl_cosim::vcd_out;
 use smrtl_testbench::check::{self, RtlFactory};
 use smrtl_testbench::stimulus_file::{params_as_sets, StimulusFile};
 use smrtl_testbench::{Case, Design};
@@ -31,7 +31,7 @@ pub fn rtl_factory(d: &Design, backend: RtlBackend) -> Result<Box<RtlFactory<'st
         RtlBackend::Rusthdl => {
             let module = d.module.clone();
             Ok(Box::new(move || {
-                Box::new(RustHdl::new(module.clone())) as Box<dyn Simulator>
+                Box::new(RustHdl::new(module.clone())) as Box<dyn smrtl_cosim::Rtl>
             }))
         }
         RtlBackend::Verilator => {
@@ -39,7 +39,8 @@ pub fn rtl_factory(d: &Design, backend: RtlBackend) -> Result<Box<RtlFactory<'st
             let lib = VerilatorLib::load(&d.module, &d.verilog())?;
             lib.instance()?;
             Ok(Box::new(move || {
-                Box::new(lib.instance().expect("a loaded model instantiates")) as Box<dyn Simulator>
+                Box::new(lib.instance().expect("a loaded model instantiates"))
+                    as Box<dyn smrtl_cosim::Rtl>
             }))
         }
     }

@@ -8,6 +8,7 @@ use smrtl_cosim::elastic_pipeline::{Model, Record, Summary};
 use smrtl_cosim::harness::Trace as WaveRows;
 use smrtl_cosim::vcd_out;
 use smrtl_hdl::elastic_pipeline::Params;
+use smrtl_hdl::BlockParams;
 use smrtl_testbench::elastic_pipeline::{
     cosim_traced, layout, run_traced, DriveError, ElasticPipeline, Trace, TraceError, TraceFile,
 };
@@ -75,18 +76,9 @@ fn write_vcd(path: &Path, layout: &smrtl_cosim::Layout, rows: &WaveRows) -> Resu
     write_atomic(path, &buf)
 }
 
-/// Scheduler mode (spec §5): a workload file or a synthetic profile on the behavioral SM model.
+/// Scheduler mode (spec §5): a workload file or a synthetic profile on the behavioral SM model,
+/// alone or with the `sm_core` RTL in the loop (every cycle's outputs compared).
 fn run_workload(o: &Options) -> Result<ExitCode> {
-    if o.backend != Backend::Model {
-        return Err(UsageError(
-            "scheduler mode runs on the model only so far (the SmCore RTL is not built yet); allowed: --backend model".into(),
-        ));
-    }
-    if o.vcd.is_some() {
-        return Err(UsageError(
-            "--vcd is not available in scheduler mode yet; use --records".into(),
-        ));
-    }
     let (source, mut value) = match (&o.workload, &o.profile) {
         (Some(path), _) => {
             let text = std::fs::read_to_string(path)
@@ -109,16 +101,50 @@ fn run_workload(o: &Options) -> Result<ExitCode> {
         (None, None) => unreachable!("clap requires a source"),
     };
     for (key, val) in crate::parse_sets(&o.sets)? {
-        let v = val.parse::<u64>().map_or_else(
-            |_| serde_json::Value::from(val.as_str()),
-            serde_json::Value::from,
-        );
+        let v = serde_json::from_str::<serde_json::Value>(&val)
+            .unwrap_or_else(|_| serde_json::Value::from(val.as_str()));
         value["params"][key] = v;
     }
     let workload = smrtl_testbench::sm_core::workload_from_value(&value)
         .map_err(|e| UsageError(format!("{source}: {e}")))?;
-    let run =
-        smrtl_cosim::sm_core::run(&workload).map_err(|e| UsageError(format!("{source}: {e}")))?;
+    let p = &workload.params;
+    let kernels = [workload.warps.clone()];
+    let mut rows = o.vcd.as_ref().map(|_| WaveRows::new(VCD_WINDOW));
+    let layout = smrtl_testbench::sm_core::layout(p);
+    let (name, result) = match o.backend {
+        Backend::Model => {
+            let run = smrtl_cosim::sm_core::run(&workload)
+                .map_err(|e| UsageError(format!("{source}: {e}")))?;
+            if let Some(rows) = rows.as_mut() {
+                smrtl_testbench::sm_core::model_rows(p, &kernels, std::slice::from_ref(&run), rows);
+            }
+            ("model", Ok(vec![run]))
+        }
+        backend => {
+            let (name, mut dut) = match backend {
+                Backend::Verilator => ("verilator", smrtl_testbench::sm_core::verilator(p)?),
+                _ => ("rusthdl", smrtl_testbench::sm_core::rusthdl(p)),
+            };
+            let r = smrtl_testbench::sm_core::cosim(p, &kernels, dut.as_mut(), rows.as_mut());
+            (name, r)
+        }
+    };
+    if let (Some(path), Some(rows)) = (&o.vcd, &rows) {
+        let mut buf = vec![];
+        vcd_out::write(&mut buf, smrtl_hdl::sm_core::Params::BLOCK, &layout, rows)?;
+        write_atomic(path, &buf)?;
+    }
+    let run = match result {
+        Ok(mut runs) => runs.remove(0),
+        Err(d) => {
+            println!("FAIL sm_core on {name}: {d}");
+            println!("model record: {}", serde_json::to_string(&d.model)?);
+            if let Some(v) = &o.vcd {
+                println!("vcd: {}", v.display());
+            }
+            return Ok(ExitCode::from(1));
+        }
+    };
     if let Some(path) = &o.records {
         let mut text = String::new();
         for r in &run.records {
@@ -130,12 +156,18 @@ fn run_workload(o: &Options) -> Result<ExitCode> {
     let s = &run.stats;
     if o.json {
         let mut v = serde_json::to_value(s)?;
-        v["backend"] = "model".into();
+        v["backend"] = name.into();
         v["source"] = source.into();
+        v["params"] = serde_json::to_value(p)?;
         println!("{}", serde_json::to_string_pretty(&v)?);
     } else {
+        let agree = if name == "model" {
+            String::new()
+        } else {
+            format!(", sm_core RTL ({name}) agrees on every cycle")
+        };
         println!(
-            "{source}: {} cycles, {} warp instructions, IPC per lane {:.3}, outcomes {}, {} WB bubbles, history cache {} hits / {} misses",
+            "{source}: {} cycles, {} warp instructions, IPC per lane {:.3}, outcomes {}, {} WB bubbles, history cache {} hits / {} misses{agree}",
             s.cycles,
             s.issued_warp_instructions,
             s.ipc,

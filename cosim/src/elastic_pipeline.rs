@@ -824,15 +824,11 @@ fn bits(words: &[u64], lo: usize, width: usize) -> u64 {
 }
 
 fn read(layout: &Layout, buf: &[u64], name: &str) -> u64 {
-    layout.output(name).map_or(0, |s| s.of(buf)[0])
+    layout.read_out(buf, name)
 }
 
 fn write(layout: &Layout, buf: &mut [u64], name: &str, v: u64) {
-    if let Some(s) = layout.output(name) {
-        let words = s.of_mut(buf);
-        words.fill(0);
-        words[0] = v;
-    }
+    layout.write_out(buf, name, v)
 }
 
 /// The latch taps `<stage>_valid` / `<stage>_tag` as `Some(tag)` or `None`.

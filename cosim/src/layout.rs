@@ -75,8 +75,32 @@ impl Layout {
         self.outputs.iter().find(|s| s.name == name)
     }
 
+    /// Low word of output `name` in `buf` (0 when the block has no such port).
+    pub fn read_out(&self, buf: &[u64], name: &str) -> u64 {
+        self.output(name).map_or(0, |s| s.of(buf)[0])
+    }
+
+    /// Writes `v` (at most 64 bits) to output `name` in `buf`, if the port exists.
+    pub fn write_out(&self, buf: &mut [u64], name: &str, v: u64) {
+        if let Some(s) = self.output(name) {
+            put(s.of_mut(buf), v);
+        }
+    }
+
+    /// Writes `v` (at most 64 bits) to input `name` in `buf`, if the port exists.
+    pub fn write_in(&self, buf: &mut [u64], name: &str, v: u64) {
+        if let Some(s) = self.input(name) {
+            put(s.of_mut(buf), v);
+        }
+    }
+
     /// Whether the block has a clock (registers or a clock port).
     pub fn has_clock(&self) -> bool {
         self.ports.iter().any(|p| p.name == CLOCK)
     }
+}
+
+fn put(words: &mut [u64], v: u64) {
+    words.fill(0);
+    words[0] = v;
 }

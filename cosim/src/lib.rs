@@ -12,4 +12,4 @@ pub mod sm_core;
 pub mod vcd_out;
 
 pub use layout::{Layout, Slot};
-pub use sim::Simulator;
+pub use sim::{Rtl, Simulator};

@@ -12,3 +12,14 @@ pub trait Simulator {
         vec![]
     }
 }
+
+/// An RTL backend that can also settle without a clock edge: for testbenches that answer an
+/// output within the same cycle (the `sm_core` descriptor request, spec elastic-pipeline.md §6).
+/// `eval` then `edge` is one [`Simulator::step`].
+pub trait Rtl: Simulator {
+    /// Applies `inputs`, settles and writes `outputs`; no clock edge. May be called again in
+    /// the same cycle with changed inputs.
+    fn eval(&mut self, inputs: &[u64], outputs: &mut [u64]);
+    /// The rising clock edge with the inputs of the last `eval`.
+    fn edge(&mut self);
+}

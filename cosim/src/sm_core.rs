@@ -27,204 +27,13 @@ use crate::elastic_pipeline::{
     detector_cfg, service_cycles, Entry, Pipeline, Record, Summary, WbContent,
 };
 use crate::history_cache::{Accumulator, DistanceCounter, HistoryCache};
+use crate::layout::Layout;
 use serde::{Deserialize, Serialize};
-use smrtl_hdl::bank_conflict_detector::Mode;
-use smrtl_hdl::elastic_pipeline::{Cause, Kind, Params, PipeMode, WbPriority};
-use smrtl_hdl::history_cache::{BcawsPolicy, CounterMode};
+use smrtl_hdl::elastic_pipeline::{Cause, Kind};
 use smrtl_hdl::BlockParams;
 use std::collections::VecDeque;
 
-/// The warp scheduler (spec §1 `sched`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Sched {
-    Rr,
-    Bcaws,
-}
-
-/// How global-load data returns (D26). JSON: `"at_writeback"` or `{"icnt": lat}`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum GmemReturn {
-    /// A GLD completes when its pipeline entry is loaded into WB (micro tests).
-    AtWriteback,
-    /// A GLD subwarp leaving MEM_last returns over ICNT `lat` cycles later (≤ 1 per cycle).
-    Icnt(u32),
-}
-
-/// SM parameters by their spec names (§1, §10). `WS` = S·L is derived.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct SmParams {
-    pub pipe_mode: PipeMode,
-    #[serde(rename = "M")]
-    pub mem_stages: u32,
-    #[serde(rename = "N")]
-    pub premem_depth: u32,
-    #[serde(rename = "Q")]
-    pub nonmem_depth: u32,
-    pub fe_depth: u32,
-    #[serde(rename = "P")]
-    pub ports: u32,
-    #[serde(rename = "S")]
-    pub subwarps: u32,
-    #[serde(rename = "L")]
-    pub lanes: u32,
-    #[serde(rename = "B")]
-    pub banks: u32,
-    pub wb_priority: WbPriority,
-    pub nonmem_min_age: u32,
-    pub broadcast: Mode,
-    #[serde(rename = "AW")]
-    pub addr_bits: u32,
-    /// Pipeline tag bits holding `(warp, seq, sw)`.
-    pub tag_bits: u32,
-    pub sched: Sched,
-    pub bcaws_policy: BcawsPolicy,
-    pub counter_mode: CounterMode,
-    pub bcaws_freeze_on_stall: bool,
-    pub hc_sets: u32,
-    pub hc_ways: u32,
-    #[serde(rename = "PCW")]
-    pub pc_bits: u32,
-    /// Warp contexts.
-    #[serde(rename = "W")]
-    pub warps: u32,
-    pub gmem_return: GmemReturn,
-}
-
-impl Default for SmParams {
-    /// `table4` with BCAWS; `gmem_return` = `at_writeback` (the spec's `Icnt{400}` default is
-    /// not the default here yet: DRAM latency would dominate every micro test).
-    fn default() -> Self {
-        let p = Params::default();
-        SmParams {
-            pipe_mode: p.pipe_mode,
-            mem_stages: p.mem_stages,
-            premem_depth: p.premem_depth,
-            nonmem_depth: p.nonmem_depth,
-            fe_depth: p.fe_depth,
-            ports: p.ports,
-            subwarps: p.subwarps,
-            lanes: p.lanes,
-            banks: p.banks,
-            wb_priority: p.wb_priority,
-            nonmem_min_age: p.nonmem_min_age,
-            broadcast: p.broadcast,
-            addr_bits: p.addr_bits,
-            tag_bits: 32,
-            sched: Sched::Bcaws,
-            bcaws_policy: BcawsPolicy::Strict,
-            counter_mode: CounterMode::LoadPred,
-            bcaws_freeze_on_stall: true,
-            hc_sets: 256,
-            hc_ways: 2,
-            pc_bits: 14,
-            warps: 32,
-            gmem_return: GmemReturn::AtWriteback,
-        }
-    }
-}
-
-/// lg(x) = max(1, ⌈log2 x⌉) (spec §1 notation).
-pub fn lg(x: u32) -> u32 {
-    (32 - x.saturating_sub(1).leading_zeros()).max(1)
-}
-
-impl SmParams {
-    /// Micro-test core: fe_depth 1, M = 2, N = 1, Q = 2, S = 2, W = 4, 16-set cache.
-    pub fn micro() -> SmParams {
-        SmParams {
-            mem_stages: 2,
-            premem_depth: 1,
-            nonmem_depth: 2,
-            fe_depth: 1,
-            subwarps: 2,
-            warps: 4,
-            hc_sets: 16,
-            ..SmParams::default()
-        }
-    }
-
-    /// The pipeline's params.
-    pub fn pipeline(&self) -> Params {
-        Params {
-            pipe_mode: self.pipe_mode,
-            mem_stages: self.mem_stages,
-            premem_depth: self.premem_depth,
-            nonmem_depth: self.nonmem_depth,
-            fe_depth: self.fe_depth,
-            ports: self.ports,
-            subwarps: self.subwarps,
-            lanes: self.lanes,
-            banks: self.banks,
-            wb_priority: self.wb_priority,
-            nonmem_min_age: self.nonmem_min_age,
-            broadcast: self.broadcast,
-            addr_bits: self.addr_bits,
-            tag_bits: self.tag_bits,
-        }
-    }
-
-    /// WS = S·L.
-    pub fn warp_size(&self) -> u32 {
-        self.subwarps * self.lanes
-    }
-
-    /// DW = ⌈log2 WS⌉: stored degree, counter and pred width.
-    pub fn dw(&self) -> u32 {
-        lg(self.warp_size())
-    }
-
-    pub fn tags(&self) -> TagCodec {
-        TagCodec {
-            warp_bits: lg(self.warps),
-            sw_bits: lg(self.subwarps),
-            seq_bits: self.tag_bits - lg(self.warps) - lg(self.subwarps),
-        }
-    }
-
-    /// One-line error naming the parameter and its allowed values.
-    pub fn validate(&self) -> Result<(), String> {
-        self.pipeline().validate().map_err(|e| e.to_string())?;
-        let bad = |name: &str, value: String, allowed: &str| {
-            Err(format!(
-                "parameter {name} = {value} is out of range; allowed: {allowed}"
-            ))
-        };
-        if !(1..=64).contains(&self.warps) {
-            return bad("W", self.warps.to_string(), "1..=64");
-        }
-        if !(self.hc_sets.is_power_of_two() && self.hc_sets <= 1024) {
-            return bad("hc_sets", self.hc_sets.to_string(), "1, 2, 4, ..., 1024");
-        }
-        if !(1..=2).contains(&self.hc_ways) {
-            return bad("hc_ways", self.hc_ways.to_string(), "1, 2");
-        }
-        let lo = self.hc_sets.trailing_zeros() + 1;
-        if !(lo..=32).contains(&self.pc_bits) {
-            return bad("PCW", self.pc_bits.to_string(), &format!("{lo}..=32"));
-        }
-        let need = lg(self.warps) + lg(self.subwarps) + 1;
-        if self.tag_bits < need {
-            return bad(
-                "tag_bits",
-                self.tag_bits.to_string(),
-                &format!("{need}..=32 (lg W + lg S + 1 seq bit)"),
-            );
-        }
-        if let GmemReturn::Icnt(lat) = self.gmem_return {
-            if !(1..=100_000).contains(&lat) {
-                return bad(
-                    "gmem_return",
-                    format!("{{\"icnt\": {lat}}}"),
-                    "\"at_writeback\" or {\"icnt\": 1..=100000}",
-                );
-            }
-        }
-        Ok(())
-    }
-}
+pub use smrtl_hdl::sm_core::{lg, GmemReturn, Params as SmParams, Sched};
 
 /// `(warp, seq, sw)` ⇄ pipeline tag (see the module docs).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -235,6 +44,15 @@ pub struct TagCodec {
 }
 
 impl TagCodec {
+    /// The codec of a core's params.
+    pub fn of(p: &SmParams) -> TagCodec {
+        TagCodec {
+            warp_bits: p.warp_bits() as u32,
+            sw_bits: p.sw_bits() as u32,
+            seq_bits: p.seq_bits() as u32,
+        }
+    }
+
     pub fn pack(&self, warp: u32, seq: u32, sw: u32) -> u32 {
         let seq = (seq as u64 & ((1u64 << self.seq_bits) - 1)) as u32;
         let hi = (warp as u64) << (self.seq_bits + self.sw_bits);
@@ -346,6 +164,18 @@ pub struct SmRecord {
     pub pred: u32,
     /// The cache write at the end of the cycle.
     pub hc_write: Option<HcWrite>,
+    /// An SMEM decision's cache lookup: whether it hit.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hc_lookup: Option<bool>,
+    /// The subwarp `(warp, sw)` loaded into F at the end of the cycle.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub issue: Option<(u32, u32)>,
+    /// The warp whose busy bit clears at the end of the cycle.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub warp_done: Option<u32>,
+    /// A GLD subwarp `(warp, sw)` sent to ICNT at the end of the cycle (`Icnt{lat}`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub icnt_req: Option<(u32, u32)>,
     pub outcome: Outcome,
 }
 
@@ -372,6 +202,40 @@ pub struct SmStats {
     /// History-cache lookups of SMEM decisions that hit / missed.
     pub hc_hits: u64,
     pub hc_misses: u64,
+}
+
+impl SmStats {
+    /// The figures of a kernel's records (spec §3.3): every count comes from the records, so
+    /// a co-simulated run that matches the model has identical stats.
+    pub fn of(records: &[SmRecord]) -> SmStats {
+        let mut o = OutcomeCounts::default();
+        for r in records {
+            *match r.outcome {
+                Outcome::Issue => &mut o.issue,
+                Outcome::BankConflict => &mut o.bank_conflict,
+                Outcome::Other => &mut o.other,
+                Outcome::SchedFail => &mut o.sched_fail,
+                Outcome::Idle => &mut o.idle,
+            } += 1;
+        }
+        let pipe: Vec<Record> = records.iter().map(|r| r.pipe.clone()).collect();
+        let cycles = records.len() as u64;
+        let count = |f: &dyn Fn(&SmRecord) -> bool| records.iter().filter(|r| f(r)).count() as u64;
+        SmStats {
+            cycles,
+            issued_warp_instructions: count(&|r| r.decision.is_some()),
+            issues: o.issue,
+            wb_bubbles: Summary::of(&pipe).wb_bubbles,
+            ipc: if cycles == 0 {
+                0.0
+            } else {
+                o.issue as f64 / cycles as f64
+            },
+            hc_hits: count(&|r| r.hc_lookup == Some(true)),
+            hc_misses: count(&|r| r.hc_lookup == Some(false)),
+            outcomes: o,
+        }
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -412,7 +276,9 @@ struct IssueEvent {
     decision: Option<u32>,
     pred: u32,
     load: bool,
-    loaded: bool,
+    hit: bool,
+    /// The subwarp loaded into F.
+    loaded: Option<(u32, u32)>,
     sched_fail: bool,
 }
 
@@ -432,24 +298,21 @@ pub struct SmCore {
     current: Option<Current>,
     /// ICNT returns: (cycle it may be presented, warp, sw).
     icnt: VecDeque<(u64, u32, u32)>,
-    /// SMEM-decision lookups since `kernel_start`.
-    hits: u64,
-    misses: u64,
 }
 
 impl SmCore {
     /// A core with params `p` (validated) and no program.
     pub fn new(p: &SmParams) -> Result<SmCore, String> {
-        p.validate()?;
-        let pp = p.pipeline();
+        p.validate().map_err(|e| e.to_string())?;
+        let pp = p.pipe.clone();
         Ok(SmCore {
             cfg: detector_cfg(&pp),
-            tags: p.tags(),
+            tags: TagCodec::of(p),
             pipe: Pipeline::new(&pp),
             cache: HistoryCache::new(p.hc_sets, p.hc_ways, p.pc_bits, p.dw()),
-            acc: Accumulator::new(p.subwarps, p.dw()),
+            acc: Accumulator::new(p.pipe.subwarps, p.dw()),
             counter: DistanceCounter::new(
-                p.subwarps,
+                p.pipe.subwarps,
                 p.dw(),
                 p.counter_mode,
                 p.bcaws_freeze_on_stall,
@@ -460,8 +323,6 @@ impl SmCore {
             last: p.warps - 1,
             current: None,
             icnt: VecDeque::new(),
-            hits: 0,
-            misses: 0,
             p: p.clone(),
         })
     }
@@ -490,7 +351,7 @@ impl SmCore {
     /// restarts at 0.
     pub fn kernel_start(&mut self, program: &[Vec<Instr>]) {
         assert!(program.len() <= self.p.warps as usize, "more warps than W");
-        self.pipe = Pipeline::new(&self.p.pipeline());
+        self.pipe = Pipeline::new(&self.p.pipe);
         self.cache.clear();
         self.acc.clear();
         self.counter.clear();
@@ -500,8 +361,6 @@ impl SmCore {
         self.last = self.p.warps - 1;
         self.current = None;
         self.icnt.clear();
-        self.hits = 0;
-        self.misses = 0;
     }
 
     fn has_next(&self, w: usize) -> bool {
@@ -560,11 +419,7 @@ impl SmCore {
             ev.pred = self.cache.pred(pc);
             if instr.op == Kind::Smem {
                 ev.load = true;
-                if self.cache.lookup(pc).is_some() {
-                    self.hits += 1;
-                } else {
-                    self.misses += 1;
-                }
+                ev.hit = self.cache.lookup(pc).is_some();
             }
             self.current = Some(Current {
                 warp: w,
@@ -577,12 +432,12 @@ impl SmCore {
         let tag = self.tags.pack(cur.warp, cur.seq, cur.issued);
         let e = cur
             .instr
-            .entry(tag, cur.issued as usize, self.p.lanes as usize);
+            .entry(tag, cur.issued as usize, self.p.pipe.lanes as usize);
+        ev.loaded = Some((cur.warp, cur.issued));
         cur.issued += 1;
-        if cur.issued == self.p.subwarps {
+        if cur.issued == self.p.pipe.subwarps {
             self.current = None;
         }
-        ev.loaded = true;
         Some(e)
     }
 
@@ -604,7 +459,7 @@ impl SmCore {
         let mem0_before = self.pipe.mem().mem0().map(|(e, _)| e.clone());
 
         let mut ev = IssueEvent::default();
-        let mut pipe = std::mem::replace(&mut self.pipe, Pipeline::new(&self.p.pipeline()));
+        let mut pipe = std::mem::replace(&mut self.pipe, Pipeline::new(&self.p.pipe));
         let rec = pipe.cycle_with(icnt_ret.is_some(), |in_ready| {
             self.source(in_ready, &mut ev)
         });
@@ -633,22 +488,27 @@ impl SmCore {
         self.counter
             .tick(ev.load, ev.pred, smem_sw_pending, rec.fe_hold);
         // WB load: busy clears when the completing entry is loaded into WB.
-        let icnt_mode = matches!(self.p.gmem_return, GmemReturn::Icnt(_));
+        let last_sw = self.p.pipe.subwarps - 1;
+        let (mut warp_done, mut icnt_req) = (None, None);
         if let WbContent::Entry(e) = self.pipe.wb() {
             let (w, _, s) = self.tags.unpack(e.tag);
-            if e.kind == Kind::Gld && icnt_mode {
-                if let GmemReturn::Icnt(lat) = self.p.gmem_return {
+            match self.p.gmem_return {
+                GmemReturn::Icnt(lat) if e.kind == Kind::Gld => {
                     // It left MEM_last at this edge; its return may be presented at t + lat.
                     self.icnt.push_back((t + lat as u64, w, s));
+                    icnt_req = Some((w, s));
                 }
-            } else if s == self.p.subwarps - 1 {
-                self.warps[w as usize].busy = false;
+                _ if s == last_sw => warp_done = Some(w),
+                _ => {}
             }
         }
         if let Some((_, w, s)) = icnt_ret {
-            if s == self.p.subwarps - 1 {
-                self.warps[w as usize].busy = false;
+            if s == last_sw {
+                warp_done = Some(w);
             }
+        }
+        if let Some(w) = warp_done {
+            self.warps[w as usize].busy = false;
         }
 
         let outcome = if rec.fe_hold {
@@ -656,7 +516,7 @@ impl SmCore {
                 Cause::BankConflict => Outcome::BankConflict,
                 _ => Outcome::Other,
             }
-        } else if ev.loaded {
+        } else if ev.loaded.is_some() {
             Outcome::Issue
         } else if ev.sched_fail {
             Outcome::SchedFail
@@ -670,6 +530,10 @@ impl SmCore {
             counter,
             pred: ev.pred,
             hc_write,
+            hc_lookup: ev.load.then_some(ev.hit),
+            issue: ev.loaded,
+            warp_done,
+            icnt_req,
             outcome,
         }
     }
@@ -687,36 +551,39 @@ impl SmCore {
             );
             records.push(self.cycle());
         }
-        let mut o = OutcomeCounts::default();
-        for r in &records {
-            *match r.outcome {
-                Outcome::Issue => &mut o.issue,
-                Outcome::BankConflict => &mut o.bank_conflict,
-                Outcome::Other => &mut o.other,
-                Outcome::SchedFail => &mut o.sched_fail,
-                Outcome::Idle => &mut o.idle,
-            } += 1;
-        }
-        let pipe: Vec<Record> = records.iter().map(|r| r.pipe.clone()).collect();
-        let summary = Summary::of(&pipe);
-        let cycles = records.len() as u64;
-        let stats = SmStats {
-            cycles,
-            issued_warp_instructions: records.iter().filter(|r| r.decision.is_some()).count()
-                as u64,
-            issues: o.issue,
-            wb_bubbles: summary.wb_bubbles,
-            ipc: if cycles == 0 {
-                0.0
-            } else {
-                o.issue as f64 / cycles as f64
-            },
-            hc_hits: self.hits,
-            hc_misses: self.misses,
-            outcomes: o,
-        };
+        let stats = SmStats::of(&records);
         SmRun { records, stats }
     }
+}
+
+/// Writes `r` onto the `sm_core` RTL's output ports (spec §6): what the RTL must show in that
+/// cycle. Ports without an event read 0.
+pub fn encode_record(p: &SmParams, layout: &Layout, r: &SmRecord, out: &mut [u64]) {
+    use smrtl_hdl::sm_core::port;
+    crate::elastic_pipeline::encode_record(&p.pipe, layout, &r.pipe, out);
+    let mut w = |name: &str, v: u64| layout.write_out(out, name, v);
+    let (iw, isw) = r.issue.unwrap_or((0, 0));
+    w(port::ISSUE_VALID, r.issue.is_some() as u64);
+    w(port::ISSUE_WARP, iw as u64);
+    w(port::ISSUE_SW, isw as u64);
+    w(port::DECIDE, r.decision.is_some() as u64);
+    w(port::GRANT, r.decision.unwrap_or(0) as u64);
+    w(port::SCHED_FAIL, (r.outcome == Outcome::SchedFail) as u64);
+    w(port::MASK, r.mask as u64);
+    w(port::COUNTER, r.counter as u64);
+    w(port::PRED, r.pred as u64);
+    w(port::HC_LOOKUP, r.hc_lookup.is_some() as u64);
+    w(port::HC_HIT, (r.hc_lookup == Some(true)) as u64);
+    let hw = r.hc_write.unwrap_or(HcWrite { pc: 0, value: 0 });
+    w(port::HC_WRITE, r.hc_write.is_some() as u64);
+    w(port::HC_WRITE_PC, hw.pc as u64);
+    w(port::HC_WRITE_VALUE, hw.value as u64);
+    w(port::WARP_DONE, r.warp_done.is_some() as u64);
+    w(port::WARP_DONE_ID, r.warp_done.unwrap_or(0) as u64);
+    let (rw, rsw) = r.icnt_req.unwrap_or((0, 0));
+    w(port::ICNT_REQ, r.icnt_req.is_some() as u64);
+    w(port::ICNT_REQ_WARP, rw as u64);
+    w(port::ICNT_REQ_SW, rsw as u64);
 }
 
 /// Runs a workload on a fresh core (deterministic).

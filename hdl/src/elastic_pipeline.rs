@@ -100,7 +100,7 @@ impl Cause {
 
 /// Pipeline parameters (spec §1, §10), by their spec names.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, default)]
 pub struct Params {
     pub pipe_mode: PipeMode,
     /// Memory stages.
@@ -429,18 +429,23 @@ use crate::params::log2;
 
 /// One pipeline entry's fields as nets (spec §2 "Entry"; co-simulation build, D23).
 #[derive(Clone)]
-struct Entry {
-    tag: Expr,
-    kind: Expr,
-    deg: Expr,
-    act: Expr,
-    addr: Vec<Expr>,
+pub struct Entry {
+    pub tag: Expr,
+    pub kind: Expr,
+    /// Degree override (0 = the detector computes the degree).
+    pub deg: Expr,
+    pub act: Expr,
+    pub addr: Vec<Expr>,
+    /// The instruction's PC (scheduler mode: the history cache's key, §5.3); absent in trace
+    /// mode.
+    pub pc: Option<Expr>,
 }
 
 impl Entry {
     fn fields(&self) -> Vec<&Expr> {
         let mut f = vec![&self.tag, &self.kind, &self.deg, &self.act];
         f.extend(self.addr.iter());
+        f.extend(self.pc.iter());
         f
     }
 
@@ -458,6 +463,7 @@ impl Entry {
                 .zip(&b.addr)
                 .map(|(x, y)| pick(x, y))
                 .collect(),
+            pc: a.pc.as_ref().zip(b.pc.as_ref()).map(|(x, y)| pick(x, y)),
         }
     }
 }
@@ -470,7 +476,8 @@ struct Latch {
 }
 
 impl Latch {
-    fn new(m: &mut Module, p: &Params, stage: &str) -> Latch {
+    /// A latch named `stage`; entries carry a PC of `pcw` bits when `pcw` > 0.
+    fn new(m: &mut Module, p: &Params, pcw: usize, stage: &str) -> Latch {
         let mut reg = |field: &str, width: usize| m.reg(&format!("{stage}_{field}_q"), width, 0);
         Latch {
             valid: reg("valid", 1),
@@ -482,6 +489,7 @@ impl Latch {
                 addr: (0..p.lanes)
                     .map(|l| reg(&format!("addr{l}"), p.addr_bits as usize))
                     .collect(),
+                pc: (pcw > 0).then(|| reg("pc", pcw)),
             },
         }
     }
@@ -523,9 +531,9 @@ struct Fifo {
 }
 
 impl Fifo {
-    fn new(m: &mut Module, p: &Params, name: &str, n: usize, max_age: u64) -> Fifo {
+    fn new(m: &mut Module, p: &Params, pcw: usize, name: &str, n: usize, max_age: u64) -> Fifo {
         let slots: Vec<Latch> = (0..n)
-            .map(|i| Latch::new(m, p, &format!("{name}{i}")))
+            .map(|i| Latch::new(m, p, pcw, &format!("{name}{i}")))
             .collect();
         let ages = if max_age > 0 {
             (0..n)
@@ -604,15 +612,69 @@ impl Fifo {
     }
 }
 
+/// What drives the pipeline (spec §6 `FrontEnd` `in_*`, `ElasticBackend` `icnt_valid`).
+/// `in_valid` may depend on [`PipeOut::in_ready`] (declare it with [`Module::forward`]).
+pub struct PipeIn {
+    pub in_valid: Expr,
+    pub entry: Entry,
+    pub icnt_valid: Expr,
+}
+
+/// The pipeline's nets a surrounding block reads.
+pub struct PipeOut {
+    pub in_ready: Expr,
+    pub fe_hold: Expr,
+    pub cause: Expr,
+    pub wb_valid: Expr,
+    pub wb_icnt: Expr,
+    pub wb_tag: Expr,
+    pub wb_src: Expr,
+    /// `rem` of the MEM0 entry, 0 when MEM0 is empty.
+    pub mem0_rem: Expr,
+    pub pre_count: Expr,
+    pub nq_count: Expr,
+    /// Every traced latch: (stage name, valid, tag shown as 0 when empty).
+    pub taps: Vec<(String, Expr, Expr)>,
+    /// The MEM0 entry leaves MEM0 at this edge (§5.3); `mem0_c` is its service time c.
+    pub mem0_leave: Expr,
+    pub mem0: Entry,
+    pub mem0_c: Expr,
+    /// A pipeline entry (not ICNT data) is loaded into WB at this edge, with its tag and kind.
+    pub wb_load: Expr,
+    pub wb_load_tag: Expr,
+    pub wb_load_kind: Expr,
+}
+
+impl PipeOut {
+    /// Drives the trace-mode outputs of [`ports`] (present under the same names in every top
+    /// that contains the pipeline).
+    pub fn drive(&self, m: &mut Module, out: &std::collections::HashMap<String, Expr>) {
+        let o = |name: &str| out[name].clone();
+        m.assign(&o(port::IN_READY), self.in_ready.clone());
+        m.assign(&o(port::FE_HOLD), self.fe_hold.clone());
+        m.assign(&o(port::CAUSE), self.cause.clone());
+        m.assign(&o(port::WB_VALID), self.wb_valid.clone());
+        m.assign(&o(port::WB_ICNT), self.wb_icnt.clone());
+        m.assign(&o(port::WB_TAG), self.wb_tag.clone());
+        m.assign(&o(port::WB_SRC), self.wb_src.clone());
+        m.assign(&o(port::MEM0_REM), self.mem0_rem.clone());
+        m.assign(&o(port::PRE_COUNT), self.pre_count.clone());
+        m.assign(&o(port::NQ_COUNT), self.nq_count.clone());
+        for (stage, valid, tag) in &self.taps {
+            let (vn, tn) = stage_ports(stage);
+            m.assign(&o(&vn), valid.clone());
+            m.assign(&o(&tn), tag.clone());
+        }
+    }
+}
+
 /// Builds the trace-mode top `elastic_pipeline` (front end + backend) from validated params.
 pub fn build(p: &Params) -> Module {
     let mut m = Module::new(Params::BLOCK);
     let (inp, out) = m.declare_ports(&ports(p));
     let i = |name: &str| inp[name].clone();
-    let (mm, aw) = (p.mem_stages as usize, p.addr_bits as usize);
-    let elastic = p.pipe_mode == PipeMode::Elastic;
-    let rw = p.rem_bits();
-    let incoming = Entry {
+    let aw = p.addr_bits as usize;
+    let entry = Entry {
         tag: i(port::IN_TAG),
         kind: i(port::IN_KIND),
         deg: i(port::IN_DEG),
@@ -620,22 +682,38 @@ pub fn build(p: &Params) -> Module {
         addr: (0..p.lanes as usize)
             .map(|l| i(port::IN_ADDR).slice(l * aw, aw))
             .collect(),
+        pc: None,
     };
+    let io = PipeIn {
+        in_valid: i(port::IN_VALID),
+        entry,
+        icnt_valid: i(port::ICNT_VALID),
+    };
+    logic(&mut m, p, 0, io).drive(&mut m, &out);
+    m
+}
 
+/// The pipeline's logic inside `m` (spec §3.2 steps 1–8, §3.3 causes); entries carry a PC of
+/// `pcw` bits when `pcw` > 0.
+pub fn logic(m: &mut Module, p: &Params, pcw: usize, io: PipeIn) -> PipeOut {
+    let mm = p.mem_stages as usize;
+    let elastic = p.pipe_mode == PipeMode::Elastic;
+    let rw = p.rem_bits();
+    let incoming = io.entry;
     // --- State -----------------------------------------------------------------------------
-    let f = Latch::new(&mut m, p, "f");
+    let f = Latch::new(m, p, pcw, "f");
     let d: Vec<Latch> = (1..=p.fe_depth)
-        .map(|k| Latch::new(&mut m, p, &format!("d{k}")))
+        .map(|k| Latch::new(m, p, pcw, &format!("d{k}")))
         .collect();
-    let exe = Latch::new(&mut m, p, "exe");
-    let pre = Fifo::new(&mut m, p, "pre", p.pre_slots(), 0);
+    let exe = Latch::new(m, p, pcw, "exe");
+    let pre = Fifo::new(m, p, pcw, "pre", p.pre_slots(), 0);
     let mem: Vec<Latch> = (0..mm)
-        .map(|k| Latch::new(&mut m, p, &format!("mem{k}")))
+        .map(|k| Latch::new(m, p, pcw, &format!("mem{k}")))
         .collect();
     let elapsed = m.reg("mem0_elapsed_q", rw, 0);
-    let nq = Fifo::new(&mut m, p, "nq", p.nq_slots(), p.nonmem_min_age as u64);
+    let nq = Fifo::new(m, p, pcw, "nq", p.nq_slots(), p.nonmem_min_age as u64);
     let nm: Vec<Latch> = (0..p.nm_slots())
-        .map(|k| Latch::new(&mut m, p, &format!("nm{k}")))
+        .map(|k| Latch::new(m, p, pcw, &format!("nm{k}")))
         .collect();
     let wb_valid = m.reg("wb_valid_q", 1, 0);
     let wb_icnt = m.reg("wb_icnt_q", 1, 0);
@@ -690,7 +768,7 @@ pub fn build(p: &Params) -> Module {
         mem0_done.clone()
     };
     let mut sources: Vec<(WbSrc, Expr, Option<Entry>)> =
-        vec![(WbSrc::Icnt, i(port::ICNT_VALID), None)];
+        vec![(WbSrc::Icnt, io.icnt_valid.clone(), None)];
     let mem_src = (WbSrc::Mem, mem_avail, Some(mem_last.e.clone()));
     let nq_src = nq.slots.first().map(|head| {
         let eligible = match nq.ages.first() {
@@ -845,19 +923,19 @@ pub fn build(p: &Params) -> Module {
     }
     let fe_hold = m.wire("fe_hold_now", &f.valid & &!fe_moves[0].clone());
     let in_ready = m.wire("in_ready_now", !fe_hold.clone());
-    let f_load = m.wire("f_load", &i(port::IN_VALID) & &in_ready);
+    let f_load = m.wire("f_load", &io.in_valid & &in_ready);
 
     // --- Step 8 and the register updates --------------------------------------------------------
-    f.update(&mut m, &f_load, &incoming, &fe_moves[0]);
+    f.update(m, &f_load, &incoming, &fe_moves[0]);
     for k in 0..d.len() {
-        d[k].update(&mut m, &fe_moves[k], &chain[k].e, &fe_moves[k + 1].clone());
+        d[k].update(m, &fe_moves[k], &chain[k].e, &fe_moves[k + 1].clone());
     }
     let last_d = chain.len() - 1;
-    exe.update(&mut m, &fe_moves[last_d], &chain[last_d].e, &exe_leaves);
+    exe.update(m, &fe_moves[last_d], &chain[last_d].e, &exe_leaves);
     if !pre.slots.is_empty() {
-        pre.update(&mut m, &pre_deq, &to_pre, &exe.e);
+        pre.update(m, &pre_deq, &to_pre, &exe.e);
     }
-    mem[0].update(&mut m, &mem0_load, &mem0_in, &moves[0]);
+    mem[0].update(m, &mem0_load, &mem0_in, &moves[0]);
     // §3.2 step 1: rem counts down while > 1; a finished entry that cannot move stays at rem 1.
     let busy = &mem0.valid & &!mem0_done.clone();
     let restart = &mem0_load | &moves[0];
@@ -867,10 +945,10 @@ pub fn build(p: &Params) -> Module {
     );
     m.next(&elapsed, next_elapsed);
     for k in 1..mm {
-        mem[k].update(&mut m, &moves[k - 1], &mem[k - 1].e.clone(), &moves[k]);
+        mem[k].update(m, &moves[k - 1], &mem[k - 1].e.clone(), &moves[k]);
     }
     if !nq.slots.is_empty() {
-        nq.update(&mut m, &nq_deq, &to_nq, &exe.e);
+        nq.update(m, &nq_deq, &to_nq, &exe.e);
     }
     for k in 0..nm.len() {
         let (load, input) = if k == 0 {
@@ -878,20 +956,28 @@ pub fn build(p: &Params) -> Module {
         } else {
             (nm_moves[k - 1].clone(), nm[k - 1].e.clone())
         };
-        nm[k].update(&mut m, &load, &input, &nm_moves[k]);
+        nm[k].update(m, &load, &input, &nm_moves[k]);
     }
     let tw = p.tag_bits as usize;
     let mut next_tag = Expr::lit(0, tw);
+    let mut next_kind = Expr::lit(0, 2);
     let mut next_src = Expr::lit(WbSrc::None as u64, 3);
     for (src, _, entry) in sources.iter().rev() {
         let s = sel_of(*src);
-        let tag = entry.as_ref().map_or(Expr::lit(0, tw), |e| e.tag.clone());
+        let (tag, kind) = entry
+            .as_ref()
+            .map_or((Expr::lit(0, tw), Expr::lit(0, 2)), |e| {
+                (e.tag.clone(), e.kind.clone())
+            });
         next_tag = s.mux(&tag, &next_tag);
+        next_kind = s.mux(&kind, &next_kind);
         next_src = s.mux(&Expr::lit(*src as u64, 3), &next_src);
     }
+    let next_tag_w = m.wire("wb_load_tag", next_tag);
+    let next_kind = m.wire("wb_load_kind", next_kind);
     m.next(&wb_valid, taken.clone());
     m.next(&wb_icnt, sel_of(WbSrc::Icnt));
-    m.next(&wb_tag, next_tag);
+    m.next(&wb_tag, next_tag_w.clone());
     m.next(&wb_src, next_src);
 
     // --- Cause (§3.3) ---------------------------------------------------------------------------
@@ -915,17 +1001,6 @@ pub fn build(p: &Params) -> Module {
     let cause = fe_hold.mux(&memlike.mux(&mem_cause, &alu_cause), &code(Cause::None));
 
     // --- Outputs ----------------------------------------------------------------------------------
-    let o = |name: &str| out[name].clone();
-    m.assign(&o(port::IN_READY), in_ready);
-    m.assign(&o(port::FE_HOLD), fe_hold);
-    m.assign(&o(port::CAUSE), cause);
-    m.assign(&o(port::WB_VALID), wb_valid);
-    m.assign(&o(port::WB_ICNT), wb_icnt);
-    m.assign(&o(port::WB_TAG), wb_tag);
-    m.assign(&o(port::WB_SRC), wb_src);
-    m.assign(&o(port::MEM0_REM), mem0.valid.mux(&rem, &Expr::lit(0, rw)));
-    m.assign(&o(port::PRE_COUNT), pre.count());
-    m.assign(&o(port::NQ_COUNT), nq.count());
     let all: Vec<&Latch> = std::iter::once(&f)
         .chain(d.iter())
         .chain(std::iter::once(&exe))
@@ -934,10 +1009,29 @@ pub fn build(p: &Params) -> Module {
         .chain(nq.slots.iter())
         .chain(nm.iter())
         .collect();
-    for (stage, latch) in stages(p).iter().zip(all) {
-        let (valid, tag) = stage_ports(stage);
-        m.assign(&o(&valid), latch.valid.clone());
-        m.assign(&o(&tag), latch.shown_tag());
+    let taps = stages(p)
+        .into_iter()
+        .zip(all)
+        .map(|(stage, latch)| (stage, latch.valid.clone(), latch.shown_tag()))
+        .collect();
+    let loads_entry = m.wire("wb_load", &taken & &!sel_of(WbSrc::Icnt));
+    PipeOut {
+        in_ready,
+        fe_hold,
+        cause,
+        wb_valid,
+        wb_icnt,
+        wb_tag,
+        wb_src,
+        mem0_rem: mem0.valid.mux(&rem, &Expr::lit(0, rw)),
+        pre_count: pre.count(),
+        nq_count: nq.count(),
+        taps,
+        mem0_leave: moves[0].clone(),
+        mem0: mem0.e.clone(),
+        mem0_c: c,
+        wb_load: loads_entry,
+        wb_load_tag: next_tag_w,
+        wb_load_kind: next_kind,
     }
-    m
 }

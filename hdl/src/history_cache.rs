@@ -150,7 +150,7 @@ impl BlockParams for Params {
             ParamInfo {
                 name: "WS",
                 meaning: "warp size; DW = log2 WS",
-                allowed: "16, 32, 64".into(),
+                allowed: "8, 16, 32, 64, 128".into(),
             },
             ParamInfo {
                 name: "W",
@@ -185,7 +185,7 @@ impl BlockParams for Params {
         one_of("hc_sets", self.hc_sets, &sets)?;
         one_of("hc_ways", self.hc_ways, &[1, 2])?;
         crate::params::in_range("PCW", self.pc_bits, log2(self.hc_sets) + 1, 32)?;
-        one_of("WS", self.warp_size, &[16, 32, 64])?;
+        one_of("WS", self.warp_size, &[8, 16, 32, 64, 128])?;
         crate::params::in_range("W", self.warps, 1, 64)?;
         let lanes: Vec<u32> = [8, 16, 32]
             .into_iter()
@@ -335,37 +335,96 @@ fn select_way(
     )
 }
 
-/// The RTL of the block (spec §5.2–5.4, D16–D18): accumulator `acc_q`, cache lines
-/// `hc_s{set}_w{way}_{valid,tag,data}_q` with one `hc_s{set}_mru_q` per set (2 ways), and the
-/// distance counter `counter_q` with the ready mask. `clear` (kernel_start) zeroes valid and
-/// MRU bits, counter and accumulator and suppresses that cycle's cache write.
+/// The block's inputs as nets (spec §6 `DegreeAccumulator`, `ConflictHistoryCache`,
+/// `BcawsMask`); `lk_pc` may depend on [`HcOut::ready_m`] through a scheduler.
+pub struct HcIn {
+    pub clear: Expr,
+    pub acc_v: Expr,
+    pub acc_sw: Expr,
+    pub acc_svc_m1: Expr,
+    pub acc_pc: Expr,
+    pub lk_pc: Expr,
+    pub ready: Expr,
+    pub is_mem: Expr,
+    pub load: Expr,
+    pub smem_sw_pending: Expr,
+    pub fe_hold: Expr,
+    pub enable: Expr,
+}
+
+/// The block's outputs as nets.
+pub struct HcOut {
+    pub acc_valid: Expr,
+    pub acc_value: Expr,
+    pub acc_pc: Expr,
+    pub lk_hit: Expr,
+    pub lk_data: Expr,
+    pub pred: Expr,
+    pub ready_m: Expr,
+    pub mask: Expr,
+    pub counter: Expr,
+}
+
+/// The top `history_cache`: its ports around [`logic`].
 pub fn build(p: &Params) -> Module {
     let mut m = Module::new(Params::BLOCK);
     let (inp, out) = m.declare_ports(&ports(p));
     let i = |name: &str| inp[name].clone();
+    let io = HcIn {
+        clear: i(port::CLEAR),
+        acc_v: i(port::ACC_V),
+        acc_sw: i(port::ACC_SW),
+        acc_svc_m1: i(port::ACC_SVC_M1),
+        acc_pc: i(port::ACC_PC_IN),
+        lk_pc: i(port::LK_PC),
+        ready: i(port::READY),
+        is_mem: i(port::IS_MEM),
+        load: i(port::LOAD),
+        smem_sw_pending: i(port::SMEM_SW_PENDING),
+        fe_hold: i(port::FE_HOLD),
+        enable: i(port::ENABLE),
+    };
+    let r = logic(&mut m, p, io);
     let o = |name: &str| out[name].clone();
+    for (name, value) in [
+        (port::ACC_VALID, r.acc_valid),
+        (port::ACC_VALUE, r.acc_value),
+        (port::ACC_PC, r.acc_pc),
+        (port::LK_HIT, r.lk_hit),
+        (port::LK_DATA, r.lk_data),
+        (port::PRED, r.pred),
+        (port::READY_M, r.ready_m),
+        (port::MASK, r.mask),
+        (port::COUNTER, r.counter),
+    ] {
+        m.assign(&o(name), value);
+    }
+    m
+}
+
+/// The logic of the block (spec §5.2–5.4, D16–D18): accumulator `acc_q`, cache lines
+/// `hc_s{set}_w{way}_{valid,tag,data}_q` with one `hc_s{set}_mru_q` per set (2 ways), and the
+/// distance counter `counter_q` with the ready mask. `clear` (kernel_start) zeroes valid and
+/// MRU bits, counter and accumulator and suppresses that cycle's cache write.
+pub fn logic(m: &mut Module, p: &Params, io: HcIn) -> HcOut {
     let (dw, sw, w) = (p.dw(), p.sw_bits(), p.warps as usize);
     let (ib, tb) = (p.index_bits(), p.tag_bits());
     let (sets, ways) = (p.hc_sets as usize, p.hc_ways as usize);
     let s_m1 = u64::from(p.subwarps() - 1);
-    let clear = i(port::CLEAR);
+    let clear = io.clear.clone();
 
     // --- Degree accumulator (§5.3, D17) --------------------------------------------------------
     let acc = m.reg("acc_q", dw, 0);
-    let acc_sw = i(port::ACC_SW);
+    let acc_sw = io.acc_sw.clone();
     let first = m.wire("acc_first", acc_sw.equals(&Expr::lit(0, sw)));
     let last = m.wire("acc_last", acc_sw.equals(&Expr::lit(s_m1, sw)));
     let base = first.mux(&Expr::lit(0, dw), &acc);
-    let sum = m.wire("acc_sum", base + i(port::ACC_SVC_M1).zext(dw));
-    let acc_v = i(port::ACC_V);
+    let sum = m.wire("acc_sum", base + io.acc_svc_m1.clone().zext(dw));
+    let acc_v = io.acc_v.clone();
     let acc_valid = m.wire("acc_valid_w", &acc_v & &last);
-    m.assign(&o(port::ACC_VALID), acc_valid.clone());
-    m.assign(&o(port::ACC_VALUE), acc_valid.mux(&sum, &Expr::lit(0, dw)));
-    let pc_in = i(port::ACC_PC_IN);
-    m.assign(
-        &o(port::ACC_PC),
-        acc_valid.mux(&pc_in, &Expr::lit(0, p.pc_bits as usize)),
-    );
+    let acc_value = acc_valid.mux(&sum, &Expr::lit(0, dw));
+    let pc_in = io.acc_pc.clone();
+    let acc_pc = acc_valid.mux(&pc_in, &Expr::lit(0, p.pc_bits as usize));
     m.next(&acc, clear.mux(&Expr::lit(0, dw), &acc_v.mux(&sum, &acc)));
 
     // --- Conflict history cache (§5.2, D16) ----------------------------------------------------
@@ -404,31 +463,28 @@ pub fn build(p: &Params) -> Module {
     };
 
     // Lookup: select each way's line of the indexed set, then compare the tags once per way.
-    let lk_pc = i(port::LK_PC);
+    let lk_pc = io.lk_pc.clone();
     let lk_tag = lk_pc.slice(ib, tb);
-    let lk_sel = decode(&mut m, "lk", &lk_pc);
+    let lk_sel = decode(m, "lk", &lk_pc);
     let mut lk_hits = vec![];
     let mut lk_datas = vec![];
     for wy in 0..ways {
-        let (v, t, d) = select_way(&mut m, "lk", &lines, &lk_sel, wy, tb, dw);
+        let (v, t, d) = select_way(m, "lk", &lines, &lk_sel, wy, tb, dw);
         let hit = m.wire(&format!("lk_w{wy}_hit"), v & t.equals(&lk_tag));
         lk_datas.push(replicate(&hit, dw) & d);
         lk_hits.push(hit);
     }
     let lk_hit = m.wire("lk_hit_w", or_tree(lk_hits, 1));
     let lk_data = m.wire("lk_data_w", or_tree(lk_datas, dw));
-    m.assign(&o(port::LK_HIT), lk_hit.clone());
-    m.assign(&o(port::LK_DATA), lk_data.clone());
     let pred = m.wire("pred_w", lk_hit.mux(&lk_data, &Expr::lit(0, dw)));
-    m.assign(&o(port::PRED), pred.clone());
 
     // Write: on acc_valid, the line of acc_pc_in (hit way, else first invalid, else non-MRU).
     let wr_tag = pc_in.slice(ib, tb);
-    let wr_sel = decode(&mut m, "wr", &pc_in);
+    let wr_sel = decode(m, "wr", &pc_in);
     let we = m.wire("wr_en", &acc_valid & &!&clear);
     let wr_way1 = if ways == 2 {
-        let (v0, t0, _) = select_way(&mut m, "wr", &lines, &wr_sel, 0, tb, dw);
-        let (v1, t1, _) = select_way(&mut m, "wr", &lines, &wr_sel, 1, tb, dw);
+        let (v0, t0, _) = select_way(m, "wr", &lines, &wr_sel, 0, tb, dw);
+        let (v1, t1, _) = select_way(m, "wr", &lines, &wr_sel, 1, tb, dw);
         let hit0 = m.wire("wr_w0_hit", &v0 & &t0.equals(&wr_tag));
         let hit1 = m.wire("wr_w1_hit", &v1 & &t1.equals(&wr_tag));
         let mru_sel = or_tree(wr_sel.iter().zip(&mru).map(|(s, r)| s & r).collect(), 1);
@@ -461,11 +517,9 @@ pub fn build(p: &Params) -> Module {
 
     // --- Distance counter and ready mask (§5.4, §5.6, D18, D19) --------------------------------
     let counter = m.reg("counter_q", dw, 0);
-    m.assign(&o(port::COUNTER), counter.clone());
     let nonzero = m.wire("counter_nz", counter.any());
-    let mask = m.wire("mask_w", i(port::ENABLE) & nonzero.clone());
-    m.assign(&o(port::MASK), mask.clone());
-    let (ready, is_mem) = (i(port::READY), i(port::IS_MEM));
+    let mask = m.wire("mask_w", io.enable.clone() & nonzero.clone());
+    let (ready, is_mem) = (io.ready.clone(), io.is_mem.clone());
     // One NAND (mask ∧ is_mem) and one AND per warp (Table 3).
     let masked = m.wire(
         "ready_masked",
@@ -479,21 +533,30 @@ pub fn build(p: &Params) -> Module {
             only_mem.mux(&ready, &masked)
         }
     };
-    m.assign(&o(port::READY_M), ready_m);
     let load_value = match p.counter_mode {
         CounterMode::LoadPred => pred.clone(),
         CounterMode::LoadPredPlusSm1 => &pred + &Expr::lit(s_m1, dw),
     };
     let mut dec = nonzero.clone();
     if p.counter_mode == CounterMode::LoadPred {
-        dec = dec & !i(port::SMEM_SW_PENDING);
+        dec = dec & !io.smem_sw_pending.clone();
     }
     if p.bcaws_freeze_on_stall {
-        dec = dec & !i(port::FE_HOLD);
+        dec = dec & !io.fe_hold.clone();
     }
     let dec = m.wire("counter_dec", dec);
     let held = dec.mux(&(&counter - &Expr::lit(1, dw)), &counter);
-    let next = clear.mux(&Expr::lit(0, dw), &i(port::LOAD).mux(&load_value, &held));
+    let next = clear.mux(&Expr::lit(0, dw), &io.load.mux(&load_value, &held));
     m.next(&counter, next);
-    m
+    HcOut {
+        acc_valid,
+        acc_value,
+        acc_pc,
+        lk_hit,
+        lk_data,
+        pred,
+        ready_m,
+        mask,
+        counter,
+    }
 }

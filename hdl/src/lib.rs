@@ -7,6 +7,7 @@ pub mod history_cache;
 pub mod netlist;
 pub mod params;
 pub mod rusthdl;
+pub mod sm_core;
 pub mod tools;
 
 pub use netlist::{Dir, Module, Port};

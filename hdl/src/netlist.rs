@@ -273,7 +273,9 @@ impl ops::Not for &Expr {
 pub struct Module {
     pub name: String,
     nets: Vec<Net>,
-    /// Combinational assignments, in an order where every net is written before it is read.
+    /// Combinational assignments in construction order; [`Program::compile`] sorts them so
+    /// every net is written before it is read (a wire may be declared before its driver, see
+    /// [`Module::forward`]).
     assigns: Vec<(usize, Expr)>,
     /// Registers: (reg net, net holding its next value).
     regs: Vec<(usize, usize)>,
@@ -391,6 +393,13 @@ impl Module {
         let w = self.add_net(name, value.width, NetKind::Wire);
         self.assign(&w, value);
         w
+    }
+
+    /// A wire whose driver is given later with [`Module::assign`]: for logic whose inputs depend
+    /// on outputs computed further on (e.g. a scheduler's grant feeding a lookup whose result
+    /// is needed elsewhere). Combinational loops are rejected when the module is compiled.
+    pub fn forward(&mut self, name: &str, width: usize) -> Expr {
+        self.add_net(name, width, NetKind::Wire)
     }
 
     /// Drives an output (or a declared wire) with `value`.
@@ -540,6 +549,81 @@ impl Module {
         self.reset
     }
 
+    /// The assignments sorted so each net is driven before any assignment reads it (depth-first,
+    /// keeping construction order where possible). Panics on a combinational loop or an
+    /// undriven wire: both are builder bugs.
+    fn assigns_in_order(&self) -> Vec<&(usize, Expr)> {
+        let mut driver = vec![None; self.nets.len()];
+        for (i, (t, _)) in self.assigns.iter().enumerate() {
+            driver[*t] = Some(i);
+        }
+        for (id, n) in self.nets.iter().enumerate() {
+            let needs_driver = matches!(n.kind, NetKind::Wire | NetKind::Output);
+            assert!(
+                !needs_driver || driver[id].is_some(),
+                "net {} is never driven",
+                n.name
+            );
+        }
+        // 0 = unvisited, 1 = on the stack, 2 = done.
+        let mut state = vec![0u8; self.assigns.len()];
+        let mut order = Vec::with_capacity(self.assigns.len());
+        for root in 0..self.assigns.len() {
+            if state[root] != 0 {
+                continue;
+            }
+            // Iterative DFS: (assignment, its dependencies, next dependency to visit).
+            let mut stack = vec![(root, self.reads(root, &driver), 0usize)];
+            state[root] = 1;
+            while let Some((a, deps, k)) = stack.last_mut() {
+                if let Some(&d) = deps.get(*k) {
+                    *k += 1;
+                    match state[d] {
+                        0 => {
+                            state[d] = 1;
+                            let deps = self.reads(d, &driver);
+                            stack.push((d, deps, 0));
+                        }
+                        1 => panic!(
+                            "combinational loop through net {}",
+                            self.nets[self.assigns[d].0].name
+                        ),
+                        _ => {}
+                    }
+                } else {
+                    state[*a] = 2;
+                    order.push(&self.assigns[*a]);
+                    stack.pop();
+                }
+            }
+        }
+        order
+    }
+
+    /// Assignments driving the nets that assignment `a` reads.
+    fn reads(&self, a: usize, driver: &[Option<usize>]) -> Vec<usize> {
+        fn walk(e: &Expr, driver: &[Option<usize>], out: &mut Vec<usize>) {
+            match &e.node {
+                Node::Net(id) | Node::Slice(id, _) => out.extend(driver[*id]),
+                Node::Const(_) => {}
+                Node::Not(x) | Node::Any(x) => walk(x, driver, out),
+                Node::Bin(_, x, y) => {
+                    walk(x, driver, out);
+                    walk(y, driver, out);
+                }
+                Node::Mux(c, t, f) => {
+                    walk(c, driver, out);
+                    walk(t, driver, out);
+                    walk(f, driver, out);
+                }
+                Node::Concat(parts) => parts.iter().for_each(|p| walk(p, driver, out)),
+            }
+        }
+        let mut out = vec![];
+        walk(&self.assigns[a].1, driver, &mut out);
+        out
+    }
+
     pub(crate) fn node_view(e: &Expr) -> NodeView<'_> {
         match &e.node {
             Node::Net(id) => NodeView::Net(*id),
@@ -601,7 +685,7 @@ impl Program {
             slots: m.words,
             consts: vec![],
         };
-        for (target, e) in &m.assigns {
+        for (target, e) in m.assigns_in_order() {
             let dst = m.nets[*target].offset;
             let src = p.expr(m, e, Some(dst));
             if src != dst {

@@ -5,10 +5,10 @@ use crate::design::{Case, Design};
 use proptest::strategy::{Strategy, ValueTree};
 use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
 use smrtl_cosim::harness::{self, Mismatch, Outcome};
-use smrtl_cosim::Simulator;
+use smrtl_cosim::Rtl;
 
 /// Builds a fresh RTL backend instance in its reset state.
-pub type RtlFactory<'a> = dyn Fn() -> Box<dyn Simulator> + 'a;
+pub type RtlFactory<'a> = dyn Fn() -> Box<dyn Rtl> + 'a;
 
 /// A failure after shrinking.
 #[derive(Debug)]

@@ -24,7 +24,7 @@ fn design(preset: &str, sets: &[(&str, String)]) -> Design {
     Design::new::<Detector>(&Params::resolve(Some(preset), &sets).unwrap())
 }
 
-fn rusthdl(m: &Arc<Module>) -> impl Fn() -> Box<dyn Simulator> + '_ {
+fn rusthdl(m: &Arc<Module>) -> impl Fn() -> Box<dyn smrtl_cosim::Rtl> + '_ {
     move || Box::new(RustHdl::new(m.clone()))
 }
 
@@ -96,7 +96,7 @@ fn random_verilator_presets() {
     for preset in ["kepler", "ep8"] {
         let d = design(preset, &[]);
         let lib = VerilatorLib::load(&d.module, &d.verilog()).unwrap();
-        let factory = || Box::new(lib.instance().unwrap()) as Box<dyn Simulator>;
+        let factory = || Box::new(lib.instance().unwrap()) as Box<dyn smrtl_cosim::Rtl>;
         let r = check::random(&d, &factory, CYCLES, 3);
         assert!(
             r.failure.is_none(),
@@ -127,7 +127,7 @@ fn broken_design() -> Design {
 }
 
 /// Lane 1 in lane 0's bank but another layer: the broken RTL merges them, degree 1 instead of 2.
-fn check_caught(d: &Design, factory: &dyn Fn() -> Box<dyn Simulator>, internals: bool) {
+fn check_caught(d: &Design, factory: &dyn Fn() -> Box<dyn smrtl_cosim::Rtl>, internals: bool) {
     let r = check::random(d, factory, CYCLES, 1);
     let f = r.failure.expect("the broken RTL must be caught");
     println!(

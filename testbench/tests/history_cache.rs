@@ -561,7 +561,7 @@ fn design(preset: &str) -> Design {
 fn random(preset: &str, sets: &[(&str, &str)], seed: u64) {
     let d = Design::new::<HistoryCacheBench>(&params(preset, sets));
     let m = d.module.clone();
-    let factory = move || Box::new(RustHdl::new(m.clone())) as Box<dyn Simulator>;
+    let factory = move || Box::new(RustHdl::new(m.clone())) as Box<dyn smrtl_cosim::Rtl>;
     let r = check::random(&d, &factory, 100_000, seed);
     if let Some(f) = &r.failure {
         panic!(
@@ -651,7 +651,7 @@ fn random_cosim_verilator() {
         let d = design(preset);
         let lib =
             smrtl_cosim::backend::verilator::VerilatorLib::load(&d.module, &d.verilog()).unwrap();
-        let factory = || Box::new(lib.instance().unwrap()) as Box<dyn Simulator>;
+        let factory = || Box::new(lib.instance().unwrap()) as Box<dyn smrtl_cosim::Rtl>;
         let r = smrtl_testbench::check::random(&d, &factory, 5_000, 21);
         assert!(
             r.failure.is_none(),

@@ -1,11 +1,13 @@
-//! Scheduler-mode SM model (spec elastic-pipeline.md §5, §9 G17–G22): behavioral checks.
+//! Scheduler-mode SM model (spec elastic-pipeline.md §5, §9 G17–G22, G28): behavioral checks,
+//! each workload also run with the `sm_core` RTL in the loop (rusthdl, and Verilator when
+//! available), which must reproduce every record.
 
 use smrtl_cosim::sm_core::{
     run, Instr, Outcome, Sched, SmCore, SmParams, SmRecord, SmRun, Workload,
 };
 use smrtl_hdl::elastic_pipeline::{Kind, PipeMode};
 use smrtl_hdl::history_cache::BcawsPolicy;
-use smrtl_testbench::sm_core::parse_workload;
+use smrtl_testbench::sm_core::{cosim, parse_workload};
 
 fn go(params: &SmParams, warps: &[Vec<Instr>]) -> SmRun {
     let r = run(&Workload {
@@ -14,6 +16,17 @@ fn go(params: &SmParams, warps: &[Vec<Instr>]) -> SmRun {
     })
     .expect("valid workload");
     check_accounting(&r);
+    let kernels = [warps.to_vec()];
+    let mut duts = vec![smrtl_testbench::sm_core::rusthdl(params)];
+    if smrtl_testbench::external("verilator") {
+        duts.push(smrtl_testbench::sm_core::verilator(params).expect("verilator build"));
+    }
+    for mut dut in duts {
+        let rtl = cosim(params, &kernels, dut.as_mut(), None)
+            .unwrap_or_else(|d| panic!("{} RTL: {d}", dut.name()));
+        assert_eq!(rtl[0].records, r.records);
+        assert_eq!(rtl[0].stats, r.stats);
+    }
     r
 }
 
@@ -55,13 +68,17 @@ fn alus(pc0: u32, n: u32) -> Vec<Instr> {
 
 fn s4() -> SmParams {
     SmParams {
-        mem_stages: 4,
-        premem_depth: 3,
-        nonmem_depth: 4,
-        fe_depth: 1,
-        subwarps: 4,
+        pipe: smrtl_hdl::elastic_pipeline::Params {
+            mem_stages: 4,
+            premem_depth: 3,
+            nonmem_depth: 4,
+            fe_depth: 1,
+            subwarps: 4,
+            ..Default::default()
+        },
         warps: 8,
         hc_sets: 16,
+        gmem_return: smrtl_cosim::sm_core::GmemReturn::AtWriteback,
         ..SmParams::default()
     }
 }
@@ -105,9 +122,9 @@ fn g17_conflict_free_bcaws_equals_rr() {
     let u = go(
         &SmParams {
             sched: Sched::Rr,
-            pipe_mode: PipeMode::Unified,
             ..p
-        },
+        }
+        .with_pipe_mode(PipeMode::Unified),
         &warps,
     );
     let order = |r: &SmRun| {
@@ -203,7 +220,7 @@ fn g20_mask_window_after_second_decision() {
         .unwrap();
     let e = r.records[t_w as usize].pred;
     assert_eq!(e, 2);
-    let s = p.subwarps as u64;
+    let s = p.pipe.subwarps as u64;
     let end = t_w + s + e as u64;
     assert_eq!(stalls(&r.records[t_w as usize..end as usize + 1]), 0);
     for x in &r.records[t_w as usize + 1..end as usize] {
@@ -347,17 +364,11 @@ fn elastic_fewer_stalls_than_unified() {
     for sched in [Sched::Rr, Sched::Bcaws] {
         let base = SmParams {
             sched,
-            pipe_mode: PipeMode::Unified,
             ..SmParams::micro()
-        };
+        }
+        .with_pipe_mode(PipeMode::Unified);
         let u = go(&base, &warps);
-        let e = go(
-            &SmParams {
-                pipe_mode: PipeMode::Elastic,
-                ..base.clone()
-            },
-            &warps,
-        );
+        let e = go(&base.clone().with_pipe_mode(PipeMode::Elastic), &warps);
         let (su, se) = (stalls(&u.records), stalls(&e.records));
         assert!(se < su, "{sched:?}: elastic {se} vs unified {su}");
         assert!(e.stats.cycles <= u.stats.cycles);
@@ -438,4 +449,41 @@ fn json_workload_and_errors() {
         e,
         "params: parameter W = 65 is out of range; allowed: 1..=64"
     );
+}
+
+/// G28 (Eq. 7): Elastic, M = 4, N = 3, RR. An SMEM warp of degrees (8, 8, 8, 8) (Σ⌈dᵢ/P⌉ =
+/// 32 service cycles), ALU warps, then a memory warp decided Δ = 4·k cycles later: no stall
+/// once Δ ≥ 32; a memory warp directly behind the conflicting one stalls.
+#[test]
+fn g28_safe_distance() {
+    let p = SmParams {
+        warps: 10,
+        sched: Sched::Rr,
+        ..s4()
+    };
+    let program = |gap: usize| -> Vec<Vec<Instr>> {
+        let mut w = vec![vec![Instr::smem(1, &[8, 8, 8, 8])]];
+        w.extend((0..gap).map(|k| vec![Instr::alu(10 + k as u32)]));
+        w.push(vec![Instr::smem(2, &[1, 1, 1, 1])]);
+        w
+    };
+    let run = |gap| {
+        let prog = program(gap);
+        let r = go(&p, &prog);
+        let d = decisions(&r, &prog);
+        let delta = d.last().unwrap().0 - d[0].0;
+        (delta, stalls(&r.records))
+    };
+    let (delta, s) = run(7);
+    assert_eq!(delta, 32);
+    assert_eq!(s, 0, "Δ = {delta} ≥ Σd = 32: no stall");
+    let (delta, s) = run(0);
+    assert_eq!(delta, 4);
+    assert!(
+        s > 0,
+        "Δ = 4 directly behind the conflicting warp must stall"
+    );
+    // Between the two: the stalls fall as Δ grows and vanish at Σd.
+    let counts: Vec<usize> = (0..=7).map(|g| run(g).1).collect();
+    assert!(counts.windows(2).all(|w| w[1] <= w[0]), "{counts:?}");
 }

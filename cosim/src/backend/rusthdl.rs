@@ -2,7 +2,7 @@
 //! backend: it needs no external tool.
 
 use crate::layout::Layout;
-use crate::sim::Simulator;
+use crate::sim::{Rtl, Simulator};
 use rust_hdl::core::prelude::simulate;
 use smrtl_hdl::netlist::{Module, NetKind};
 use smrtl_hdl::rusthdl::RtlBlock;
@@ -39,6 +39,29 @@ impl RustHdl {
     }
 }
 
+impl Rtl for RustHdl {
+    fn eval(&mut self, inputs: &[u64], outputs: &mut [u64]) {
+        for (slot, &net) in self.layout.inputs.iter().zip(&self.in_nets) {
+            self.block.set(net, slot.of(inputs));
+        }
+        // The clock falls with the new inputs; it rose at the end of the previous step.
+        if let Some(clk) = self.clock {
+            self.block.set(clk, &[0]);
+        }
+        settle(&mut self.block);
+        for (slot, &net) in self.layout.outputs.iter().zip(&self.out_nets) {
+            slot.of_mut(outputs).copy_from_slice(self.block.get(net));
+        }
+    }
+
+    fn edge(&mut self) {
+        if let Some(clk) = self.clock {
+            self.block.set(clk, &[1]);
+            settle(&mut self.block);
+        }
+    }
+}
+
 fn settle(block: &mut RtlBlock) {
     assert!(
         simulate(block, MAX_DELTAS),
@@ -52,21 +75,8 @@ impl Simulator for RustHdl {
     }
 
     fn step(&mut self, inputs: &[u64], outputs: &mut [u64]) {
-        for (slot, &net) in self.layout.inputs.iter().zip(&self.in_nets) {
-            self.block.set(net, slot.of(inputs));
-        }
-        // The clock falls with the new inputs; it rose at the end of the previous step.
-        if let Some(clk) = self.clock {
-            self.block.set(clk, &[0]);
-        }
-        settle(&mut self.block);
-        for (slot, &net) in self.layout.outputs.iter().zip(&self.out_nets) {
-            slot.of_mut(outputs).copy_from_slice(self.block.get(net));
-        }
-        if let Some(clk) = self.clock {
-            self.block.set(clk, &[1]);
-            settle(&mut self.block);
-        }
+        self.eval(inputs, outputs);
+        self.edge();
     }
 
     fn internals(&self) -> Vec<(String, usize, Vec<u64>)> {

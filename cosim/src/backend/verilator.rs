@@ -7,7 +7,7 @@
 //! pulses `reset` over one clock edge when the model is created.
 
 use crate::layout::{Layout, Slot, CLOCK};
-use crate::sim::Simulator;
+use crate::sim::{Rtl, Simulator};
 use smrtl_hdl::netlist::{mask, Module};
 use smrtl_hdl::tools::{require, run, ToolError};
 use std::ffi::c_void;
@@ -33,12 +33,15 @@ const LOOP_SECONDS: f64 = 0.5;
 type NewFn = unsafe extern "C" fn() -> *mut c_void;
 type DeleteFn = unsafe extern "C" fn(*mut c_void);
 type StepFn = unsafe extern "C" fn(*mut c_void, *const u64, *mut u64);
+type EdgeFn = unsafe extern "C" fn(*mut c_void);
 
 /// A loaded build of one block's Verilated model: create any number of independent
 /// [`Verilator`] instances from it cheaply (a load costs tens of milliseconds, an instance none).
 pub struct VerilatorLib {
     new_fn: NewFn,
     step_fn: StepFn,
+    eval_fn: StepFn,
+    edge_fn: EdgeFn,
     delete_fn: DeleteFn,
     in_words: usize,
     out_words: usize,
@@ -65,10 +68,14 @@ impl VerilatorLib {
             let lib = libloading::Library::new(&lib_path).map_err(fail)?;
             let new_fn = *lib.get::<NewFn>(b"smrtl_new\0").map_err(fail)?;
             let step_fn = *lib.get::<StepFn>(b"smrtl_step\0").map_err(fail)?;
+            let eval_fn = *lib.get::<StepFn>(b"smrtl_eval\0").map_err(fail)?;
+            let edge_fn = *lib.get::<EdgeFn>(b"smrtl_clock\0").map_err(fail)?;
             let delete_fn = *lib.get::<DeleteFn>(b"smrtl_delete\0").map_err(fail)?;
             Ok(Arc::new(VerilatorLib {
                 new_fn,
                 step_fn,
+                eval_fn,
+                edge_fn,
                 delete_fn,
                 in_words: layout.in_words,
                 out_words: layout.out_words,
@@ -123,6 +130,23 @@ impl Simulator for Verilator {
         // SAFETY: `handle` is live until drop and the buffers hold at least the words the shim
         // reads and writes (checked above).
         unsafe { (self.lib.step_fn)(self.handle, inputs.as_ptr(), outputs.as_mut_ptr()) }
+    }
+}
+
+impl Rtl for Verilator {
+    fn eval(&mut self, inputs: &[u64], outputs: &mut [u64]) {
+        assert!(inputs.len() >= self.lib.in_words, "input buffer too short");
+        assert!(
+            outputs.len() >= self.lib.out_words,
+            "output buffer too short"
+        );
+        // SAFETY: as in `step`.
+        unsafe { (self.lib.eval_fn)(self.handle, inputs.as_ptr(), outputs.as_mut_ptr()) }
+    }
+
+    fn edge(&mut self) {
+        // SAFETY: `handle` is live until drop.
+        unsafe { (self.lib.edge_fn)(self.handle) }
     }
 }
 
@@ -465,6 +489,17 @@ extern "C" void* smrtl_new() {
 
 extern "C" void smrtl_step(void* h, const uint64_t* in, uint64_t* out) {
     smrtl_cycle(&static_cast<SmrtlModel*>(h)->top, in, out);
+}
+
+extern "C" void smrtl_eval(void* h, const uint64_t* in, uint64_t* out) {
+    Vtop* t = &static_cast<SmrtlModel*>(h)->top;
+    smrtl_set_inputs(t, in);
+    t->eval();
+    smrtl_get_outputs(t, out);
+}
+
+extern "C" void smrtl_clock(void* h) {
+    smrtl_edge(&static_cast<SmrtlModel*>(h)->top);
 }
 
 extern "C" void smrtl_delete(void* h) {

@@ -1,0 +1,592 @@
+//! The scheduler-mode SM core of seed 000 (spec elastic-pipeline.md §5.6, §6 `SmCore`): the
+//! round-robin scheduler with the BCAWS ready mask, the issue unit that feeds a warp
+//! instruction's S subwarps back to back, the per-warp busy bits and sequence numbers, the
+//! history cache with its accumulator and distance counter, and the pipeline — one co-simulation
+//! top. The testbench owns the programs (per-warp next-instruction descriptors) and the ICNT
+//! return FIFO.
+//!
+//! This file holds the params (the single source of every width; the pipeline's are nested),
+//! the port list and the RTL builder [`build`].
+
+use crate::elastic_pipeline::{self as pipe, Kind, PipeIn, PipeMode};
+use crate::history_cache::{self as hc, BcawsPolicy, CounterMode, HcIn};
+use crate::netlist::{concat, Dir, Expr, Module, Port};
+use crate::params::{in_range, BlockParams, ParamError, ParamInfo};
+use serde::{Deserialize, Serialize};
+
+/// The warp scheduler (spec §1 `sched`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Sched {
+    Rr,
+    Bcaws,
+}
+
+/// How global-load data returns (D26). JSON: `"at_writeback"` or `{"icnt": lat}`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum GmemReturn {
+    /// A GLD completes when its pipeline entry is loaded into WB (micro tests).
+    AtWriteback,
+    /// A GLD subwarp leaving MEM_last returns over ICNT `lat` cycles later (≤ 1 per cycle).
+    Icnt(u32),
+}
+
+/// SM core params by their spec names (§1, §10): the pipeline's, flattened, plus the
+/// scheduler's and the history cache's. WS = S·L is derived.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Params {
+    #[serde(flatten)]
+    pub pipe: pipe::Params,
+    pub sched: Sched,
+    pub bcaws_policy: BcawsPolicy,
+    pub counter_mode: CounterMode,
+    pub bcaws_freeze_on_stall: bool,
+    pub hc_sets: u32,
+    pub hc_ways: u32,
+    #[serde(rename = "PCW")]
+    pub pc_bits: u32,
+    /// Warp contexts.
+    #[serde(rename = "W")]
+    pub warps: u32,
+    pub gmem_return: GmemReturn,
+}
+
+impl Default for Params {
+    /// `table4` with BCAWS and `Icnt{400}` global-load returns (D26).
+    fn default() -> Self {
+        Params {
+            pipe: pipe::Params::default(),
+            sched: Sched::Bcaws,
+            bcaws_policy: BcawsPolicy::Strict,
+            counter_mode: CounterMode::LoadPred,
+            bcaws_freeze_on_stall: true,
+            hc_sets: 256,
+            hc_ways: 2,
+            pc_bits: 14,
+            warps: 32,
+            gmem_return: GmemReturn::Icnt(400),
+        }
+    }
+}
+
+/// lg(x) = max(1, ⌈log2 x⌉) (spec §1 notation).
+pub fn lg(x: u32) -> u32 {
+    (32 - x.saturating_sub(1).leading_zeros()).max(1)
+}
+
+impl Params {
+    /// Micro-test core (§9): fe_depth 1, M = 2, N = 1, Q = 2, S = 2, W = 4, a 16-set cache,
+    /// GLDs complete at writeback.
+    pub fn micro() -> Params {
+        Params {
+            pipe: pipe::Params {
+                mem_stages: 2,
+                premem_depth: 1,
+                nonmem_depth: 2,
+                fe_depth: 1,
+                subwarps: 2,
+                ..pipe::Params::default()
+            },
+            warps: 4,
+            hc_sets: 16,
+            gmem_return: GmemReturn::AtWriteback,
+            ..Params::default()
+        }
+    }
+
+    /// The same core with another backend wiring.
+    pub fn with_pipe_mode(mut self, mode: PipeMode) -> Params {
+        self.pipe.pipe_mode = mode;
+        self
+    }
+
+    /// WS = S·L.
+    pub fn warp_size(&self) -> u32 {
+        self.pipe.subwarps * self.pipe.lanes
+    }
+
+    /// DW = ⌈log2 WS⌉: stored degree, counter and pred width.
+    pub fn dw(&self) -> u32 {
+        lg(self.warp_size())
+    }
+
+    /// Bits of a warp index (lg W) and of a subwarp index (lg S).
+    pub fn warp_bits(&self) -> usize {
+        lg(self.warps) as usize
+    }
+    pub fn sw_bits(&self) -> usize {
+        lg(self.pipe.subwarps) as usize
+    }
+
+    /// Sequence bits of a tag: tag_bits − lg W − lg S.
+    pub fn seq_bits(&self) -> usize {
+        self.pipe.tag_bits as usize - self.warp_bits() - self.sw_bits()
+    }
+
+    /// The history-cache block's params.
+    pub fn history_cache(&self) -> hc::Params {
+        hc::Params {
+            hc_sets: self.hc_sets,
+            hc_ways: self.hc_ways,
+            pc_bits: self.pc_bits,
+            warp_size: self.warp_size(),
+            warps: self.warps,
+            lanes: self.pipe.lanes,
+            counter_mode: self.counter_mode,
+            bcaws_freeze_on_stall: self.bcaws_freeze_on_stall,
+            bcaws_policy: self.bcaws_policy,
+        }
+    }
+
+    /// Whether GLDs complete on an ICNT return (`Icnt{lat}`) rather than at writeback.
+    pub fn gld_via_icnt(&self) -> bool {
+        matches!(self.gmem_return, GmemReturn::Icnt(_))
+    }
+}
+
+impl BlockParams for Params {
+    const BLOCK: &'static str = "sm_core";
+
+    fn presets() -> Vec<(&'static str, Self)> {
+        let table4 = Params::default();
+        let micro = Params::micro();
+        vec![
+            ("table4", table4.clone()),
+            (
+                "table4_rr",
+                Params {
+                    sched: Sched::Rr,
+                    ..table4.clone()
+                },
+            ),
+            (
+                "unified_rr",
+                Params {
+                    pipe: pipe::Params {
+                        pipe_mode: PipeMode::Unified,
+                        ..table4.pipe.clone()
+                    },
+                    sched: Sched::Rr,
+                    ..table4
+                },
+            ),
+            ("micro", micro),
+        ]
+    }
+
+    fn describe() -> Vec<ParamInfo> {
+        let mut v = pipe::Params::describe();
+        v.retain(|i| i.name != "tag_bits");
+        v.extend([
+            ParamInfo {
+                name: "tag_bits",
+                meaning: "entry tag bits holding (warp, seq, sw)",
+                allowed: "lg W + lg S + 1..=32".into(),
+            },
+            ParamInfo {
+                name: "sched",
+                meaning: "warp scheduler",
+                allowed: "rr, bcaws".into(),
+            },
+            ParamInfo {
+                name: "W",
+                meaning: "warp contexts",
+                allowed: "1..=64".into(),
+            },
+            ParamInfo {
+                name: "gmem_return",
+                meaning: "global-load completion",
+                allowed: "at_writeback, {\"icnt\": 1..=100000}".into(),
+            },
+        ]);
+        let hc_names = ["hc_sets", "hc_ways", "PCW", "counter_mode"];
+        v.extend(
+            hc::Params::describe()
+                .into_iter()
+                .filter(|i| hc_names.contains(&i.name) || i.name.starts_with("bcaws")),
+        );
+        v
+    }
+
+    fn validate(&self) -> Result<(), ParamError> {
+        self.pipe.validate()?;
+        in_range("W", self.warps, 1, 64)?;
+        self.history_cache().validate()?;
+        let need = (lg(self.warps) + lg(self.pipe.subwarps) + 1) as usize;
+        if (self.pipe.tag_bits as usize) < need {
+            return Err(ParamError::Range {
+                name: "tag_bits".into(),
+                value: self.pipe.tag_bits.to_string(),
+                allowed: format!("{need}..=32 (lg W + lg S + 1 seq bit)"),
+            });
+        }
+        if let GmemReturn::Icnt(lat) = self.gmem_return {
+            if !(1..=100_000).contains(&lat) {
+                return Err(ParamError::Range {
+                    name: "gmem_return".into(),
+                    value: format!("{{\"icnt\": {lat}}}"),
+                    allowed: "\"at_writeback\" or {\"icnt\": 1..=100000}".into(),
+                });
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Port names beyond the pipeline's (spec §6 `SmCore`).
+pub mod port {
+    /// Kernel launch (pipeline empty): clears the cache's valid and MRU bits, the counter, the
+    /// accumulator, busy bits, sequence numbers and the RR pointer; no decision in this cycle.
+    pub const KERNEL_START: &str = "kernel_start";
+    /// Per warp: it has a next instruction, of this kind and PC (packed, warp 0 lowest).
+    pub const HAS_NEXT: &str = "has_next";
+    pub const KIND: &str = "kind";
+    pub const PC: &str = "pc";
+    /// Descriptor of subwarp (`issue_warp`, `issue_sw`), answered in the same cycle.
+    pub const DESC_ADDR: &str = "desc_addr";
+    pub const DESC_ACT: &str = "desc_act";
+    /// Degree override of that subwarp (`deg_override`, 0 = the detector computes it).
+    pub const DESC_DEG: &str = "desc_deg";
+    pub const ICNT_VALID: &str = "icnt_valid";
+    pub const ICNT_WARP: &str = "icnt_warp";
+    pub const ICNT_SW: &str = "icnt_sw";
+    /// A subwarp enters F at the end of this cycle.
+    pub const ISSUE_VALID: &str = "issue_valid";
+    pub const ISSUE_WARP: &str = "issue_warp";
+    pub const ISSUE_SW: &str = "issue_sw";
+    /// A scheduling decision in this cycle, and the granted warp.
+    pub const DECIDE: &str = "decide";
+    pub const GRANT: &str = "grant";
+    pub const SCHED_FAIL: &str = "sched_fail";
+    pub const MASK: &str = "mask";
+    pub const COUNTER: &str = "counter";
+    /// History-cache prediction for the granted warp's PC (0 without a decision).
+    pub const PRED: &str = "pred";
+    /// An SMEM decision looked the cache up, and whether it hit.
+    pub const HC_LOOKUP: &str = "hc_lookup";
+    pub const HC_HIT: &str = "hc_hit";
+    /// The cache is written at the end of this cycle (`acc_valid`).
+    pub const HC_WRITE: &str = "hc_write";
+    pub const HC_WRITE_PC: &str = "hc_write_pc";
+    pub const HC_WRITE_VALUE: &str = "hc_write_value";
+    /// A warp's busy bit clears at the end of this cycle.
+    pub const WARP_DONE: &str = "warp_done";
+    pub const WARP_DONE_ID: &str = "warp_done_id";
+    /// A GLD subwarp leaves MEM_last for ICNT at the end of this cycle (`Icnt{lat}` only).
+    pub const ICNT_REQ: &str = "icnt_req";
+    pub const ICNT_REQ_WARP: &str = "icnt_req_warp";
+    pub const ICNT_REQ_SW: &str = "icnt_req_sw";
+}
+
+/// The core's ports, derived from the params: the scheduler-side ports, then the pipeline's
+/// outputs (the trace-mode top's, same names).
+pub fn ports(p: &Params) -> Vec<Port> {
+    let (w, wb, swb) = (p.warps as usize, p.warp_bits(), p.sw_bits());
+    let (pcw, dw) = (p.pc_bits as usize, p.dw() as usize);
+    let l = p.pipe.lanes as usize;
+    let spec: Vec<(&str, Dir, usize)> = vec![
+        ("clock", Dir::In, 1),
+        ("reset", Dir::In, 1),
+        (port::KERNEL_START, Dir::In, 1),
+        (port::HAS_NEXT, Dir::In, w),
+        (port::KIND, Dir::In, 2 * w),
+        (port::PC, Dir::In, pcw * w),
+        (port::DESC_ADDR, Dir::In, l * p.pipe.addr_bits as usize),
+        (port::DESC_ACT, Dir::In, l),
+        (port::DESC_DEG, Dir::In, p.pipe.rem_bits()),
+        (port::ICNT_VALID, Dir::In, 1),
+        (port::ICNT_WARP, Dir::In, wb),
+        (port::ICNT_SW, Dir::In, swb),
+        (port::ISSUE_VALID, Dir::Out, 1),
+        (port::ISSUE_WARP, Dir::Out, wb),
+        (port::ISSUE_SW, Dir::Out, swb),
+        (port::DECIDE, Dir::Out, 1),
+        (port::GRANT, Dir::Out, wb),
+        (port::SCHED_FAIL, Dir::Out, 1),
+        (port::MASK, Dir::Out, 1),
+        (port::COUNTER, Dir::Out, dw),
+        (port::PRED, Dir::Out, dw),
+        (port::HC_LOOKUP, Dir::Out, 1),
+        (port::HC_HIT, Dir::Out, 1),
+        (port::HC_WRITE, Dir::Out, 1),
+        (port::HC_WRITE_PC, Dir::Out, pcw),
+        (port::HC_WRITE_VALUE, Dir::Out, dw),
+        (port::WARP_DONE, Dir::Out, 1),
+        (port::WARP_DONE_ID, Dir::Out, wb),
+        (port::ICNT_REQ, Dir::Out, 1),
+        (port::ICNT_REQ_WARP, Dir::Out, wb),
+        (port::ICNT_REQ_SW, Dir::Out, swb),
+    ];
+    let mut v: Vec<Port> = spec
+        .into_iter()
+        .map(|(name, dir, width)| Port {
+            name: name.into(),
+            dir,
+            width,
+        })
+        .collect();
+    v.extend(
+        pipe::ports(&p.pipe)
+            .into_iter()
+            .filter(|q| q.dir == Dir::Out),
+    );
+    v
+}
+
+/// `bit` repeated `width` times.
+fn replicate(bit: &Expr, width: usize) -> Expr {
+    if width == 1 {
+        bit.clone()
+    } else {
+        concat(&vec![bit.clone(); width])
+    }
+}
+
+/// One-hot select: OR over i of (`sel[i]` ? `items[i]` : 0).
+fn select(sel: &[Expr], items: &[Expr], width: usize) -> Expr {
+    sel.iter()
+        .zip(items)
+        .map(|(s, x)| replicate(s, width) & x.clone())
+        .reduce(|a, b| a | b)
+        .unwrap_or_else(|| Expr::lit(0, width))
+}
+
+/// Bits `bits[0..n]` as one vector, bit 0 lowest.
+fn pack(bits: &[Expr]) -> Expr {
+    let rev: Vec<Expr> = bits.iter().rev().cloned().collect();
+    concat(&rev)
+}
+
+/// The round-robin scheduler (§5.6, D20): one-hot grant of the first eligible warp in
+/// last+1 … last+W (mod W). Warps above `last` take priority; else the lowest eligible.
+fn round_robin(m: &mut Module, eligible: &[Expr], last: &Expr) -> Vec<Expr> {
+    let n = eligible.len();
+    let wb = last.width();
+    let above: Vec<Expr> = (0..n)
+        .map(|w| {
+            let gt = last.lt(&Expr::lit(w as u64, wb));
+            m.wire(&format!("rr_hi{w}"), &eligible[w] & &gt)
+        })
+        .collect();
+    let any_hi = m.wire(
+        "rr_any_hi",
+        above.iter().cloned().reduce(|a, b| a | b).expect("W ≥ 1"),
+    );
+    let cand: Vec<Expr> = (0..n)
+        .map(|w| any_hi.mux(&above[w], &eligible[w]))
+        .collect();
+    // Lowest set bit of `cand`.
+    let mut seen = Expr::lit(0, 1);
+    let mut grant = vec![];
+    for (w, c) in cand.into_iter().enumerate() {
+        let c = m.wire(&format!("rr_cand{w}"), c);
+        grant.push(m.wire(&format!("rr_grant{w}"), &c & &!seen.clone()));
+        seen = m.wire(&format!("rr_seen{w}"), &seen | &c);
+    }
+    grant
+}
+
+/// Binary index of a one-hot vector.
+fn encode(onehot: &[Expr], width: usize) -> Expr {
+    let idx: Vec<Expr> = (0..onehot.len())
+        .map(|w| Expr::lit(w as u64, width))
+        .collect();
+    select(onehot, &idx, width)
+}
+
+/// Builds the `sm_core` top (spec §5.6, §6) from validated params.
+pub fn build(p: &Params) -> Module {
+    let mut m = Module::new(Params::BLOCK);
+    let (inp, out) = m.declare_ports(&ports(p));
+    let i = |name: &str| inp[name].clone();
+    let o = |name: &str| out[name].clone();
+    let n = p.warps as usize;
+    let (wb, swb, seqb) = (p.warp_bits(), p.sw_bits(), p.seq_bits());
+    let (pcw, aw) = (p.pc_bits as usize, p.pipe.addr_bits as usize);
+    let s_m1 = u64::from(p.pipe.subwarps - 1);
+    let kind_lit = |k: Kind| Expr::lit(k as u64, 2);
+    let start = i(port::KERNEL_START);
+
+    // --- Per-warp descriptors from the testbench ------------------------------------------------
+    let (has_next, kind, pc) = (i(port::HAS_NEXT), i(port::KIND), i(port::PC));
+    let kind_w: Vec<Expr> = (0..n).map(|w| kind.slice(2 * w, 2)).collect();
+    let pc_w: Vec<Expr> = (0..n).map(|w| pc.slice(pcw * w, pcw)).collect();
+
+    // --- State -------------------------------------------------------------------------------------
+    let last = m.reg("rr_last_q", wb, (n - 1) as u64);
+    let busy = m.reg("busy_q", n, 0);
+    let seq: Vec<Expr> = (0..n)
+        .map(|w| m.reg(&format!("seq{w}_q"), seqb, 0))
+        .collect();
+    let pending = m.reg("iss_pending_q", 1, 0);
+    let cur_warp = m.reg("iss_warp_q", wb, 0);
+    let cur_kind = m.reg("iss_kind_q", 2, 0);
+    let cur_pc = m.reg("iss_pc_q", pcw, 0);
+    let cur_seq = m.reg("iss_seq_q", seqb, 0);
+    let next_sw = m.reg("iss_sw_q", swb, 0);
+
+    // --- Pipeline, fed by the issue unit (its inputs are driven further down) --------------------
+    let issue_valid = m.forward("issue_valid_w", 1);
+    let entry = pipe::Entry {
+        tag: m.forward("issue_tag", p.pipe.tag_bits as usize),
+        kind: m.forward("issue_kind", 2),
+        deg: i(port::DESC_DEG),
+        act: i(port::DESC_ACT),
+        addr: (0..p.pipe.lanes as usize)
+            .map(|l| i(port::DESC_ADDR).slice(l * aw, aw))
+            .collect(),
+        pc: Some(m.forward("issue_pc", pcw)),
+    };
+    let io = PipeIn {
+        in_valid: issue_valid.clone(),
+        entry: entry.clone(),
+        icnt_valid: i(port::ICNT_VALID),
+    };
+    let po = pipe::logic(&mut m, &p.pipe, pcw, io);
+    po.drive(&mut m, &out);
+    let in_ready = po.in_ready.clone();
+
+    // --- History cache, accumulator, counter and mask (§5.2–5.4) ----------------------------------
+    let ready = m.wire("ready", &has_next & &!busy.clone());
+    let is_mem: Vec<Expr> = kind_w
+        .iter()
+        .map(|k| !k.equals(&kind_lit(Kind::Alu)))
+        .collect();
+    let is_mem = m.wire("is_mem", pack(&is_mem));
+    let lk_pc = m.forward("lk_pc", pcw);
+    let load = m.forward("hc_load", 1);
+    let smem_pending = m.wire(
+        "smem_sw_pending",
+        &pending & &cur_kind.equals(&kind_lit(Kind::Smem)),
+    );
+    let mem0_smem = po.mem0.kind.equals(&kind_lit(Kind::Smem));
+    let svc = m.wire("mem0_svc_m1", &po.mem0_c - &Expr::lit(1, po.mem0_c.width()));
+    let hp = p.history_cache();
+    let mem0_tag = m.wire("mem0_tag_w", po.mem0.tag.clone());
+    let h = m.scoped("bcaws", |m| {
+        hc::logic(
+            m,
+            &hp,
+            HcIn {
+                clear: start.clone(),
+                acc_v: &po.mem0_leave & &mem0_smem,
+                acc_sw: mem0_tag.slice(0, swb),
+                acc_svc_m1: svc.slice(0, hp.svc_bits()),
+                acc_pc: po.mem0.pc.clone().expect("entries carry a PC"),
+                lk_pc: lk_pc.clone(),
+                ready: ready.clone(),
+                is_mem: is_mem.clone(),
+                load: load.clone(),
+                smem_sw_pending: smem_pending.clone(),
+                fe_hold: po.fe_hold.clone(),
+                enable: Expr::lit((p.sched == Sched::Bcaws) as u64, 1),
+            },
+        )
+    });
+
+    // --- Round-robin decision (§5.6, D20, D25) ------------------------------------------------------
+    let ready_m = m.wire("ready_m", h.ready_m.clone());
+    let eligible: Vec<Expr> = (0..n).map(|w| ready_m.bit(w)).collect();
+    let onehot = round_robin(&mut m, &eligible, &last);
+    let grant_valid = m.wire("grant_valid", ready_m.any());
+    let grant = m.wire("grant_w", encode(&onehot, wb));
+    let try_decide = m.wire("try_decide", &in_ready & &!(&pending | &start));
+    let decide = m.wire("decide_w", &try_decide & &grant_valid);
+    let sched_fail = &try_decide & &(!grant_valid.clone() & has_next.any());
+    let g_kind = m.wire("grant_kind", select(&onehot, &kind_w, 2));
+    let g_pc = m.wire("grant_pc", select(&onehot, &pc_w, pcw));
+    let g_seq = m.wire("grant_seq", select(&onehot, &seq, seqb));
+    m.assign(&lk_pc, g_pc.clone());
+    m.assign(&load, &decide & &g_kind.equals(&kind_lit(Kind::Smem)));
+
+    // --- Issue unit (§5.6): subwarp 0 at the decision, 1..S−1 whenever F accepts ---------------
+    let iv = m.wire("issue_now", &in_ready & &(&pending | &decide));
+    m.assign(&issue_valid, iv.clone());
+    let warp = pending.mux(&cur_warp, &grant);
+    let sw = pending.mux(&next_sw, &Expr::lit(0, swb));
+    let warp = m.wire("issue_warp_w", warp);
+    let sw = m.wire("issue_sw_w", sw);
+    let iseq = pending.mux(&cur_seq, &g_seq);
+    m.assign(&entry.tag, concat(&[warp.clone(), iseq, sw.clone()]));
+    m.assign(
+        entry.pc.as_ref().expect("issue pc"),
+        pending.mux(&cur_pc, &g_pc),
+    );
+    m.assign(&entry.kind, pending.mux(&cur_kind, &g_kind));
+    let last_sw = m.wire("issue_last_sw", sw.equals(&Expr::lit(s_m1, swb)));
+    let zero = |w: usize| Expr::lit(0, w);
+    m.next(
+        &pending,
+        start.mux(&zero(1), &iv.mux(&!last_sw.clone(), &pending)),
+    );
+    m.next(&next_sw, iv.mux(&(&sw + &Expr::lit(1, swb)), &next_sw));
+    m.next(&cur_warp, decide.mux(&grant, &cur_warp));
+    m.next(&cur_kind, decide.mux(&g_kind, &cur_kind));
+    m.next(&cur_pc, decide.mux(&g_pc, &cur_pc));
+    m.next(&cur_seq, decide.mux(&g_seq, &cur_seq));
+    m.next(
+        &last,
+        start.mux(&Expr::lit((n - 1) as u64, wb), &decide.mux(&grant, &last)),
+    );
+    for (w, s) in seq.iter().enumerate() {
+        let inc = &decide & &onehot[w];
+        let next = start.mux(&zero(seqb), &inc.mux(&(s + &Expr::lit(1, seqb)), s));
+        m.next(s, next);
+    }
+
+    // --- Completion (§5.6, D3, D26): busy clears when the last subwarp reaches WB -------------
+    let tag_bits = p.pipe.tag_bits as usize;
+    let wtag = m.wire("wb_load_tag_w", po.wb_load_tag.clone());
+    let wb_warp = wtag.slice(tag_bits - wb, wb);
+    let wb_sw = wtag.slice(0, swb);
+    let wb_gld = po.wb_load_kind.equals(&kind_lit(Kind::Gld));
+    let via_icnt = Expr::lit(p.gld_via_icnt() as u64, 1);
+    let to_icnt = m.wire("icnt_req_w", &po.wb_load & &(&wb_gld & &via_icnt));
+    let wb_last = wb_sw.equals(&Expr::lit(s_m1, swb));
+    let wb_done = m.wire("wb_done", &po.wb_load & &(&wb_last & &!to_icnt.clone()));
+    let icnt_done = m.wire(
+        "icnt_done",
+        i(port::ICNT_VALID) & i(port::ICNT_SW).equals(&Expr::lit(s_m1, swb)),
+    );
+    let done = m.wire("warp_done_w", &wb_done | &icnt_done);
+    let done_id = m.wire(
+        "warp_done_id_w",
+        wb_done.mux(&wb_warp, &icnt_done.mux(&i(port::ICNT_WARP), &zero(wb))),
+    );
+    let clear_bits: Vec<Expr> = (0..n)
+        .map(|w| &done & &done_id.equals(&Expr::lit(w as u64, wb)))
+        .collect();
+    let set_bits: Vec<Expr> = onehot.iter().map(|g| &decide & g).collect();
+    let next_busy = (&busy & &!pack(&clear_bits)) | pack(&set_bits);
+    m.next(&busy, start.mux(&zero(n), &next_busy));
+
+    // --- Outputs -----------------------------------------------------------------------------------
+    let dw = p.dw() as usize;
+    let outs = [
+        (port::ISSUE_VALID, iv.clone()),
+        (port::ISSUE_WARP, iv.mux(&warp, &zero(wb))),
+        (port::ISSUE_SW, iv.mux(&sw, &zero(swb))),
+        (port::DECIDE, decide.clone()),
+        (port::GRANT, decide.mux(&grant, &zero(wb))),
+        (port::SCHED_FAIL, sched_fail),
+        (port::MASK, h.mask),
+        (port::COUNTER, h.counter),
+        (port::PRED, decide.mux(&h.pred, &zero(dw))),
+        (port::HC_LOOKUP, load.clone()),
+        (port::HC_HIT, &load & &h.lk_hit),
+        (port::HC_WRITE, h.acc_valid),
+        (port::HC_WRITE_PC, h.acc_pc),
+        (port::HC_WRITE_VALUE, h.acc_value),
+        (port::WARP_DONE, done),
+        (port::WARP_DONE_ID, done_id),
+        (port::ICNT_REQ, to_icnt.clone()),
+        (port::ICNT_REQ_WARP, to_icnt.mux(&wb_warp, &zero(wb))),
+        (port::ICNT_REQ_SW, to_icnt.mux(&wb_sw, &zero(swb))),
+    ];
+    for (name, value) in outs {
+        m.assign(&o(name), value);
+    }
+    m
+}
