@@ -6,6 +6,7 @@ mod conflict;
 mod cosim;
 mod gen;
 mod output;
+mod repro;
 mod sim;
 mod synth;
 
@@ -145,6 +146,24 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Reproduce a paper's evaluation trends on the behavioral model (table, targets, plot).
+    Repro {
+        /// The experiment.
+        #[arg(value_enum)]
+        experiment: repro::Experiment,
+        /// Print one JSON object (rows, summary, paper figures, targets, notes).
+        #[arg(long)]
+        json: bool,
+        /// Write a stacked-bar SVG of the stall categories (cf. the paper's Fig. 6).
+        #[arg(long, value_name = "OUT.svg")]
+        plot: Option<PathBuf>,
+        /// Seed of the synthetic profiles' workloads.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Repetitions per warp context of each profile's body (successive CTAs).
+        #[arg(long, default_value_t = smrtl_testbench::repro::Options::default().waves)]
+        waves: u32,
+    },
 }
 
 /// A user-facing failure: one line on stderr and exit code 2.
@@ -261,6 +280,19 @@ fn main() -> ExitCode {
             seed,
             json,
         } => bench::run(&block, vectors, seed, json),
+        Command::Repro {
+            experiment,
+            json,
+            plot,
+            seed,
+            waves,
+        } => repro::run(repro::Options {
+            experiment,
+            json,
+            plot,
+            seed,
+            waves,
+        }),
     };
     match result {
         Ok(code) => code,

@@ -498,10 +498,46 @@ fn sim_profile_runs_the_scheduler_model() {
     ]);
     assert_eq!(o.stdout, again.stdout, "a seed reproduces the run");
     assert_usage_error(&smrtl(&["sim", "--profile", "fft"]), "allowed: aes_encrypt");
-    assert_usage_error(
-        &smrtl(&["sim", "--profile", "dct", "--backend", "rusthdl"]),
-        "allowed: --backend model",
+    let dir = tempfile::tempdir().unwrap();
+    // The sm_core RTL in the loop: same figures as the model, a VCD with both scopes.
+    let w = write(
+        dir.path(),
+        "micro.json",
+        r#"{"params": {"M": 2, "N": 1, "Q": 2, "fe_depth": 1, "S": 2, "W": 4, "hc_sets": 16,
+                       "gmem_return": {"icnt": 9}},
+            "warps": [[{"op": "smem", "pc": 1, "degrees": [4, 2]}, {"op": "gld", "pc": 2}],
+                      [{"op": "alu", "pc": 3}, {"op": "smem", "pc": 1, "degrees": [4, 2]}]]}"#,
     );
+    let model = smrtl(&["sim", "--workload", &w, "--json"]);
+    let vcd = dir.path().join("core.vcd");
+    let rtl = smrtl(&[
+        "sim",
+        "--workload",
+        &w,
+        "--backend",
+        "rusthdl",
+        "--json",
+        "--vcd",
+        vcd.to_str().unwrap(),
+    ]);
+    assert!(rtl.status.success(), "{}", stderr(&rtl));
+    let (mut a, mut b): (serde_json::Value, serde_json::Value) = (
+        serde_json::from_slice(&model.stdout).unwrap(),
+        serde_json::from_slice(&rtl.stdout).unwrap(),
+    );
+    assert_eq!(b["backend"], "rusthdl");
+    a["backend"] = "x".into();
+    b["backend"] = "x".into();
+    assert_eq!(a, b);
+    let text = std::fs::read_to_string(&vcd).unwrap();
+    for scope in [
+        "$scope module sm_core",
+        "$scope module model",
+        "$scope module rtl",
+    ] {
+        assert!(text.contains(scope), "{scope}");
+    }
+    assert!(text.contains(" issue_warp ") && text.contains(" desc_deg "));
     let dir = tempfile::tempdir().unwrap();
     let bad = write(
         dir.path(),

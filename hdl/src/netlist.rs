@@ -537,8 +537,10 @@ impl Module {
     }
 
     /// Combinational assignments and register updates, for the Verilog writer.
-    pub(crate) fn assigns(&self) -> &[(usize, Expr)] {
-        &self.assigns
+    /// In evaluation order (every net written before it is read), as the Verilog writer's
+    /// single `always @(*)` block needs them.
+    pub(crate) fn assigns(&self) -> Vec<&(usize, Expr)> {
+        self.assigns_in_order()
     }
 
     pub(crate) fn regs(&self) -> &[(usize, usize)] {

@@ -220,9 +220,10 @@ fn paren(m: &Module, e: &crate::netlist::Expr) -> String {
 /// then the registers on `posedge clock` with synchronous reset.
 fn verilog_body(m: &Module) -> String {
     let mut body = String::new();
-    if !m.assigns().is_empty() {
+    let assigns = m.assigns();
+    if !assigns.is_empty() {
         body += "always @(*) begin\n";
-        for (t, e) in m.assigns() {
+        for (t, e) in assigns {
             body += &format!("    {} = {};\n", m.nets()[*t].name, render(m, e));
         }
         body += "end\n";

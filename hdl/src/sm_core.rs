@@ -364,10 +364,14 @@ fn pack(bits: &[Expr]) -> Expr {
 fn round_robin(m: &mut Module, eligible: &[Expr], last: &Expr) -> Vec<Expr> {
     let n = eligible.len();
     let wb = last.width();
+    // Warp 0 is never above `last`.
     let above: Vec<Expr> = (0..n)
-        .map(|w| {
-            let gt = last.lt(&Expr::lit(w as u64, wb));
-            m.wire(&format!("rr_hi{w}"), &eligible[w] & &gt)
+        .map(|w| match w {
+            0 => Expr::lit(0, 1),
+            _ => {
+                let gt = last.lt(&Expr::lit(w as u64, wb));
+                m.wire(&format!("rr_hi{w}"), &eligible[w] & &gt)
+            }
         })
         .collect();
     let any_hi = m.wire(

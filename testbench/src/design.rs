@@ -24,6 +24,12 @@ pub struct Design {
     pub params: serde_json::Value,
     pub module: Arc<Module>,
     pub layout: Layout,
+    /// Block-level model and stimulus; `None` for a block co-simulated at SM level with its own
+    /// testbench (`sm_core`, see [`crate::sm_core`]).
+    bench: Option<BlockBench>,
+}
+
+struct BlockBench {
     model: Box<dyn Fn() -> Box<dyn Simulator> + Send + Sync>,
     cases: BoxedStrategy<Case>,
 }
@@ -42,18 +48,43 @@ impl Design {
             params: serde_json::to_value(p).expect("params serialize"),
             module,
             layout,
-            model: Box::new(move || B::model(&pm, &lm)),
-            cases,
+            bench: Some(BlockBench {
+                model: Box::new(move || B::model(&pm, &lm)),
+                cases,
+            }),
         }
+    }
+
+    /// A block without a block-level bench: RTL, ports and Verilog only.
+    pub fn rtl_only<P: smrtl_hdl::BlockParams>(p: &P, module: Module) -> Design {
+        let module = Arc::new(module);
+        Design {
+            name: P::BLOCK,
+            params: serde_json::to_value(p).expect("params serialize"),
+            layout: Layout::new(&module.ports()),
+            module,
+            bench: None,
+        }
+    }
+
+    /// Whether the block has a block-level model and random stimulus.
+    pub fn has_bench(&self) -> bool {
+        self.bench.is_some()
+    }
+
+    fn bench(&self) -> &BlockBench {
+        self.bench
+            .as_ref()
+            .expect("block-level bench (check Design::has_bench first)")
     }
 
     /// A fresh behavioral model in its reset state.
     pub fn model(&self) -> Box<dyn Simulator> {
-        (self.model)()
+        (self.bench().model)()
     }
 
     pub fn cases(&self) -> BoxedStrategy<Case> {
-        self.cases.clone()
+        self.bench().cases.clone()
     }
 
     /// The block's Verilog (top module named after the block).
@@ -99,6 +130,7 @@ pub fn blocks() -> Vec<BlockEntry> {
     use smrtl_hdl::bank_conflict_detector::Params;
     use smrtl_hdl::elastic_pipeline::Params as PipeParams;
     use smrtl_hdl::history_cache::Params as HcParams;
+    use smrtl_hdl::sm_core::Params as SmParams;
     vec![
         BlockEntry {
             name: Params::BLOCK,
@@ -120,6 +152,16 @@ pub fn blocks() -> Vec<BlockEntry> {
             params: HcParams::describe,
             presets: presets::<HcParams>,
             configure: configure::<HistoryCacheBench>,
+        },
+        BlockEntry {
+            name: SmParams::BLOCK,
+            summary: "SM core, scheduler mode: RR scheduler + BCAWS mask, issue unit, history cache and the pipeline; co-simulated with workloads (`smrtl sim --workload`) (seed 000)",
+            params: SmParams::describe,
+            presets: presets::<SmParams>,
+            configure: |preset, sets| {
+                let p = SmParams::resolve(preset, sets)?;
+                Ok(Design::rtl_only(&p, smrtl_hdl::sm_core::build(&p)))
+            },
         },
     ]
 }

@@ -7,6 +7,7 @@ pub mod design;
 pub mod elastic_pipeline;
 pub mod history_cache;
 pub mod profiles;
+pub mod repro;
 pub mod sm_core;
 pub mod stimulus_file;
 

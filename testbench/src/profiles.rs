@@ -49,6 +49,8 @@ pub const WARP_SIZE: u32 = 32;
 pub const LANES: u32 = 8;
 /// Subwarps per warp, ⌈WS / L⌉.
 pub const SUBWARPS: u32 = 4;
+/// Global-load return latency over ICNT in cycles (D26 `gmem_return` = `Icnt{400}`).
+pub const ICNT_LATENCY: u32 = 400;
 
 /// One kernel of Table 5 (P §6) and its synthetic-workload shape (D27).
 #[derive(Clone, Debug, PartialEq)]
@@ -464,8 +466,9 @@ impl Profile {
     }
 
     /// A scheduler-mode workload (D27): `{"params": {"sched": "bcaws", "pipe_mode": "elastic",
-    /// "W": warps}, "warps": [[{"op", "pc", "degrees"?}, …], …]}`, one list per warp context;
-    /// `degrees` (one per subwarp, 1..=`lanes`) only on `smem`. Deterministic in `seed`.
+    /// "W": warps, "gmem_return": {"icnt": 400}}, "warps": [[{"op", "pc", "degrees"?}, …], …]}`,
+    /// one list per warp context; `degrees` (one per subwarp, 1..=`lanes`) only on `smem`.
+    /// Deterministic in `seed`.
     pub fn workload(&self, seed: u64, waves: u32, lanes: u32, subwarps: u32) -> Value {
         let lanes = lanes.max(1);
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
@@ -501,7 +504,12 @@ impl Profile {
             })
             .collect();
         json!({
-            "params": {"sched": "bcaws", "pipe_mode": "elastic", "W": warps},
+            "params": {
+                "sched": "bcaws",
+                "pipe_mode": "elastic",
+                "W": warps,
+                "gmem_return": {"icnt": ICNT_LATENCY},
+            },
             "warps": list,
         })
     }

@@ -1,57 +1,106 @@
-//! The `sm_core` RTL in the loop (spec elastic-pipeline.md §3.5, §5, §6): scheduler-mode
-//! workloads co-simulated against the behavioral SM model on `rusthdl` and `verilator`.
+//! The `sm_core` RTL in the loop (spec elastic-pipeline.md §3.5, §5, §6): random scheduler-mode
+//! workloads (random warps, kinds, degrees, lane addresses, PCs that hit, miss and evict, several
+//! kernel launches per case) co-simulated against the behavioral SM model, every output port
+//! compared every cycle, on `rusthdl` (wide) and `verilator` (a few configurations), plus a
+//! full-size Table 4 core on a synthetic profile. The G17–G22 / G28 workloads run with the RTL
+//! in the loop in `sm_core_model.rs`.
 
-use smrtl_cosim::backend::rusthdl::RustHdl;
-use smrtl_cosim::sm_core::{Instr, SmParams};
-use smrtl_hdl::sm_core::build;
-use smrtl_testbench::sm_core::cosim;
-use std::sync::Arc;
+use smrtl_cosim::harness::Trace as WaveRows;
+use smrtl_cosim::sm_core::SmParams;
+use smrtl_cosim::{vcd_out, Rtl};
+use smrtl_hdl::sm_core::Sched;
+use smrtl_testbench::sm_core::{
+    cosim, layout, random, random_configs, rusthdl, verilator, workload_from_value,
+};
 
+/// Random co-simulation on rusthdl: ≥ 100k compared cycles over every random configuration.
 #[test]
-fn smoke_micro() {
-    let p = SmParams::micro();
-    let warps = vec![
-        vec![Instr::alu(0), Instr::smem(1, &[2, 1]), Instr::alu(2)],
-        vec![Instr::smem(1, &[3, 3]), Instr::alu(5)],
-        vec![Instr::alu(7)],
-    ];
-    let mut dut = RustHdl::new(Arc::new(build(&p)));
-    let runs = cosim(&p, &[warps.clone(), warps], &mut dut, None)
-        .unwrap_or_else(|d| panic!("{d}\n{:?}", d.model));
-    assert!(runs[0].stats.cycles > 0);
-}
-
-fn rusthdl_factory() -> impl Fn(&SmParams) -> Box<dyn smrtl_cosim::Rtl> {
-    let cache =
-        std::sync::Mutex::new(std::collections::HashMap::<String, Arc<smrtl_hdl::Module>>::new());
-    move |p: &SmParams| {
-        let key = serde_json::to_string(p).unwrap();
-        let m = cache
-            .lock()
-            .unwrap()
-            .entry(key)
-            .or_insert_with(|| Arc::new(build(p)))
-            .clone();
-        Box::new(RustHdl::new(m)) as Box<dyn smrtl_cosim::Rtl>
+fn random_rusthdl_150k_cycles() {
+    let r = random(random_configs(), &|p: &SmParams| rusthdl(p), 150_000, 1);
+    if let Some(f) = &r.failure {
+        panic!("{}\nminimal case: {:?}", f.divergence, f.minimal);
     }
+    assert!(r.cycles >= 150_000 && r.cases > 100, "{r:?}");
 }
 
+/// Random co-simulation on Verilator: a few thousand cycles on two configurations.
 #[test]
-fn random_rusthdl() {
-    let configs = smrtl_testbench::sm_core::random_configs();
-    let f = rusthdl_factory();
-    let t0 = std::time::Instant::now();
-    let r = smrtl_testbench::sm_core::random(configs, &f, 20_000, 1);
-    eprintln!(
-        "{} cycles {} cases in {:?}",
-        r.cycles,
-        r.cases,
-        t0.elapsed()
+fn random_verilator() {
+    if !smrtl_testbench::external("verilator") {
+        return;
+    }
+    let configs = random_configs();
+    let picked = vec![configs[1].clone(), configs[4].clone()];
+    let r = random(
+        picked,
+        &|p: &SmParams| verilator(p).expect("verilator build"),
+        5_000,
+        2,
     );
-    if let Some(fail) = &r.failure {
-        panic!(
-            "{}\nminimal: {:?}\nmodel: {:?}",
-            fail.divergence, fail.minimal, fail.divergence.model
-        );
+    if let Some(f) = &r.failure {
+        panic!("{}\nminimal case: {:?}", f.divergence, f.minimal);
     }
+    assert!(r.cycles >= 5_000);
+}
+
+/// The full-size Table 4 core (W = 32 warps as the profile sets it, 256 × 2 cache,
+/// fe_depth 17, Icnt{400}) on the Transpose profile: every cycle agrees.
+#[test]
+fn table4_core_on_a_profile() {
+    let p = smrtl_testbench::profiles::profile("transpose").unwrap();
+    let w = workload_from_value(&p.workload(1, 1, 8, 4)).unwrap();
+    let mut duts: Vec<Box<dyn Rtl>> = vec![rusthdl(&w.params)];
+    if smrtl_testbench::external("verilator") {
+        duts.push(verilator(&w.params).expect("verilator build"));
+    }
+    let model = smrtl_cosim::sm_core::run(&w).unwrap();
+    for mut dut in duts {
+        let runs = cosim(
+            &w.params,
+            std::slice::from_ref(&w.warps),
+            dut.as_mut(),
+            None,
+        )
+        .unwrap_or_else(|d| panic!("{}: {d}", dut.name()));
+        assert_eq!(runs[0].records, model.records);
+    }
+    assert!(model.stats.hc_hits > 0 && model.stats.outcomes.bank_conflict > 0);
+}
+
+/// A wrong RTL is caught: the model runs BCAWS, the RTL was built for RR. The failure names
+/// cycle, port, expected and actual, shrinks, and its VCD flags the mismatch.
+#[test]
+fn a_wrong_rtl_is_caught_shrunk_and_shown() {
+    let rr = |p: &SmParams| SmParams {
+        sched: Sched::Rr,
+        ..p.clone()
+    };
+    let configs = vec![random_configs()[0].clone()];
+    let r = random(configs, &|p: &SmParams| rusthdl(&rr(p)), 200_000, 3);
+    let f = r.failure.expect("the RR RTL diverges from the BCAWS model");
+    let m = &f.divergence.mismatch;
+    assert_eq!(m.port, "mask", "{}", f.divergence);
+    assert_eq!((m.expected.clone(), m.actual.clone()), (vec![1], vec![0]));
+    assert!(f.shrink_steps > 0);
+    let text = f.divergence.to_string();
+    assert!(text.contains(&format!("cycle {}", m.cycle)) && text.contains("port mask"));
+    // Shrunk: one kernel, at most two warps with an instruction.
+    assert_eq!(f.minimal.kernels.len(), 1, "{:?}", f.minimal);
+    let busy = f.minimal.kernels[0]
+        .iter()
+        .filter(|w| !w.is_empty())
+        .count();
+    assert!(busy <= 2, "{:?}", f.minimal);
+
+    let p = &f.minimal.params;
+    let mut rows = WaveRows::new(1000);
+    let mut dut = rusthdl(&rr(p));
+    assert!(cosim(p, &f.minimal.kernels, dut.as_mut(), Some(&mut rows)).is_err());
+    let mut buf = vec![];
+    vcd_out::write(&mut buf, "sm_core", &layout(p), &rows).unwrap();
+    let text = String::from_utf8(buf).unwrap();
+    assert!(text.contains("$scope module rtl") && text.contains(" mask "));
+    let flagged = rows.rows.iter().filter(|r| r.mismatch).count();
+    assert_eq!(flagged, 1, "exactly the last row is flagged");
+    assert!(rows.rows.back().unwrap().mismatch);
 }
