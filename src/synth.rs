@@ -89,6 +89,32 @@ pub fn run(args: &BlockArgs, json: bool, ice40: bool) -> Result<ExitCode> {
             serde_json::json!({"mask_gates": m}),
         ));
     }
+    if d.name == "sm_core" {
+        let p: smrtl_hdl::sm_core::Params = serde_json::from_value(d.params.clone())?;
+        let c = smrtl_synth::sm_core::cost(&p)?;
+        generic = Some(c.generic.clone());
+        let r = &c.registers;
+        extra.push((
+            format!(
+                "register bits: pipeline {} (entries carry a {}-bit PC), BCAWS {} (history cache, accumulator, counter), scheduler + issue unit {} = {} (netlist: {})",
+                r.pipeline, p.pc_bits, r.bcaws, r.scheduler, r.total, c.built_register_bits
+            ),
+            serde_json::json!({"registers": r}),
+        ));
+        let hp = p.history_cache();
+        let dw = u64::from(p.dw());
+        extra.push((
+            format!(
+                "cache storage: {} bits in the RTL; paper Table 3: {} bits = {} bytes, {} bits = {} bytes with valid and MRU bits",
+                r.bcaws - 2 * dw,
+                hp.storage_bits(),
+                hp.storage_bits() / 8,
+                hp.storage_bits_with_state(),
+                hp.storage_bits_with_state() / 8
+            ),
+            serde_json::json!({"cache_storage_bits": r.bcaws - 2 * dw, "paper_storage_bits": hp.storage_bits()}),
+        ));
+    }
     let cost = match generic {
         Some(generic) => {
             let ice40 = if ice40 {

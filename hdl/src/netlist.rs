@@ -469,6 +469,14 @@ impl Module {
         self.clock
     }
 
+    /// Total width of the registers: the flip-flop bits the RTL asks for.
+    pub fn register_bits(&self) -> u64 {
+        self.regs
+            .iter()
+            .map(|&(r, _)| self.nets[r].width as u64)
+            .sum()
+    }
+
     pub fn has_registers(&self) -> bool {
         !self.regs.is_empty()
     }

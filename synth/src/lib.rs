@@ -5,6 +5,7 @@ pub mod bank_conflict_detector;
 pub mod checks;
 pub mod elastic_pipeline;
 pub mod history_cache;
+pub mod sm_core;
 pub mod yosys;
 
 pub use bank_conflict_detector::{DetectorCost, SweepOptions, SweepReport};
