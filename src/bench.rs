@@ -43,6 +43,12 @@ pub fn run(args: &BlockArgs, vectors: usize, seed: u64, json: bool) -> Result<Ex
         return Err(UsageError("--vectors must be at least 1".into()));
     }
     let d = design(args)?;
+    if !d.has_bench() {
+        return Err(UsageError(format!(
+            "bench: {} has no block-level stimulus; allowed: bank_conflict_detector, elastic_pipeline, history_cache",
+            d.name
+        )));
+    }
     let stim = crate::cosim::first_cycles(&d, seed, vectors);
     let ow = d.layout.out_words;
     let mut rows: Vec<(String, f64, String)> = vec![];

@@ -546,3 +546,28 @@ fn sim_profile_runs_the_scheduler_model() {
     );
     assert_usage_error(&smrtl(&["sim", "--workload", &bad]), "warps[0][0].op");
 }
+
+/// `cosim sm_core` co-simulates random scheduler-mode workloads at SM level; the block-level
+/// options that do not apply are clear errors.
+#[test]
+fn cosim_sm_core_runs_random_workloads() {
+    let o = smrtl(&[
+        "cosim", "sm_core", "--preset", "micro", "--cycles", "3000", "--seed", "5", "--json",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["mismatches"], 0);
+    assert!(v["cycles"].as_u64().unwrap() >= 3000);
+    let again = smrtl(&[
+        "cosim", "sm_core", "--preset", "micro", "--cycles", "3000", "--seed", "5", "--json",
+    ]);
+    assert_eq!(o.stdout, again.stdout, "a seed reproduces the run");
+    assert_usage_error(
+        &smrtl(&["bench", "sm_core"]),
+        "allowed: bank_conflict_detector",
+    );
+    assert_usage_error(
+        &smrtl(&["cosim", "sm_core", "--replay", "x.json"]),
+        "smrtl sim --workload",
+    );
+}
