@@ -3,8 +3,9 @@
 use crate::{Result, UsageError};
 use std::path::Path;
 
-/// Writes `bytes` to `path` atomically; on error nothing is left behind.
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
+/// The directory `path` would be written in, if it exists; else a one-line error. Commands
+/// that run long call it up front, so a bad output path fails before the work.
+pub fn writable_dir(path: &Path) -> Result<&Path> {
     let dir = path
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
@@ -16,6 +17,12 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
             dir.display()
         )));
     }
+    Ok(dir)
+}
+
+/// Writes `bytes` to `path` atomically; on error nothing is left behind.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
+    let dir = writable_dir(path)?;
     let name = path
         .file_name()
         .ok_or_else(|| UsageError(format!("cannot write {}: not a file path", path.display())))?;
@@ -26,4 +33,14 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
         return Err(UsageError(format!("cannot write {}: {e}", path.display())));
     }
     Ok(())
+}
+
+/// Writes one JSON line per record, atomically.
+pub fn write_json_lines<T: serde::Serialize>(path: &Path, records: &[T]) -> Result<()> {
+    let mut text = String::new();
+    for r in records {
+        text += &serde_json::to_string(r)?;
+        text.push('\n');
+    }
+    write_atomic(path, text.as_bytes())
 }

@@ -4,7 +4,7 @@
 use crate::output::write_atomic;
 use crate::{Result, UsageError};
 use smrtl_testbench::repro;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 /// The reproducible experiments.
@@ -28,17 +28,7 @@ pub fn run(o: Options) -> Result<ExitCode> {
     }
     // Refuse an unwritable plot path before the simulation.
     if let Some(path) = &o.plot {
-        let dir = path
-            .parent()
-            .filter(|p| !p.as_os_str().is_empty())
-            .unwrap_or(Path::new("."));
-        if !dir.is_dir() {
-            return Err(UsageError(format!(
-                "cannot write {}: directory {} does not exist",
-                path.display(),
-                dir.display()
-            )));
-        }
+        crate::output::writable_dir(path)?;
     }
     let report = repro::run(repro::Options {
         seed: o.seed,

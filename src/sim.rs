@@ -4,7 +4,7 @@
 use crate::cosim::rtl_factory;
 use crate::output::write_atomic;
 use crate::{Result, RtlBackend, UsageError};
-use smrtl_cosim::elastic_pipeline::{Model, Record, Summary};
+use smrtl_cosim::elastic_pipeline::{Model, Summary};
 use smrtl_cosim::harness::Trace as WaveRows;
 use smrtl_cosim::vcd_out;
 use smrtl_hdl::elastic_pipeline::Params;
@@ -59,15 +59,6 @@ fn load(path: &Path, sets: &[(String, String)]) -> Result<Trace> {
         file.params.insert(key.clone(), v);
     }
     Trace::from_file(&file).map_err(|e| at(&e))
-}
-
-fn write_records(path: &Path, records: &[Record]) -> Result<()> {
-    let mut text = String::new();
-    for r in records {
-        text += &serde_json::to_string(r)?;
-        text.push('\n');
-    }
-    write_atomic(path, text.as_bytes())
 }
 
 fn write_vcd(path: &Path, layout: &smrtl_cosim::Layout, rows: &WaveRows) -> Result<()> {
@@ -146,12 +137,7 @@ fn run_workload(o: &Options) -> Result<ExitCode> {
         }
     };
     if let Some(path) = &o.records {
-        let mut text = String::new();
-        for r in &run.records {
-            text += &serde_json::to_string(r)?;
-            text.push('\n');
-        }
-        write_atomic(path, text.as_bytes())?;
+        crate::output::write_json_lines(path, &run.records)?;
     }
     let s = &run.stats;
     if o.json {
@@ -233,7 +219,7 @@ pub fn run(o: Options) -> Result<ExitCode> {
         }
     };
     if let Some(path) = &o.records {
-        write_records(path, &records)?;
+        crate::output::write_json_lines(path, &records)?;
     }
     let s = Summary::of(&records);
     if o.json {
