@@ -262,30 +262,7 @@ pub fn ports(p: &Params) -> Vec<Port> {
         .collect()
 }
 
-use crate::netlist::{concat, Expr, Module};
-
-/// OR of equal-width expressions as a balanced tree (keeps the select logic shallow);
-/// `Expr::lit(0, width)` when empty.
-fn or_tree(items: Vec<Expr>, width: usize) -> Expr {
-    match items.len() {
-        0 => Expr::lit(0, width),
-        1 => items.into_iter().next().expect("one item"),
-        n => {
-            let mut items = items;
-            let right = items.split_off(n / 2);
-            or_tree(items, width) | or_tree(right, width)
-        }
-    }
-}
-
-/// `bit` repeated `width` times (for AND-masking a `width`-bit value).
-fn replicate(bit: &Expr, width: usize) -> Expr {
-    if width == 1 {
-        bit.clone()
-    } else {
-        concat(&vec![bit.clone(); width])
-    }
-}
+use crate::netlist::{or_tree, replicate, select_onehot, Expr, Module};
 
 /// One cache line's registers.
 struct Line {
@@ -304,30 +281,12 @@ fn select_way(
     tb: usize,
     dw: usize,
 ) -> (Expr, Expr, Expr) {
-    let valid = or_tree(
-        lines
-            .iter()
-            .zip(sel)
-            .map(|(set, s)| s & &set[way].valid)
-            .collect(),
-        1,
-    );
-    let tag = or_tree(
-        lines
-            .iter()
-            .zip(sel)
-            .map(|(set, s)| replicate(s, tb) & set[way].tag.clone())
-            .collect(),
-        tb,
-    );
-    let data = or_tree(
-        lines
-            .iter()
-            .zip(sel)
-            .map(|(set, s)| replicate(s, dw) & set[way].data.clone())
-            .collect(),
-        dw,
-    );
+    let field = |f: fn(&Line) -> &Expr| -> Vec<Expr> {
+        lines.iter().map(|set| f(&set[way]).clone()).collect()
+    };
+    let valid = select_onehot(sel, &field(|l| &l.valid), 1);
+    let tag = select_onehot(sel, &field(|l| &l.tag), tb);
+    let data = select_onehot(sel, &field(|l| &l.data), dw);
     (
         m.wire(&format!("{name}_w{way}_valid"), valid),
         m.wire(&format!("{name}_w{way}_tag"), tag),

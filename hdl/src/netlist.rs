@@ -228,6 +228,39 @@ pub fn or_all(items: &[Expr], width: usize) -> Expr {
         .unwrap_or_else(|| Expr::lit(0, width))
 }
 
+/// OR of equal-width expressions as a balanced tree (keeps wide selects shallow);
+/// `Expr::lit(0, width)` when empty.
+pub fn or_tree(items: Vec<Expr>, width: usize) -> Expr {
+    match items.len() {
+        0 => Expr::lit(0, width),
+        1 => items.into_iter().next().expect("one item"),
+        n => {
+            let mut items = items;
+            let right = items.split_off(n / 2);
+            or_tree(items, width) | or_tree(right, width)
+        }
+    }
+}
+
+/// `bit` repeated `width` times (for AND-masking a `width`-bit value).
+pub fn replicate(bit: &Expr, width: usize) -> Expr {
+    if width == 1 {
+        bit.clone()
+    } else {
+        concat(&vec![bit.clone(); width])
+    }
+}
+
+/// One-hot select: OR over i of (`sel[i]` ? `items[i]` : 0), as an AND-OR tree.
+pub fn select_onehot(sel: &[Expr], items: &[Expr], width: usize) -> Expr {
+    let terms = sel
+        .iter()
+        .zip(items)
+        .map(|(s, x)| replicate(s, width) & x.clone())
+        .collect();
+    or_tree(terms, width)
+}
+
 macro_rules! binop_impl {
     ($trait:ident, $method:ident, $op:expr) => {
         impl ops::$trait<Expr> for Expr {

@@ -10,7 +10,7 @@
 
 use crate::elastic_pipeline::{self as pipe, Kind, PipeIn, PipeMode};
 use crate::history_cache::{self as hc, BcawsPolicy, CounterMode, HcIn};
-use crate::netlist::{concat, Dir, Expr, Module, Port};
+use crate::netlist::{concat, or_all, select_onehot, Dir, Expr, Module, Port};
 use crate::params::{in_range, BlockParams, ParamError, ParamInfo};
 use serde::{Deserialize, Serialize};
 
@@ -335,24 +335,6 @@ pub fn ports(p: &Params) -> Vec<Port> {
     v
 }
 
-/// `bit` repeated `width` times.
-fn replicate(bit: &Expr, width: usize) -> Expr {
-    if width == 1 {
-        bit.clone()
-    } else {
-        concat(&vec![bit.clone(); width])
-    }
-}
-
-/// One-hot select: OR over i of (`sel[i]` ? `items[i]` : 0).
-fn select(sel: &[Expr], items: &[Expr], width: usize) -> Expr {
-    sel.iter()
-        .zip(items)
-        .map(|(s, x)| replicate(s, width) & x.clone())
-        .reduce(|a, b| a | b)
-        .unwrap_or_else(|| Expr::lit(0, width))
-}
-
 /// Bits `bits[0..n]` as one vector, bit 0 lowest.
 fn pack(bits: &[Expr]) -> Expr {
     let rev: Vec<Expr> = bits.iter().rev().cloned().collect();
@@ -374,10 +356,7 @@ fn round_robin(m: &mut Module, eligible: &[Expr], last: &Expr) -> Vec<Expr> {
             }
         })
         .collect();
-    let any_hi = m.wire(
-        "rr_any_hi",
-        above.iter().cloned().reduce(|a, b| a | b).expect("W ≥ 1"),
-    );
+    let any_hi = m.wire("rr_any_hi", or_all(&above, 1));
     let cand: Vec<Expr> = (0..n)
         .map(|w| any_hi.mux(&above[w], &eligible[w]))
         .collect();
@@ -397,7 +376,7 @@ fn encode(onehot: &[Expr], width: usize) -> Expr {
     let idx: Vec<Expr> = (0..onehot.len())
         .map(|w| Expr::lit(w as u64, width))
         .collect();
-    select(onehot, &idx, width)
+    select_onehot(onehot, &idx, width)
 }
 
 /// Builds the `sm_core` top (spec §5.6, §6) from validated params.
@@ -499,9 +478,9 @@ pub fn build(p: &Params) -> Module {
     let try_decide = m.wire("try_decide", &in_ready & &!(&pending | &start));
     let decide = m.wire("decide_w", &try_decide & &grant_valid);
     let sched_fail = &try_decide & &(!grant_valid.clone() & has_next.any());
-    let g_kind = m.wire("grant_kind", select(&onehot, &kind_w, 2));
-    let g_pc = m.wire("grant_pc", select(&onehot, &pc_w, pcw));
-    let g_seq = m.wire("grant_seq", select(&onehot, &seq, seqb));
+    let g_kind = m.wire("grant_kind", select_onehot(&onehot, &kind_w, 2));
+    let g_pc = m.wire("grant_pc", select_onehot(&onehot, &pc_w, pcw));
+    let g_seq = m.wire("grant_seq", select_onehot(&onehot, &seq, seqb));
     m.assign(&lk_pc, g_pc.clone());
     m.assign(&load, &decide & &g_kind.equals(&kind_lit(Kind::Smem)));
 

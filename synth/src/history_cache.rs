@@ -9,7 +9,7 @@
 use crate::yosys::GenericReport;
 use serde::Serialize;
 use smrtl_hdl::history_cache::{build, Params};
-use smrtl_hdl::netlist::{concat, Module};
+use smrtl_hdl::netlist::{replicate, Module};
 use smrtl_hdl::tools::ToolError;
 use std::sync::Arc;
 
@@ -100,12 +100,7 @@ pub fn mask_module(warps: usize) -> Module {
     let is_mem = m.input("is_mem", warps);
     let mask = m.input("mask", 1);
     let out = m.output("ready_m", warps);
-    let rep = if warps == 1 {
-        mask
-    } else {
-        concat(&vec![mask; warps])
-    };
-    m.assign(&out, &ready & &!(rep & is_mem));
+    m.assign(&out, &ready & &!(replicate(&mask, warps) & is_mem));
     m
 }
 
