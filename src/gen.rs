@@ -41,7 +41,7 @@ pub fn list(json: bool) -> Result<ExitCode> {
 
 pub fn gen(args: &BlockArgs, output: &Path) -> Result<ExitCode> {
     let d = design(args)?;
-    let verilog = d.verilog();
+    let verilog = d.verilog_for(Some(&output.display().to_string()));
     write_atomic(output, verilog.as_bytes())?;
     eprintln!(
         "wrote {} ({} lines, top module `{}`, {} ports)",

@@ -124,7 +124,7 @@ enum Command {
         #[arg(long = "set", value_name = "KEY=VALUE")]
         sets: Vec<String>,
     },
-    /// Hardware cost from Yosys: flip-flops, cells, iCE40 LUT4 / carry.
+    /// Hardware cost from Yosys per module: flip-flops, cells, iCE40 LUT4 / carry / BRAM, Fmax.
     Synth {
         #[command(flatten)]
         block: BlockArgs,
@@ -133,6 +133,8 @@ enum Command {
         no_ice40: bool,
         #[arg(long)]
         json: bool,
+        #[command(flatten)]
+        flows: synth::FlowArgs,
     },
     /// Vectors per second of model, rust-hdl, Verilator and Icarus on the same stimulus.
     Bench {
@@ -273,7 +275,8 @@ fn main() -> ExitCode {
             block,
             no_ice40,
             json,
-        } => synth::run(&block, json, !no_ice40),
+            flows,
+        } => synth::run(&block, json, !no_ice40, &flows),
         Command::Bench {
             block,
             vectors,

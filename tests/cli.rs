@@ -66,11 +66,18 @@ fn gen_writes_one_module_named_after_the_block() {
     let v = std::fs::read_to_string(&out).unwrap();
     assert_eq!(v.lines().filter(|l| l.starts_with("module ")).count(), 1);
     assert_eq!(v.lines().filter(|l| l.starts_with("endmodule")).count(), 1);
-    assert!(v.contains("module bank_conflict_detector("));
+    // Not the default configuration: the name carries a hash of the params.
+    let name = v
+        .lines()
+        .find_map(|l| l.strip_prefix("module "))
+        .and_then(|l| l.strip_suffix(" ("))
+        .expect("module line");
+    assert!(name.starts_with("bank_conflict_detector_") && name.len() == 31);
     assert!(
-        v.contains("input wire  [111:0] addr;"),
+        v.contains("input  wire [111:0] addr"),
         "8 lanes x 14 address bits, packed"
     );
+    assert!(v.contains("MODE=literal") && v.contains("--set MODE=literal"));
 }
 
 #[test]
@@ -534,6 +541,11 @@ fn sim_profile_runs_the_scheduler_model() {
         "$scope module sm_core",
         "$scope module model",
         "$scope module rtl",
+        // The RTL's internal nets, a scope per instance of the hierarchy.
+        "$scope module pipe",
+        "$scope module det",
+        "$scope module hc",
+        "$scope module sched",
     ] {
         assert!(text.contains(scope), "{scope}");
     }

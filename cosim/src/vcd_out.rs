@@ -51,25 +51,49 @@ impl Var {
     }
 }
 
+/// Declares `slots` in a scope named `scope`. A slot named `inst.sub.net` (a net inside an
+/// instance of the RTL hierarchy) goes into nested scopes `inst` / `sub`, so a viewer shows the
+/// hierarchy. The returned variables are in the order of `slots`.
 fn add_vars<W: Write>(
     w: &mut vcd::Writer<W>,
     scope: &str,
     slots: &[(String, usize)],
 ) -> io::Result<Vec<Var>> {
     w.add_module(scope)?;
-    let vars = slots
-        .iter()
-        .map(|(name, width)| {
-            w.add_var(VarType::Wire, *width as u32, name, None)
-                .map(|id| Var {
-                    id,
-                    width: *width,
-                    last: None,
-                })
-        })
-        .collect::<io::Result<Vec<_>>>()?;
+    let path = |i: usize| slots[i].0.rsplit_once('.').map_or("", |(p, _)| p);
+    // Identifier characters sort after '.', so sorting by path visits the scope tree depth first.
+    let mut order: Vec<usize> = (0..slots.len()).collect();
+    order.sort_by(|&a, &b| path(a).cmp(path(b)));
+    let mut vars: Vec<Option<Var>> = (0..slots.len()).map(|_| None).collect();
+    let mut open: Vec<&str> = vec![];
+    for i in order {
+        let (name, width) = &slots[i];
+        let (dirs, leaf) = name.rsplit_once('.').unwrap_or(("", name.as_str()));
+        let comps: Vec<&str> = dirs.split('.').filter(|c| !c.is_empty()).collect();
+        let keep = open.iter().zip(&comps).take_while(|(a, b)| a == b).count();
+        for _ in keep..open.len() {
+            w.upscope()?;
+        }
+        open.truncate(keep);
+        for c in &comps[keep..] {
+            w.add_module(c)?;
+            open.push(c);
+        }
+        let id = w.add_var(VarType::Wire, *width as u32, leaf, None)?;
+        vars[i] = Some(Var {
+            id,
+            width: *width,
+            last: None,
+        });
+    }
+    for _ in 0..open.len() {
+        w.upscope()?;
+    }
     w.upscope()?;
-    Ok(vars)
+    Ok(vars
+        .into_iter()
+        .map(|v| v.expect("every slot declared"))
+        .collect())
 }
 
 fn named(slots: &[Slot]) -> Vec<(String, usize)> {

@@ -221,7 +221,13 @@ pub fn build(p: &Params) -> Module {
 pub fn build_with(p: &Params, fault: Fault) -> Module {
     let l_n = p.lanes as usize;
     let a_n = p.addr_bits as usize;
-    let mut m = Module::new(Params::BLOCK);
+    let name = crate::params::module_name(p);
+    // A planted fault (tests only) never shares a name with the real design.
+    let name = match fault {
+        Fault::None => name,
+        _ => format!("{name}_fault"),
+    };
+    let mut m = Module::new(&name);
 
     if p.reg_out {
         m.clock_reset();

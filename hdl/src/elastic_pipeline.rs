@@ -421,11 +421,124 @@ pub fn ports(p: &Params) -> Vec<Port> {
 
 // ---------------------------------------------------------------------------------------------
 // RTL (spec §3.2 end-of-cycle evaluation, §3.3 causes, §4 structures, §6 blocks)
+//
+// The pipeline module ([`build`], [`build_with_pc`], both through [`logic`]) instantiates the
+// spec §6 sub-blocks, each its own Verilog module:
+//
+//   instance     module (spec §6)        holds
+//   front_end    FrontEnd<fe_depth>      F, D1..Dk, EXE; step 7 (bubble-collapsing)
+//   mem0_stage   Mem0Stage               MEM0, its elapsed counter, the detector `det`; step 1
+//   nonmem       NonmemFifo<Q>           NQ (Elastic, Q > 0), with the nonmem_min_age ages
+//   wb_mux       WbMux<M>                step 2 (fixed-priority select)
+//   premem       PremFifo<N>             PRE (Elastic, N > 0)
+//
+// and keeps the backend glue itself: MEM1..MEM(M−1) (step 3), the NM latches (Split, step 4),
+// the EXE routing (step 5), the MEM0 input MUX (step 6), the WB registers (step 8) and the stall
+// cause (§3.3). Entries cross module ports as packed buses ([`Layout`]).
 // ---------------------------------------------------------------------------------------------
 
-use crate::bank_conflict_detector::{self as detector, Fault};
-use crate::netlist::{concat, or_all, Expr, Module};
+use crate::bank_conflict_detector as detector;
+use crate::netlist::{concat, concat_wide, or_all, Expr, InstanceRef, Module};
 use crate::params::log2;
+use std::sync::Arc;
+
+/// A sub-module named `ep_<stem>_<hash of key>`: `key` spells out everything the module's text
+/// depends on (so equal keys give equal modules, different keys different names), and opens the
+/// module as a comment. Names stay short because a generated file's header lists them all.
+fn sub_module(stem: &str, key: &str) -> Module {
+    let hash = crate::params::fnv1a(key.as_bytes()) as u32;
+    let mut m = Module::new(&format!("ep_{stem}_{hash:08x}"));
+    m.section(key);
+    m
+}
+
+/// The packed entry bus: how an entry crosses a module port. Fields, least significant first:
+///
+/// | field  | width                | bits                                  |
+/// |--------|----------------------|---------------------------------------|
+/// | `tag`  | T = `tag_bits`       | `[0, T)`                              |
+/// | `kind` | 2                    | `[T, T+2)`                            |
+/// | `deg`  | R = lg(L+1)          | `[T+2, T+2+R)`                        |
+/// | `act`  | L, lane 0 lowest     | `[T+2+R, T+2+R+L)`                    |
+/// | `addr` | L × AW               | lane l at `T+2+R+L + l·AW`            |
+/// | `pc`   | PCW (scheduler mode) | the top PCW bits (absent when PCW = 0) |
+///
+/// The layout is fixed by (T, L, AW, PCW), which [`Layout::key`] spells out for the names of the
+/// sub-modules whose ports carry entries.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Layout {
+    tag: usize,
+    lanes: usize,
+    addr: usize,
+    pc: usize,
+}
+
+impl Layout {
+    /// The layout of `p`'s entries, with a `pcw`-bit PC when `pcw` > 0.
+    pub fn of(p: &Params, pcw: usize) -> Layout {
+        Layout {
+            tag: p.tag_bits as usize,
+            lanes: p.lanes as usize,
+            addr: p.addr_bits as usize,
+            pc: pcw,
+        }
+    }
+
+    /// Bits of `deg` (values up to L), as [`Params::rem_bits`].
+    pub fn deg(&self) -> usize {
+        bits_for(self.lanes as u64)
+    }
+
+    /// EW: the bus width.
+    pub fn width(&self) -> usize {
+        self.tag + 2 + self.deg() + self.lanes * (1 + self.addr) + self.pc
+    }
+
+    /// `entry: tag T, L lanes, AW A, PC P`: the part of a sub-module key the layout fixes.
+    fn key(&self) -> String {
+        let pc = if self.pc > 0 {
+            format!(", PC {}", self.pc)
+        } else {
+            String::new()
+        };
+        format!(
+            "entry: tag {}, {} lanes, AW {}{pc}",
+            self.tag, self.lanes, self.addr
+        )
+    }
+
+    /// The fields of a packed bus `bus` (a net or a slice of one), as slices.
+    fn unpack(&self, bus: &Expr) -> Entry {
+        assert_eq!(bus.width(), self.width(), "entry bus width");
+        let (t, r, l, aw) = (self.tag, self.deg(), self.lanes, self.addr);
+        let act = t + 2 + r;
+        let addr = act + l;
+        Entry {
+            tag: bus.slice(0, t),
+            kind: bus.slice(t, 2),
+            deg: bus.slice(t + 2, r),
+            act: bus.slice(act, l),
+            addr: (0..l).map(|k| bus.slice(addr + k * aw, aw)).collect(),
+            pc: (self.pc > 0).then(|| bus.slice(addr + l * aw, self.pc)),
+        }
+    }
+}
+
+/// The packed bus of [`Layout`] from its fields; `addr` is most significant lane first (one
+/// part per lane, or a single L·AW-bit net holding lane l at `l·AW`).
+fn pack_fields(
+    tag: &Expr,
+    kind: &Expr,
+    deg: &Expr,
+    act: &Expr,
+    addr: &[Expr],
+    pc: Option<&Expr>,
+) -> Expr {
+    let mut parts: Vec<Expr> = pc.into_iter().cloned().collect();
+    parts.extend(addr.iter().cloned());
+    parts.extend([act.clone(), deg.clone(), kind.clone(), tag.clone()]);
+    concat_wide(&parts)
+}
 
 /// One pipeline entry's fields as nets (spec §2 "Entry"; co-simulation build, D23).
 #[derive(Clone)]
@@ -442,6 +555,26 @@ pub struct Entry {
 }
 
 impl Entry {
+    /// The entry as one packed bus (layout in [`Layout`]): the whole value assigned to a bus net
+    /// such as a sub-module's entry input.
+    pub fn pack(&self) -> Expr {
+        let addr: Vec<Expr> = self.addr.iter().rev().cloned().collect();
+        pack_fields(
+            &self.tag,
+            &self.kind,
+            &self.deg,
+            &self.act,
+            &addr,
+            self.pc.as_ref(),
+        )
+    }
+
+    /// The fields of a packed bus net `bus` of `p`'s entries with a `pcw`-bit PC (layout in
+    /// [`Layout`]).
+    pub fn unpack(bus: &Expr, p: &Params, pcw: usize) -> Entry {
+        Layout::of(p, pcw).unpack(bus)
+    }
+
     fn fields(&self) -> Vec<&Expr> {
         let mut f = vec![&self.tag, &self.kind, &self.deg, &self.act];
         f.extend(self.addr.iter());
@@ -466,6 +599,15 @@ impl Entry {
             pc: a.pc.as_ref().zip(b.pc.as_ref()).map(|(x, y)| pick(x, y)),
         }
     }
+
+    fn is_alu(&self) -> Expr {
+        self.kind.equals(&Expr::lit(Kind::Alu as u64, 2))
+    }
+}
+
+/// The tag as the trace shows it: 0 when the latch is empty.
+fn shown_tag(valid: &Expr, tag: &Expr) -> Expr {
+    valid.mux(tag, &Expr::lit(0, tag.width()))
 }
 
 /// A pipeline latch: a valid bit and an entry, all registers.
@@ -476,20 +618,20 @@ struct Latch {
 }
 
 impl Latch {
-    /// A latch named `stage`; entries carry a PC of `pcw` bits when `pcw` > 0.
-    fn new(m: &mut Module, p: &Params, pcw: usize, stage: &str) -> Latch {
+    /// A latch named `stage` (registers `<stage>_<field>_q`) holding entries of `lay`.
+    fn new(m: &mut Module, lay: Layout, stage: &str) -> Latch {
         let mut reg = |field: &str, width: usize| m.reg(&format!("{stage}_{field}_q"), width, 0);
         Latch {
             valid: reg("valid", 1),
             e: Entry {
-                tag: reg("tag", p.tag_bits as usize),
+                tag: reg("tag", lay.tag),
                 kind: reg("kind", 2),
-                deg: reg("deg", p.rem_bits()),
-                act: reg("act", p.lanes as usize),
-                addr: (0..p.lanes)
-                    .map(|l| reg(&format!("addr{l}"), p.addr_bits as usize))
+                deg: reg("deg", lay.deg()),
+                act: reg("act", lay.lanes),
+                addr: (0..lay.lanes)
+                    .map(|l| reg(&format!("addr{l}"), lay.addr))
                     .collect(),
-                pc: (pcw > 0).then(|| reg("pc", pcw)),
+                pc: (lay.pc > 0).then(|| reg("pc", lay.pc)),
             },
         }
     }
@@ -505,19 +647,130 @@ impl Latch {
         }
     }
 
-    /// The tag as the trace shows it: 0 when the latch is empty.
     fn shown_tag(&self) -> Expr {
-        let w = self.e.tag.width();
-        self.valid.mux(&self.e.tag, &Expr::lit(0, w))
-    }
-
-    fn is_alu(&self) -> Expr {
-        self.e.kind.equals(&Expr::lit(Kind::Alu as u64, 2))
+        shown_tag(&self.valid, &self.e.tag)
     }
 }
 
 fn one(x: bool) -> Expr {
     Expr::lit(x as u64, 1)
+}
+
+// --- FrontEnd<fe_depth> (spec §6; §3.2 step 7) ---------------------------------------------------
+
+/// Ports of [`front_end`].
+mod fe_port {
+    pub const IN_VALID: &str = "in_valid";
+    pub const IN_ENTRY: &str = "in_entry";
+    /// EXE's entry leaves EXE at this edge (spec §6 `exe_accept`).
+    pub const EXE_ACCEPT: &str = "exe_accept";
+    pub const IN_READY: &str = "in_ready";
+    pub const FE_HOLD: &str = "fe_hold";
+    pub const EXE_VALID: &str = "exe_valid";
+    pub const EXE_ENTRY: &str = "exe_entry";
+}
+
+/// Spec §6 `FrontEnd<fe_depth>`: the latches F, D1..Dk (k = `depth`) and EXE, advanced by step 7's
+/// bubble-collapsing rule (D2). Besides the [`fe_port`] ports it taps F and every D latch for the
+/// trace as `<stage>_valid` and `<stage>_tag` (0 when empty); EXE is visible at `exe_valid` and
+/// `exe_entry`.
+fn front_end(lay: Layout, depth: usize) -> Module {
+    use fe_port as fp;
+    let mut m = sub_module(
+        "frontend",
+        &format!("FrontEnd<fe_depth = {depth}>, {}", lay.key()),
+    );
+    m.clock_reset();
+    let in_valid = m.input(fp::IN_VALID, 1);
+    let in_entry = m.input(fp::IN_ENTRY, lay.width());
+    let exe_accept = m.input(fp::EXE_ACCEPT, 1);
+    let in_ready = m.output(fp::IN_READY, 1);
+    let fe_hold = m.output(fp::FE_HOLD, 1);
+    let exe_valid = m.output(fp::EXE_VALID, 1);
+    let exe_entry = m.output(fp::EXE_ENTRY, lay.width());
+    // F, D1..Dk: the latches an entry passes before EXE.
+    let names: Vec<String> = std::iter::once("f".to_string())
+        .chain((1..=depth).map(|k| format!("d{k}")))
+        .collect();
+    let taps: Vec<(Expr, Expr)> = names
+        .iter()
+        .map(|s| {
+            let (v, t) = stage_ports(s);
+            (m.output(&v, 1), m.output(&t, lay.tag))
+        })
+        .collect();
+    let chain: Vec<Latch> = names.iter().map(|s| Latch::new(&mut m, lay, s)).collect();
+    let exe = Latch::new(&mut m, lay, "exe");
+
+    m.section("spec §3.2 step 7: bubble-collapsing advance (D2), EXE first");
+    let mut moves = vec![one(false); chain.len()];
+    let mut next_free = m.wire("exe_free", !exe.valid.clone() | exe_accept.clone());
+    for k in (0..chain.len()).rev() {
+        moves[k] = m.wire(&format!("{}_moves", names[k]), &chain[k].valid & &next_free);
+        next_free = m.wire(
+            &format!("{}_free", names[k]),
+            !chain[k].valid.clone() | moves[k].clone(),
+        );
+    }
+    m.assign(&fe_hold, &chain[0].valid & &!moves[0].clone());
+    m.assign(&in_ready, !fe_hold.clone());
+    let f_load = m.wire("f_load", &in_valid & &in_ready);
+
+    m.section("registers: F from the issue source, each later latch from its predecessor");
+    chain[0].update(&mut m, &f_load, &lay.unpack(&in_entry), &moves[0]);
+    for k in 1..chain.len() {
+        chain[k].update(&mut m, &moves[k - 1], &chain[k - 1].e, &moves[k]);
+    }
+    let last = chain.len() - 1;
+    exe.update(&mut m, &moves[last], &chain[last].e, &exe_accept);
+
+    m.section("outputs: EXE and the trace taps");
+    m.assign(&exe_valid, exe.valid.clone());
+    m.assign(&exe_entry, exe.e.pack());
+    for (latch, (v, t)) in chain.iter().zip(&taps) {
+        m.assign(v, latch.valid.clone());
+        m.assign(t, latch.shown_tag());
+    }
+    m
+}
+
+// --- PremFifo<N>, NonmemFifo<Q> (spec §4, §6) ----------------------------------------------------
+
+/// Ports of [`fifo`] (both kinds unless noted).
+mod fifo_port {
+    pub const ENQ: &str = "enq";
+    pub const ENQ_ENTRY: &str = "enq_entry";
+    pub const DEQ: &str = "deq";
+    pub const COUNT: &str = "count";
+    pub const HEAD_VALID: &str = "head_valid";
+    /// PremFifo: the occupancy is N (at the start of the cycle).
+    pub const FULL: &str = "full";
+    /// PremFifo: the head entry (slot 0, the oldest).
+    pub const HEAD: &str = "head";
+    /// NonmemFifo: an entry can be enqueued after this cycle's dequeue (D12).
+    pub const ROOM: &str = "room";
+    /// NonmemFifo: the head is a WB candidate: valid and, with `nonmem_min_age` = a > 0, of age
+    /// ≥ a (else equal to `head_valid`).
+    pub const HEAD_ELIGIBLE: &str = "head_eligible";
+    /// NonmemFifo: the head's tag and (when the parent needs it) kind, all WB reads of an NQ
+    /// entry.
+    pub const HEAD_TAG: &str = "head_tag";
+    pub const HEAD_KIND: &str = "head_kind";
+
+    /// The trace taps of slot `i`: `slot<i>_valid`, `slot<i>_tag` (0 when empty).
+    pub fn slot(i: usize) -> (String, String) {
+        (format!("slot{i}_valid"), format!("slot{i}_tag"))
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum FifoKind {
+    /// Spec §6 `PremFifo<N>`: PRE, before MEM0.
+    Prem,
+    /// Spec §6 `NonmemFifo<Q>`: NQ, beside the MEM path; with the age counters of the
+    /// `nonmem_min_age` = `max_age` debug mode when > 0, and a `head_kind` output when
+    /// `head_kind`.
+    Nonmem { max_age: u64, head_kind: bool },
 }
 
 /// A FIFO of latches, slot 0 oldest (spec §4 PREMEM / NONMEM queues). Dequeue shifts every slot
@@ -531,9 +784,9 @@ struct Fifo {
 }
 
 impl Fifo {
-    fn new(m: &mut Module, p: &Params, pcw: usize, name: &str, n: usize, max_age: u64) -> Fifo {
+    fn new(m: &mut Module, lay: Layout, name: &str, n: usize, max_age: u64) -> Fifo {
         let slots: Vec<Latch> = (0..n)
-            .map(|i| Latch::new(m, p, pcw, &format!("{name}{i}")))
+            .map(|i| Latch::new(m, lay, &format!("{name}{i}")))
             .collect();
         let ages = if max_age > 0 {
             (0..n)
@@ -550,22 +803,23 @@ impl Fifo {
         }
     }
 
-    fn empty(&self) -> Expr {
-        self.slots.first().map_or(one(true), |s| !s.valid.clone())
-    }
-
     /// Occupancy is the depth (the last slot is valid).
     fn full(&self) -> Expr {
-        self.slots.last().map_or(one(true), |s| s.valid.clone())
+        self.slots.last().expect("a FIFO has slots").valid.clone()
     }
 
     fn count(&self) -> Expr {
-        let w = bits_for(self.slots.len() as u64);
-        if self.slots.is_empty() {
-            return Expr::lit(0, w);
-        }
         let bits: Vec<Expr> = self.slots.iter().map(|s| s.valid.clone()).collect();
-        detector::popcount(&bits).zext(w)
+        detector::popcount(&bits).zext(bits_for(self.slots.len() as u64))
+    }
+
+    /// The head is a WB candidate (valid and old enough, when ages are kept).
+    fn head_eligible(&self) -> Expr {
+        let head = &self.slots[0];
+        match self.ages.first() {
+            Some(age) => &head.valid & &!age.lt(&Expr::lit(self.max_age, age.width())),
+            None => head.valid.clone(),
+        }
     }
 
     fn update(&self, m: &mut Module, deq: &Expr, enq: &Expr, input: &Entry) {
@@ -612,11 +866,324 @@ impl Fifo {
     }
 }
 
+/// Spec §6 `PremFifo<N>` or `NonmemFifo<Q>` of `n` ≥ 1 slots: the [`fifo_port`] ports, and every
+/// slot tapped for the trace.
+fn fifo(kind: FifoKind, lay: Layout, n: usize) -> Module {
+    use fifo_port as qp;
+    assert!(n >= 1, "an absent FIFO is not instantiated");
+    let (stem, slot, max_age, head_kind) = match kind {
+        FifoKind::Prem => ("premem", "pre", 0, false),
+        FifoKind::Nonmem { max_age, head_kind } => ("nonmem", "nq", max_age, head_kind),
+    };
+    let block = match kind {
+        FifoKind::Prem => format!("PremFifo<N = {n}>"),
+        FifoKind::Nonmem { .. } => format!("NonmemFifo<Q = {n}>"),
+    };
+    let ages = if max_age > 0 {
+        format!(", ages up to {max_age}")
+    } else {
+        String::new()
+    };
+    let kind_out = if head_kind { ", head kind" } else { "" };
+    let mut m = sub_module(stem, &format!("{block}{ages}{kind_out}, {}", lay.key()));
+    m.clock_reset();
+    let enq = m.input(qp::ENQ, 1);
+    let enq_entry = m.input(qp::ENQ_ENTRY, lay.width());
+    let deq = m.input(qp::DEQ, 1);
+    let count = m.output(qp::COUNT, bits_for(n as u64));
+    let head_valid = m.output(qp::HEAD_VALID, 1);
+    let mut own: Vec<(&str, usize)> = match kind {
+        FifoKind::Prem => vec![(qp::FULL, 1), (qp::HEAD, lay.width())],
+        FifoKind::Nonmem { .. } => vec![
+            (qp::ROOM, 1),
+            (qp::HEAD_ELIGIBLE, 1),
+            (qp::HEAD_TAG, lay.tag),
+        ],
+    };
+    if head_kind {
+        own.push((qp::HEAD_KIND, 2));
+    }
+    let own: std::collections::HashMap<&str, Expr> = own
+        .into_iter()
+        .map(|(name, width)| (name, m.output(name, width)))
+        .collect();
+    let taps: Vec<(Expr, Expr)> = (0..n)
+        .map(|i| {
+            let (v, t) = qp::slot(i);
+            (m.output(&v, 1), m.output(&t, lay.tag))
+        })
+        .collect();
+    let q = Fifo::new(&mut m, lay, slot, n, max_age);
+    let head = &q.slots[0];
+    match kind {
+        FifoKind::Prem => {
+            m.section("spec §3.2 steps 5-6: full at the start of the cycle; head to the MEM0 MUX");
+            m.assign(&own[qp::FULL], q.full());
+            m.assign(&own[qp::HEAD], head.e.pack());
+        }
+        FifoKind::Nonmem { .. } => {
+            m.section("spec §3.2 steps 2, 4-5: the head as a WB source; room after the dequeue");
+            m.assign(&own[qp::HEAD_ELIGIBLE], q.head_eligible());
+            m.assign(&own[qp::HEAD_TAG], head.e.tag.clone());
+            if let Some(kind) = own.get(qp::HEAD_KIND) {
+                m.assign(kind, head.e.kind.clone());
+            }
+            m.assign(&own[qp::ROOM], !(q.full() & !deq.clone()));
+        }
+    }
+    m.assign(&head_valid, head.valid.clone());
+    m.assign(&count, q.count());
+    m.section("registers: dequeue shifts down, enqueue fills the first empty slot (D12)");
+    q.update(&mut m, &deq, &enq, &lay.unpack(&enq_entry));
+    m.section("trace taps, oldest first");
+    for (latch, (v, t)) in q.slots.iter().zip(&taps) {
+        m.assign(v, latch.valid.clone());
+        m.assign(t, latch.shown_tag());
+    }
+    m
+}
+
+// --- Mem0Stage (spec §6; §3.2 step 1) ------------------------------------------------------------
+
+/// Ports of [`mem0_stage`].
+mod mem0_port {
+    /// MEM0 loads `in_entry` at this edge (EXE bypass or PRE head).
+    pub const IN_VALID: &str = "in_valid";
+    pub const IN_ENTRY: &str = "in_entry";
+    /// The successor can take a finished entry (MEM1 free; with M = 1, WB selected MEM_last).
+    pub const OUT_READY: &str = "out_ready";
+    pub const VALID: &str = "valid";
+    pub const ENTRY: &str = "entry";
+    /// Service cycles left including this one, 0 when MEM0 is empty.
+    pub const REM: &str = "rem";
+    /// MEM0 valid ∧ rem = 1 (`mem0_done`).
+    pub const DONE: &str = "done";
+    /// MEM0 valid ∧ rem > 1 (the bank-conflict half of the §3.3 cause).
+    pub const CONFLICT_BUSY: &str = "conflict_busy";
+    /// The entry leaves MEM0 at this edge: `done` ∧ `out_ready`.
+    pub const LEAVE: &str = "leave";
+    /// The entry's service time c.
+    pub const C: &str = "c";
+}
+
+/// What a [`mem0_stage`] is built from; its key spells out every field.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Mem0Key {
+    lay: Layout,
+    det: detector::Params,
+}
+
+impl Mem0Key {
+    fn of(p: &Params, pcw: usize) -> Mem0Key {
+        let (lay, det) = (Layout::of(p, pcw), p.detector());
+        // Lanes and address width are the layout's; W = 4, combinational.
+        assert_eq!(det.lanes as usize, lay.lanes);
+        assert_eq!(det.addr_bits as usize, lay.addr + 2);
+        assert!(det.layer_bytes == 4 && !det.reg_out);
+        Mem0Key { lay, det }
+    }
+
+    /// The detector module's name is unique per detector configuration (P included).
+    fn key(&self, detector: &Module) -> String {
+        format!(
+            "Mem0Stage, {}, detector {} (P {})",
+            self.lay.key(),
+            detector.name,
+            self.det.ports
+        )
+    }
+}
+
+/// Spec §6 `Mem0Stage`: the MEM0 latch, its elapsed-service counter (rem = c − elapsed) and the
+/// bank-conflict detector instance `det` (W = N = M = 4, byte address = word address × 4),
+/// with the [`mem0_port`] ports.
+fn mem0_stage(key: &Mem0Key) -> Module {
+    use mem0_port as mp;
+    let lay = key.lay;
+    let rw = lay.deg();
+    let det_module = Arc::new(detector::build(&key.det));
+    let mut m = sub_module("mem0", &key.key(&det_module));
+    m.clock_reset();
+    let in_valid = m.input(mp::IN_VALID, 1);
+    let in_entry = m.input(mp::IN_ENTRY, lay.width());
+    let out_ready = m.input(mp::OUT_READY, 1);
+    let valid_o = m.output(mp::VALID, 1);
+    let entry_o = m.output(mp::ENTRY, lay.width());
+    let rem_o = m.output(mp::REM, rw);
+    let done = m.output(mp::DONE, 1);
+    let conflict_busy = m.output(mp::CONFLICT_BUSY, 1);
+    let leave = m.output(mp::LEAVE, 1);
+    let c = m.output(mp::C, rw);
+    let mem0 = Latch::new(&mut m, lay, "mem0");
+    let elapsed = m.reg("mem0_elapsed_q", rw, 0);
+
+    m.section("spec §3.2 step 1: service time c = ceil(d/P) for SMEM, else 1");
+    let det = m.instance("det", &det_module);
+    m.assign(&det.input(detector::port::VALID), mem0.valid.clone());
+    m.assign(&det.input(detector::port::LANE_MASK), mem0.e.act.clone());
+    // Lane l's byte address (word address × 4) at bits [l·A +: A], lane 0 lowest.
+    let lanes: Vec<Expr> = mem0
+        .e
+        .addr
+        .iter()
+        .rev()
+        .map(|a| concat(&[a.clone(), Expr::lit(0, 2)]))
+        .collect();
+    m.assign(&det.input(detector::port::ADDR), concat_wide(&lanes));
+    let det_cycles = det.output(detector::port::CYCLES);
+    let sh = log2(key.det.ports) as usize;
+    let ovr = m.wire(
+        "deg_plus_p1",
+        &mem0.e.deg + &Expr::lit(u64::from(key.det.ports) - 1, rw),
+    );
+    let ovr_cycles = ovr.slice(sh, rw - sh).zext(rw);
+    let is_smem = mem0.e.kind.equals(&Expr::lit(Kind::Smem as u64, 2));
+    let has_ovr = mem0.e.deg.any();
+    let smem_c = has_ovr.mux(&ovr_cycles, &det_cycles);
+    m.assign(&c, is_smem.mux(&smem_c, &Expr::lit(1, rw)));
+
+    m.section("spec §3.2 step 1: rem = c - elapsed; done at rem = 1, else the entry stays");
+    let rem = m.wire("mem0_rem_now", &c - &elapsed);
+    m.assign(&done, &mem0.valid & &rem.equals(&Expr::lit(1, rw)));
+    m.assign(&conflict_busy, &mem0.valid & &!done.clone());
+    m.assign(&leave, &done & &out_ready);
+
+    m.section("registers: rem counts down while > 1; a blocked finished entry stays at 1");
+    mem0.update(&mut m, &in_valid, &lay.unpack(&in_entry), &leave);
+    let restart = &in_valid | &leave;
+    let next_elapsed = restart.mux(
+        &Expr::lit(0, rw),
+        &conflict_busy.mux(&(&elapsed + &Expr::lit(1, rw)), &elapsed),
+    );
+    m.next(&elapsed, next_elapsed);
+
+    m.section("outputs");
+    m.assign(&valid_o, mem0.valid.clone());
+    m.assign(&entry_o, mem0.e.pack());
+    m.assign(&rem_o, mem0.valid.mux(&rem, &Expr::lit(0, rw)));
+    m
+}
+
+// --- WbMux<M> (spec §6; §3.2 step 2) -------------------------------------------------------------
+
+/// Ports of [`wb_mux`] for source `s` (named as in [`src_name`]): `<s>_valid` (available),
+/// `<s>_tag` and, with kinds, `<s>_kind` in (not for ICNT, which carries no entry), `sel_<s>` out
+/// (one-hot).
+mod wb_port {
+    /// Some source wins: WB is loaded at this edge.
+    pub const VALID: &str = "wb_valid";
+    /// The winner as [`super::WbSrc`] (NONE when nothing wins).
+    pub const SRC: &str = "wb_src";
+    /// The winning entry's tag and (with kinds) kind, 0 for ICNT or none.
+    pub const TAG: &str = "wb_tag";
+    pub const KIND: &str = "wb_kind";
+    /// A pipeline entry (not ICNT data) wins.
+    pub const LOAD: &str = "wb_load";
+
+    pub fn valid(src: &str) -> String {
+        format!("{src}_valid")
+    }
+    pub fn tag(src: &str) -> String {
+        format!("{src}_tag")
+    }
+    pub fn kind(src: &str) -> String {
+        format!("{src}_kind")
+    }
+    pub fn sel(src: &str) -> String {
+        format!("sel_{src}")
+    }
+}
+
+/// `icnt`, `mem`, `nq`, `exe`, `nm`.
+fn src_name(s: WbSrc) -> String {
+    format!("{s:?}").to_lowercase()
+}
+
+/// `ICNT`, `MEM`, `NQ`, `EXE`, `NM`, as `wb_src` names them.
+fn src_label(s: WbSrc) -> String {
+    format!("{s:?}").to_uppercase()
+}
+
+/// Spec §6 `WbMux<M>`: step 2's fixed-priority select among `order` (highest first, ICNT first)
+/// of `tw`-bit tags, with the [`wb_port`] ports: the one-hot selects and the loaded entry's tag,
+/// kind (only `with_kind`: the scheduler-mode pipeline reports it) and `wb_src`. Combinational;
+/// the WB registers are the parent's.
+fn wb_mux(order: &[WbSrc], tw: usize, with_kind: bool) -> Module {
+    use wb_port as wp;
+    assert_eq!(order.first(), Some(&WbSrc::Icnt), "ICNT always wins");
+    let names: Vec<String> = order.iter().map(|&s| src_name(s)).collect();
+    let priority: Vec<String> = order.iter().map(|&s| src_label(s)).collect();
+    let kinds = if with_kind { " and kind" } else { "" };
+    let key = format!("WbMux: {}, tag {tw}{kinds}", priority.join(" > "));
+    let mut m = sub_module("wbmux", &key);
+    let mut avail = vec![];
+    // Each source's (tag, kind); ICNT carries no entry.
+    let mut entries = vec![];
+    for (&src, name) in order.iter().zip(&names) {
+        avail.push(m.input(&wp::valid(name), 1));
+        entries.push(if src == WbSrc::Icnt {
+            (Expr::lit(0, tw), Expr::lit(0, 2))
+        } else {
+            let tag = m.input(&wp::tag(name), tw);
+            let kind = if with_kind {
+                m.input(&wp::kind(name), 2)
+            } else {
+                Expr::lit(0, 2)
+            };
+            (tag, kind)
+        });
+    }
+    let sel: Vec<Expr> = names.iter().map(|n| m.output(&wp::sel(n), 1)).collect();
+    let valid = m.output(wp::VALID, 1);
+    let src_o = m.output(wp::SRC, 3);
+    let tag_o = m.output(wp::TAG, tw);
+    let kind_o = with_kind.then(|| m.output(wp::KIND, 2));
+    let load = m.output(wp::LOAD, 1);
+
+    m.section("spec §3.2 step 2: the first available source in priority order wins");
+    let mut taken = one(false);
+    for k in 0..order.len() {
+        m.assign(&sel[k], &avail[k] & &!taken.clone());
+        taken = m.wire(&format!("taken_{}", names[k]), &taken | &sel[k]);
+    }
+    m.assign(&valid, taken.clone());
+    m.assign(&load, &taken & &!sel[0].clone());
+
+    m.section("the winner's tag, kind and wb_src code");
+    let mut next_tag = Expr::lit(0, tw);
+    let mut next_kind = Expr::lit(0, 2);
+    let mut next_src = Expr::lit(WbSrc::None as u64, 3);
+    for k in (0..order.len()).rev() {
+        let (tag, kind) = &entries[k];
+        next_tag = sel[k].mux(tag, &next_tag);
+        next_kind = sel[k].mux(kind, &next_kind);
+        next_src = sel[k].mux(&Expr::lit(order[k] as u64, 3), &next_src);
+    }
+    m.assign(&tag_o, next_tag);
+    if let Some(kind_o) = kind_o {
+        m.assign(&kind_o, next_kind);
+    }
+    m.assign(&src_o, next_src);
+    m
+}
+
+/// One input of the WB MUX as the pipeline wires it.
+struct WbInput {
+    src: WbSrc,
+    /// The source can write back (step 2's availability).
+    avail: Expr,
+    /// Its entry's tag and kind (none for ICNT; the kind only when WB reports it).
+    tag_kind: Option<(Expr, Option<Expr>)>,
+}
+
+// --- The pipeline --------------------------------------------------------------------------------
+
 /// What drives the pipeline (spec §6 `FrontEnd` `in_*`, `ElasticBackend` `icnt_valid`).
 /// `in_valid` may depend on [`PipeOut::in_ready`] (declare it with [`Module::forward`]).
 pub struct PipeIn {
     pub in_valid: Expr,
-    pub entry: Entry,
+    /// The incoming entry as a packed bus ([`Layout`], see [`Entry::pack`]).
+    pub in_entry: Expr,
     pub icnt_valid: Expr,
 }
 
@@ -642,7 +1209,8 @@ pub struct PipeOut {
     /// A pipeline entry (not ICNT data) is loaded into WB at this edge, with its tag and kind.
     pub wb_load: Expr,
     pub wb_load_tag: Expr,
-    pub wb_load_kind: Expr,
+    /// Only in the scheduler-mode pipeline (`pcw` > 0): the trace-mode top has no use for it.
+    pub wb_load_kind: Option<Expr>,
 }
 
 impl PipeOut {
@@ -670,119 +1238,179 @@ impl PipeOut {
 
 /// Builds the trace-mode top `elastic_pipeline` (front end + backend) from validated params.
 pub fn build(p: &Params) -> Module {
-    let mut m = Module::new(Params::BLOCK);
+    let mut m = Module::new(&crate::params::module_name(p));
     let (inp, out) = m.declare_ports(&ports(p));
-    let i = |name: &str| inp[name].clone();
-    let aw = p.addr_bits as usize;
-    let entry = Entry {
-        tag: i(port::IN_TAG),
-        kind: i(port::IN_KIND),
-        deg: i(port::IN_DEG),
-        act: i(port::IN_ACT),
-        addr: (0..p.lanes as usize)
-            .map(|l| i(port::IN_ADDR).slice(l * aw, aw))
-            .collect(),
-        pc: None,
-    };
-    let io = PipeIn {
-        in_valid: i(port::IN_VALID),
-        entry,
-        icnt_valid: i(port::ICNT_VALID),
-    };
+    let io = pipe_in(&inp, None);
     logic(&mut m, p, 0, io).drive(&mut m, &out);
     m
 }
 
+/// Extra ports of the scheduler-mode pipeline ([`build_with_pc`]): the entry's PC in, and what
+/// the BCAWS accumulator and the issue unit's completion logic read out (spec §6
+/// `ElasticBackend` `mem0_leave(_entry)`, the WB load).
+pub mod sched_port {
+    pub const IN_PC: &str = "in_pc";
+    /// The MEM0 entry leaves MEM0 at this edge, with its kind, tag, PC and service time c.
+    pub const MEM0_LEAVE: &str = "mem0_leave";
+    pub const MEM0_KIND: &str = "mem0_leave_kind";
+    pub const MEM0_TAG: &str = "mem0_leave_tag";
+    pub const MEM0_PC: &str = "mem0_leave_pc";
+    pub const MEM0_C: &str = "mem0_leave_c";
+    /// A pipeline entry (not ICNT data) is loaded into WB at this edge, with its tag and kind.
+    pub const WB_LOAD: &str = "wb_entry_load";
+    pub const WB_TAG: &str = "wb_entry_tag";
+    pub const WB_KIND: &str = "wb_entry_kind";
+}
+
+/// The pipeline whose entries carry a `pcw`-bit PC, with the [`sched_port`] ports besides the
+/// trace-mode ones: the `pipe` instance of `sm_core`.
+pub fn build_with_pc(p: &Params, pcw: usize) -> Module {
+    use sched_port as sp;
+    let mut m = Module::new(&format!("{}_pc{pcw}", crate::params::module_name(p)));
+    let mut all = ports(p);
+    let mut add = |name: &str, dir: Dir, width: usize| {
+        all.push(Port {
+            name: name.into(),
+            dir,
+            width,
+        })
+    };
+    add(sp::IN_PC, Dir::In, pcw);
+    add(sp::MEM0_LEAVE, Dir::Out, 1);
+    add(sp::MEM0_KIND, Dir::Out, 2);
+    add(sp::MEM0_TAG, Dir::Out, p.tag_bits as usize);
+    add(sp::MEM0_PC, Dir::Out, pcw);
+    add(sp::MEM0_C, Dir::Out, p.rem_bits());
+    add(sp::WB_LOAD, Dir::Out, 1);
+    add(sp::WB_TAG, Dir::Out, p.tag_bits as usize);
+    add(sp::WB_KIND, Dir::Out, 2);
+    let (inp, out) = m.declare_ports(&all);
+    let io = pipe_in(&inp, Some(&inp[sp::IN_PC]));
+    let po = logic(&mut m, p, pcw, io);
+    po.drive(&mut m, &out);
+    let o = |name: &str| out[name].clone();
+    m.assign(&o(sp::MEM0_LEAVE), po.mem0_leave);
+    m.assign(&o(sp::MEM0_KIND), po.mem0.kind);
+    m.assign(&o(sp::MEM0_TAG), po.mem0.tag);
+    m.assign(&o(sp::MEM0_PC), po.mem0.pc.expect("entries carry a PC"));
+    m.assign(&o(sp::MEM0_C), po.mem0_c);
+    m.assign(&o(sp::WB_LOAD), po.wb_load);
+    m.assign(&o(sp::WB_TAG), po.wb_load_tag);
+    m.assign(
+        &o(sp::WB_KIND),
+        po.wb_load_kind
+            .expect("the scheduler-mode WB reports kinds"),
+    );
+    m
+}
+
+/// The trace-mode inputs of [`ports`] (and the PC, if any) as the pipeline's [`PipeIn`]: the
+/// entry ports packed as one bus (`in_addr` already holds lane l at `l·AW`).
+fn pipe_in(inp: &std::collections::HashMap<String, Expr>, pc: Option<&Expr>) -> PipeIn {
+    let i = |name: &str| inp[name].clone();
+    PipeIn {
+        in_valid: i(port::IN_VALID),
+        in_entry: pack_fields(
+            &i(port::IN_TAG),
+            &i(port::IN_KIND),
+            &i(port::IN_DEG),
+            &i(port::IN_ACT),
+            &[i(port::IN_ADDR)],
+            pc,
+        ),
+        icnt_valid: i(port::ICNT_VALID),
+    }
+}
+
 /// The pipeline's logic inside `m` (spec §3.2 steps 1–8, §3.3 causes); entries carry a PC of
-/// `pcw` bits when `pcw` > 0.
+/// `pcw` bits when `pcw` > 0. The §6 sub-blocks are instances (see the RTL overview above); the
+/// backend glue is built here.
 pub fn logic(m: &mut Module, p: &Params, pcw: usize, io: PipeIn) -> PipeOut {
+    use fe_port as fp;
+    use fifo_port as qp;
+    use mem0_port as mp;
+    use wb_port as wp;
     let mm = p.mem_stages as usize;
-    let elastic = p.pipe_mode == PipeMode::Elastic;
-    let rw = p.rem_bits();
-    let incoming = io.entry;
-    // --- State -----------------------------------------------------------------------------
-    let f = Latch::new(m, p, pcw, "f");
-    let d: Vec<Latch> = (1..=p.fe_depth)
-        .map(|k| Latch::new(m, p, pcw, &format!("d{k}")))
+    let tw = p.tag_bits as usize;
+    let lay = Layout::of(p, pcw);
+    // The WB kind is reported by the scheduler-mode pipeline only (see PipeOut::wb_load_kind).
+    let with_kind = pcw > 0;
+
+    m.section("backend state: MEM1..MEM(M-1), NM0..NM(M-1) (Split), WB");
+    let mem_tail: Vec<Latch> = (1..mm)
+        .map(|k| Latch::new(m, lay, &format!("mem{k}")))
         .collect();
-    let exe = Latch::new(m, p, pcw, "exe");
-    let pre = Fifo::new(m, p, pcw, "pre", p.pre_slots(), 0);
-    let mem: Vec<Latch> = (0..mm)
-        .map(|k| Latch::new(m, p, pcw, &format!("mem{k}")))
-        .collect();
-    let elapsed = m.reg("mem0_elapsed_q", rw, 0);
-    let nq = Fifo::new(m, p, pcw, "nq", p.nq_slots(), p.nonmem_min_age as u64);
     let nm: Vec<Latch> = (0..p.nm_slots())
-        .map(|k| Latch::new(m, p, pcw, &format!("nm{k}")))
+        .map(|k| Latch::new(m, lay, &format!("nm{k}")))
         .collect();
     let wb_valid = m.reg("wb_valid_q", 1, 0);
     let wb_icnt = m.reg("wb_icnt_q", 1, 0);
-    let wb_tag = m.reg("wb_tag_q", p.tag_bits as usize, 0);
+    let wb_tag = m.reg("wb_tag_q", tw, 0);
     let wb_src = m.reg("wb_src_q", 3, 0);
 
-    // --- Step 1: MEM0 service (the project's detector, W = N = M = 4) -------------------------
-    let mem0 = &mem[0];
-    let det = m.scoped("det", |m| {
-        let lanes: Vec<Expr> = mem0
-            .e
-            .addr
-            .iter()
-            .enumerate()
-            .map(|(l, a)| {
-                m.wire(
-                    &format!("byte_addr{l}"),
-                    concat(&[a.clone(), Expr::lit(0, 2)]),
-                )
-            })
-            .collect();
-        detector::logic(
-            m,
-            &p.detector(),
-            Fault::None,
-            &mem0.valid,
-            &mem0.e.act,
-            &lanes,
-            None,
-            None,
-        )
-    });
-    let sh = log2(p.ports) as usize;
-    let ovr = m.wire(
-        "deg_plus_p1",
-        &mem0.e.deg + &Expr::lit(p.ports as u64 - 1, rw),
-    );
-    let ovr_cycles = ovr.slice(sh, rw - sh).zext(rw);
-    let is_smem = mem0.e.kind.equals(&Expr::lit(Kind::Smem as u64, 2));
-    let has_ovr = mem0.e.deg.any();
-    let smem_c = has_ovr.mux(&ovr_cycles, &det.cycles);
-    let c = m.wire("mem0_c", is_smem.mux(&smem_c, &Expr::lit(1, rw)));
-    let rem = m.wire("mem0_rem_now", &c - &elapsed);
-    let mem0_done = m.wire("mem0_done", &mem0.valid & &rem.equals(&Expr::lit(1, rw)));
+    m.section("spec §6 FrontEnd<fe_depth>: F, D1..Dk, EXE (step 7 inside)");
+    let fe = m.instance("front_end", &Arc::new(front_end(lay, p.fe_depth as usize)));
+    m.assign(&fe.input(fp::IN_VALID), io.in_valid);
+    m.assign(&fe.input(fp::IN_ENTRY), io.in_entry);
+    let exe_valid = fe.output(fp::EXE_VALID);
+    let exe_bus = fe.output(fp::EXE_ENTRY);
+    let exe = lay.unpack(&exe_bus);
+    let exe_mem = m.wire("exe_is_mem", &exe_valid & &!exe.is_alu());
+    let exe_alu = m.wire("exe_is_alu", &exe_valid & &exe.is_alu());
 
-    // --- Step 2: WB select ---------------------------------------------------------------------
-    let a = p.nonmem_min_age as u64;
-    let mem_last = &mem[mm - 1];
+    m.section("spec §6 Mem0Stage: MEM0, rem and the bank-conflict detector (step 1 inside)");
+    let mem0_i = m.instance("mem0_stage", &Arc::new(mem0_stage(&Mem0Key::of(p, pcw))));
+    let mem0_valid = mem0_i.output(mp::VALID);
+    let mem0 = lay.unpack(&mem0_i.output(mp::ENTRY));
+    let mem0_done = mem0_i.output(mp::DONE);
+    let mem0_leave = mem0_i.output(mp::LEAVE);
+    // MEM0..MEM(M-1) as (valid, entry).
+    let mut mem: Vec<(Expr, Entry)> = vec![(mem0_valid.clone(), mem0.clone())];
+    mem.extend(mem_tail.iter().map(|l| (l.valid.clone(), l.e.clone())));
+
+    let nq = (p.nq_slots() > 0).then(|| {
+        m.section("spec §6 NonmemFifo<Q>: NQ, oldest first (Elastic)");
+        let kind = FifoKind::Nonmem {
+            max_age: u64::from(p.nonmem_min_age),
+            head_kind: with_kind,
+        };
+        let fifo = fifo(kind, lay, p.nq_slots());
+        m.instance("nonmem", &Arc::new(fifo))
+    });
+
+    m.section("spec §3.2 step 2: WB select (WbMux, fixed priority)");
+    let a = p.nonmem_min_age;
     let mem_avail = if mm > 1 {
-        mem_last.valid.clone()
+        mem[mm - 1].0.clone()
     } else {
         mem0_done.clone()
     };
-    let mut sources: Vec<(WbSrc, Expr, Option<Entry>)> =
-        vec![(WbSrc::Icnt, io.icnt_valid.clone(), None)];
-    let mem_src = (WbSrc::Mem, mem_avail, Some(mem_last.e.clone()));
-    let nq_src = nq.slots.first().map(|head| {
-        let eligible = match nq.ages.first() {
-            Some(age) => &head.valid & &!age.lt(&Expr::lit(a, age.width())),
-            None => head.valid.clone(),
-        };
-        (WbSrc::Nq, eligible, Some(head.e.clone()))
+    let entry_src = |src: WbSrc, avail: Expr, e: &Entry| WbInput {
+        src,
+        avail,
+        tag_kind: Some((e.tag.clone(), with_kind.then(|| e.kind.clone()))),
+    };
+    // Highest priority first.
+    let mut sources = vec![WbInput {
+        src: WbSrc::Icnt,
+        avail: io.icnt_valid.clone(),
+        tag_kind: None,
+    }];
+    let mem_src = entry_src(WbSrc::Mem, mem_avail, &mem[mm - 1].1);
+    let nq_src = nq.as_ref().map(|q| WbInput {
+        src: WbSrc::Nq,
+        avail: q.output(qp::HEAD_ELIGIBLE),
+        tag_kind: Some((
+            q.output(qp::HEAD_TAG),
+            with_kind.then(|| q.output(qp::HEAD_KIND)),
+        )),
     });
     match p.pipe_mode {
         PipeMode::Unified => sources.push(mem_src),
         PipeMode::Split => {
             sources.push(mem_src);
             let last = &nm[mm - 1];
-            sources.push((WbSrc::Nm, last.valid.clone(), Some(last.e.clone())));
+            sources.push(entry_src(WbSrc::Nm, last.valid.clone(), &last.e));
         }
         PipeMode::Elastic => {
             if p.wb_priority == WbPriority::NonmemFirst {
@@ -793,48 +1421,61 @@ pub fn logic(m: &mut Module, p: &Params, pcw: usize, io: PipeIn) -> PipeOut {
                 sources.extend(nq_src);
             }
             if a == 0 {
-                sources.push((WbSrc::Exe, &exe.valid & &exe.is_alu(), Some(exe.e.clone())));
+                sources.push(entry_src(WbSrc::Exe, exe_alu.clone(), &exe));
             }
         }
     }
-    let mut taken = one(false);
-    let mut sel = std::collections::HashMap::new();
-    for (src, avail, _) in &sources {
-        let s = m.wire(
-            &format!("sel_{:?}", src).to_lowercase(),
-            avail & &!taken.clone(),
-        );
-        taken = m.wire(&format!("taken_{:?}", src).to_lowercase(), &taken | &s);
-        sel.insert(*src, s);
+    let order: Vec<WbSrc> = sources.iter().map(|s| s.src).collect();
+    let wbm = m.instance("wb_mux", &Arc::new(wb_mux(&order, tw, with_kind)));
+    for s in &sources {
+        let name = src_name(s.src);
+        m.assign(&wbm.input(&wp::valid(&name)), s.avail.clone());
+        if let Some((tag, kind)) = &s.tag_kind {
+            m.assign(&wbm.input(&wp::tag(&name)), tag.clone());
+            if let Some(kind) = kind {
+                m.assign(&wbm.input(&wp::kind(&name)), kind.clone());
+            }
+        }
     }
-    let sel_of = |s: WbSrc| sel.get(&s).cloned().unwrap_or_else(|| one(false));
+    let sel_of = |s: WbSrc| {
+        if order.contains(&s) {
+            wbm.output(&wp::sel(&src_name(s)))
+        } else {
+            one(false)
+        }
+    };
 
-    // --- Step 3: MEM advance (ripple from the end) ---------------------------------------------
+    m.section("spec §3.2 step 3: MEM advance, rippling from MEM_last");
     let mut moves = vec![one(false); mm];
     let mut free = vec![one(false); mm];
     moves[mm - 1] = sel_of(WbSrc::Mem);
-    for k in (0..mm).rev() {
+    for k in (1..mm).rev() {
         if k < mm - 1 {
-            let cond = if k == 0 {
-                mem0_done.clone()
-            } else {
-                mem[k].valid.clone()
-            };
-            moves[k] = m.wire(&format!("mem{k}_moves"), &cond & &free[k + 1]);
+            moves[k] = m.wire(&format!("mem{k}_moves"), &mem[k].0 & &free[k + 1]);
         }
         free[k] = m.wire(
             &format!("mem{k}_free"),
-            !mem[k].valid.clone() | moves[k].clone(),
+            !mem[k].0.clone() | moves[k].clone(),
         );
     }
+    // MEM0 leaves iff done and its successor is free (M = 1: iff WB selected it).
+    let out_ready = if mm > 1 {
+        free[1].clone()
+    } else {
+        sel_of(WbSrc::Mem)
+    };
+    m.assign(&mem0_i.input(mp::OUT_READY), out_ready);
+    moves[0] = mem0_leave.clone();
+    free[0] = m.wire("mem0_free", !mem0_valid.clone() | mem0_leave.clone());
     let mem0_free = free[0].clone();
 
-    // --- Step 4: NONMEM dequeue (Elastic) or NM shift (Split) ---------------------------------
-    let nq_deq = sel_of(WbSrc::Nq);
-    let nq_room = if nq.slots.is_empty() {
-        one(false)
-    } else {
-        m.wire("nq_room", !(nq.full() & !nq_deq.clone()))
+    m.section("spec §3.2 step 4: NQ dequeue (Elastic) or NM shift (Split)");
+    let nq_room = match &nq {
+        Some(q) => {
+            m.assign(&q.input(qp::DEQ), sel_of(WbSrc::Nq));
+            q.output(qp::ROOM)
+        }
+        None => one(false),
     };
     let mut nm_moves = vec![one(false); nm.len()];
     let mut nm_free = vec![one(false); nm.len()];
@@ -850,13 +1491,21 @@ pub fn logic(m: &mut Module, p: &Params, pcw: usize, io: PipeIn) -> PipeOut {
         );
     }
 
-    // --- Step 5: EXE output ----------------------------------------------------------------------
-    let exe_mem = m.wire("exe_is_mem", &exe.valid & &!exe.is_alu());
-    let exe_alu = m.wire("exe_is_alu", &exe.valid & &exe.is_alu());
-    let pre_empty = pre.empty();
+    let pre = (p.pre_slots() > 0).then(|| {
+        m.section("spec §6 PremFifo<N>: PRE, oldest first (Elastic)");
+        let fifo = fifo(FifoKind::Prem, lay, p.pre_slots());
+        m.instance("premem", &Arc::new(fifo))
+    });
+    // MEM0 is free and no PRE entry has precedence (D11); without PRE, only MEM0 counts.
+    let mem0_open = match &pre {
+        Some(q) => !q.output(qp::HEAD_VALID) & mem0_free.clone(),
+        None => mem0_free.clone(),
+    };
+
+    m.section("spec §3.2 step 5: EXE output");
     let (to_mem0, to_pre, to_nq, to_nm, to_wb) = match p.pipe_mode {
         PipeMode::Unified => (
-            &exe.valid & &mem0_free,
+            &exe_valid & &mem0_free,
             one(false),
             one(false),
             one(false),
@@ -870,8 +1519,12 @@ pub fn logic(m: &mut Module, p: &Params, pcw: usize, io: PipeIn) -> PipeOut {
             one(false),
         ),
         PipeMode::Elastic => {
-            let bypass = m.wire("exe_bypass", &exe_mem & &(&pre_empty & &mem0_free));
-            let to_pre = &exe_mem & &(!bypass.clone() & !pre.full());
+            let bypass = m.wire("exe_bypass", &exe_mem & &mem0_open);
+            // PRE-full uses the occupancy at the start of the cycle; without PRE, never.
+            let to_pre = match &pre {
+                Some(q) => &exe_mem & &(!bypass.clone() & !q.output(qp::FULL)),
+                None => one(false),
+            };
             let to_wb = &exe_alu & &sel_of(WbSrc::Exe);
             let to_nq = &exe_alu & &(!to_wb.clone() & nq_room.clone());
             (bypass, to_pre, to_nq, one(false), to_wb)
@@ -894,144 +1547,125 @@ pub fn logic(m: &mut Module, p: &Params, pcw: usize, io: PipeIn) -> PipeOut {
             1,
         ),
     );
+    m.assign(&fe.input(fp::EXE_ACCEPT), exe_leaves);
+    if let Some(q) = &nq {
+        m.assign(&q.input(qp::ENQ), to_nq);
+        m.assign(&q.input(qp::ENQ_ENTRY), exe_bus.clone());
+    }
 
-    // --- Step 6: PRE head → MEM0 (EXE never bypasses a non-empty PRE, D11) --------------------
-    let pre_deq = m.wire("pre_deq", &!pre_empty.clone() & &mem0_free);
-    let mem0_load = m.wire("mem0_load", &to_mem0 | &pre_deq);
-    let mem0_in = match pre.slots.first() {
-        Some(head) => Entry::mux(&pre_deq, &head.e, &exe.e),
-        None => exe.e.clone(),
+    m.section("spec §3.2 step 6: PRE head -> MEM0, the MEM0 input MUX (D11)");
+    let (mem0_load, mem0_in) = match &pre {
+        Some(q) => {
+            let pre_deq = m.wire("pre_deq", &q.output(qp::HEAD_VALID) & &mem0_free);
+            m.assign(&q.input(qp::ENQ), to_pre);
+            m.assign(&q.input(qp::ENQ_ENTRY), exe_bus.clone());
+            m.assign(&q.input(qp::DEQ), pre_deq.clone());
+            let head = lay.unpack(&q.output(qp::HEAD));
+            (
+                &to_mem0 | &pre_deq,
+                Entry::mux(&pre_deq, &head, &exe).pack(),
+            )
+        }
+        None => (to_mem0, exe_bus.clone()),
     };
+    m.assign(&mem0_i.input(mp::IN_VALID), mem0_load);
+    m.assign(&mem0_i.input(mp::IN_ENTRY), mem0_in);
 
-    // --- Step 7: front end (bubble-collapsing, D2) ---------------------------------------------
-    let mut chain: Vec<&Latch> = vec![&f];
-    chain.extend(d.iter());
-    let exe_free = m.wire("exe_free", !exe.valid.clone() | exe_leaves.clone());
-    let mut fe_moves = vec![one(false); chain.len()];
-    let mut next_free = exe_free.clone();
-    for k in (0..chain.len()).rev() {
-        let name = if k == 0 {
-            "f".to_string()
-        } else {
-            format!("d{k}")
-        };
-        fe_moves[k] = m.wire(&format!("{name}_moves"), &chain[k].valid & &next_free);
-        next_free = m.wire(
-            &format!("{name}_free"),
-            !chain[k].valid.clone() | fe_moves[k].clone(),
-        );
-    }
-    let fe_hold = m.wire("fe_hold_now", &f.valid & &!fe_moves[0].clone());
-    let in_ready = m.wire("in_ready_now", !fe_hold.clone());
-    let f_load = m.wire("f_load", &io.in_valid & &in_ready);
-
-    // --- Step 8 and the register updates --------------------------------------------------------
-    f.update(m, &f_load, &incoming, &fe_moves[0]);
-    for k in 0..d.len() {
-        d[k].update(m, &fe_moves[k], &chain[k].e, &fe_moves[k + 1].clone());
-    }
-    let last_d = chain.len() - 1;
-    exe.update(m, &fe_moves[last_d], &chain[last_d].e, &exe_leaves);
-    if !pre.slots.is_empty() {
-        pre.update(m, &pre_deq, &to_pre, &exe.e);
-    }
-    mem[0].update(m, &mem0_load, &mem0_in, &moves[0]);
-    // §3.2 step 1: rem counts down while > 1; a finished entry that cannot move stays at rem 1.
-    let busy = &mem0.valid & &!mem0_done.clone();
-    let restart = &mem0_load | &moves[0];
-    let next_elapsed = restart.mux(
-        &Expr::lit(0, rw),
-        &busy.mux(&(&elapsed + &Expr::lit(1, rw)), &elapsed),
-    );
-    m.next(&elapsed, next_elapsed);
+    m.section("spec §3.2 steps 3-4 and 8: MEM1..MEM(M-1), NM and WB registers");
     for k in 1..mm {
-        mem[k].update(m, &moves[k - 1], &mem[k - 1].e.clone(), &moves[k]);
-    }
-    if !nq.slots.is_empty() {
-        nq.update(m, &nq_deq, &to_nq, &exe.e);
+        mem_tail[k - 1].update(m, &moves[k - 1], &mem[k - 1].1, &moves[k]);
     }
     for k in 0..nm.len() {
         let (load, input) = if k == 0 {
-            (to_nm.clone(), exe.e.clone())
+            (to_nm.clone(), exe.clone())
         } else {
             (nm_moves[k - 1].clone(), nm[k - 1].e.clone())
         };
         nm[k].update(m, &load, &input, &nm_moves[k]);
     }
-    let tw = p.tag_bits as usize;
-    let mut next_tag = Expr::lit(0, tw);
-    let mut next_kind = Expr::lit(0, 2);
-    let mut next_src = Expr::lit(WbSrc::None as u64, 3);
-    for (src, _, entry) in sources.iter().rev() {
-        let s = sel_of(*src);
-        let (tag, kind) = entry
-            .as_ref()
-            .map_or((Expr::lit(0, tw), Expr::lit(0, 2)), |e| {
-                (e.tag.clone(), e.kind.clone())
-            });
-        next_tag = s.mux(&tag, &next_tag);
-        next_kind = s.mux(&kind, &next_kind);
-        next_src = s.mux(&Expr::lit(*src as u64, 3), &next_src);
-    }
-    let next_tag_w = m.wire("wb_load_tag", next_tag);
-    let next_kind = m.wire("wb_load_kind", next_kind);
-    m.next(&wb_valid, taken.clone());
+    m.next(&wb_valid, wbm.output(wp::VALID));
     m.next(&wb_icnt, sel_of(WbSrc::Icnt));
-    m.next(&wb_tag, next_tag_w.clone());
-    m.next(&wb_src, next_src);
+    m.next(&wb_tag, wbm.output(wp::TAG));
+    m.next(&wb_src, wbm.output(wp::SRC));
 
-    // --- Cause (§3.3) ---------------------------------------------------------------------------
+    m.section("spec §3.3 stall cause");
     let memlike = if p.pipe_mode == PipeMode::Unified {
-        exe.valid.clone()
+        exe_valid.clone()
     } else {
         exe_mem.clone()
     };
-    let pre_full_stall = if elastic && p.premem_depth > 0 {
-        pre.full()
-    } else {
-        one(false)
+    // (MEM0 valid ∧ rem > 1) ∨ (Elastic ∧ N > 0 ∧ p = N); PRE exists iff Elastic with N > 0.
+    let conflict_busy = match &pre {
+        Some(q) => &mem0_i.output(mp::CONFLICT_BUSY) | &q.output(qp::FULL),
+        None => mem0_i.output(mp::CONFLICT_BUSY),
     };
-    let conflict_busy = m.wire(
-        "mem0_busy",
-        &(&mem0.valid & &!mem0_done.clone()) | &pre_full_stall,
-    );
+    let conflict_busy = m.wire("mem0_busy", conflict_busy);
     let code = |c: Cause| Expr::lit(c as u64, 2);
     let mem_cause = conflict_busy.mux(&code(Cause::BankConflict), &code(Cause::Other));
     let alu_cause = sel_of(WbSrc::Mem).mux(&code(Cause::BankConflict), &code(Cause::Other));
+    let fe_hold = fe.output(fp::FE_HOLD);
     let cause = fe_hold.mux(&memlike.mux(&mem_cause, &alu_cause), &code(Cause::None));
 
-    // --- Outputs ----------------------------------------------------------------------------------
-    let all: Vec<&Latch> = std::iter::once(&f)
-        .chain(d.iter())
-        .chain(std::iter::once(&exe))
-        .chain(pre.slots.iter())
-        .chain(mem.iter())
-        .chain(nq.slots.iter())
-        .chain(nm.iter())
+    // --- Outputs: the trace taps in stages() order -----------------------------------------
+    let fe_taps = std::iter::once("f".to_string())
+        .chain((1..=p.fe_depth).map(|k| format!("d{k}")))
+        .map(|s| {
+            let (v, t) = stage_ports(&s);
+            (fe.output(&v), fe.output(&t))
+        });
+    let fifo_taps = |q: &Option<InstanceRef>, n: usize| -> Vec<(Expr, Expr)> {
+        q.as_ref().map_or(vec![], |q| {
+            (0..n)
+                .map(|i| {
+                    let (v, t) = qp::slot(i);
+                    (q.output(&v), q.output(&t))
+                })
+                .collect()
+        })
+    };
+    let latch_tap = |l: &Latch| (l.valid.clone(), l.shown_tag());
+    let all: Vec<(Expr, Expr)> = fe_taps
+        .chain(std::iter::once((
+            exe_valid.clone(),
+            shown_tag(&exe_valid, &exe.tag),
+        )))
+        .chain(fifo_taps(&pre, p.pre_slots()))
+        .chain(std::iter::once((
+            mem0_valid.clone(),
+            shown_tag(&mem0_valid, &mem0.tag),
+        )))
+        .chain(mem_tail.iter().map(latch_tap))
+        .chain(fifo_taps(&nq, p.nq_slots()))
+        .chain(nm.iter().map(latch_tap))
         .collect();
-    let taps = stages(p)
+    let stage_names = stages(p);
+    assert_eq!(stage_names.len(), all.len(), "one tap per traced latch");
+    let taps = stage_names
         .into_iter()
         .zip(all)
-        .map(|(stage, latch)| (stage, latch.valid.clone(), latch.shown_tag()))
+        .map(|(stage, (valid, tag))| (stage, valid, tag))
         .collect();
-    let loads_entry = m.wire("wb_load", &taken & &!sel_of(WbSrc::Icnt));
+    let count_of = |q: &Option<InstanceRef>, n: usize| match q {
+        Some(q) => q.output(qp::COUNT),
+        None => Expr::lit(0, bits_for(n as u64)),
+    };
     PipeOut {
-        in_ready,
+        in_ready: fe.output(fp::IN_READY),
         fe_hold,
         cause,
         wb_valid,
         wb_icnt,
         wb_tag,
         wb_src,
-        mem0_rem: mem0.valid.mux(&rem, &Expr::lit(0, rw)),
-        pre_count: pre.count(),
-        nq_count: nq.count(),
+        mem0_rem: mem0_i.output(mp::REM),
+        pre_count: count_of(&pre, p.pre_slots()),
+        nq_count: count_of(&nq, p.nq_slots()),
         taps,
-        mem0_leave: moves[0].clone(),
-        mem0: mem0.e.clone(),
-        mem0_c: c,
-        wb_load: loads_entry,
-        wb_load_tag: next_tag_w,
-        wb_load_kind: next_kind,
+        mem0_leave,
+        mem0,
+        mem0_c: mem0_i.output(mp::C),
+        wb_load: wbm.output(wp::LOAD),
+        wb_load_tag: wbm.output(wp::TAG),
+        wb_load_kind: with_kind.then(|| wbm.output(wp::KIND)),
     }
 }

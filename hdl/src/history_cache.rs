@@ -1,9 +1,12 @@
-//! Bank-conflict-aware warp scheduling hardware of seed 000 (spec elastic-pipeline.md §5, §6):
-//! the degree accumulator (§5.3), the 2-way conflict history cache (§5.2) and the distance
-//! counter with the memory-warp ready mask (§5.4), as one block `history_cache`.
+//! Bank-conflict-aware warp scheduling hardware of seed 000 (`docs/elastic-pipeline.md` §5,
+//! §6): the degree accumulator (§5.3), the 2-way conflict history cache (§5.2) and the distance
+//! counter with the memory-warp ready mask (§5.4, §5.6), as one block `history_cache`.
 //!
-//! This file holds the params (the single source of every width) and the port list; the RTL
-//! builder is [`build`].
+//! This file holds the params (the single source of every width), the port list and the RTL
+//! builder [`build`] (the logic itself is [`logic`], which `sm_core` places inside its own
+//! module). The cache's tags and data are memories with asynchronous reads (LUT-RAM: the
+//! lookup is combinational in the decision cycle); its valid and MRU bits are flip-flops, which
+//! `clear` (kernel_start) zeroes in one cycle.
 
 use crate::netlist::{Dir, Port};
 use crate::params::{bits_for, log2, one_of, BlockParams, ParamError, ParamInfo};
@@ -253,45 +256,159 @@ pub fn ports(p: &Params) -> Vec<Port> {
         (port::MASK, Dir::Out, 1),
         (port::COUNTER, Dir::Out, dw),
     ];
-    spec.into_iter()
-        .map(|(name, dir, width)| Port {
-            name: name.into(),
-            dir,
-            width,
-        })
-        .collect()
+    crate::netlist::port_list(&spec)
 }
 
-use crate::netlist::{or_tree, replicate, select_onehot, Expr, Module};
+use crate::netlist::{concat, or_tree, replicate, Expr, Module};
 
-/// One cache line's registers.
-struct Line {
-    valid: Expr,
-    tag: Expr,
-    data: Expr,
+/// Index bits of the sets one register of [`SetBits`] holds: 64 sets a register.
+const REG_INDEX_BITS: usize = 6;
+
+/// One bit per set (a way's valid bits, the MRU bits) as flip-flops, so that `clear` zeroes
+/// them all in one cycle, which a memory cannot do. Nets are at most 64 bits wide: register `k`
+/// (`{name}{k}_q`) holds sets 64k..64k+63; with 64 sets or fewer there is one, `{name}_q`.
+struct SetBits {
+    regs: Vec<Expr>,
+    /// Set-index bits: log2 sets.
+    ib: usize,
 }
 
-/// The fields of the line of `way` in the set selected by the one-hot `sel` (AND-OR select).
-fn select_way(
-    m: &mut Module,
-    name: &str,
-    lines: &[Vec<Line>],
-    sel: &[Expr],
-    way: usize,
-    tb: usize,
-    dw: usize,
-) -> (Expr, Expr, Expr) {
-    let field = |f: fn(&Line) -> &Expr| -> Vec<Expr> {
-        lines.iter().map(|set| f(&set[way]).clone()).collect()
-    };
-    let valid = select_onehot(sel, &field(|l| &l.valid), 1);
-    let tag = select_onehot(sel, &field(|l| &l.tag), tb);
-    let data = select_onehot(sel, &field(|l| &l.data), dw);
-    (
-        m.wire(&format!("{name}_w{way}_valid"), valid),
-        m.wire(&format!("{name}_w{way}_tag"), tag),
-        m.wire(&format!("{name}_w{way}_data"), data),
-    )
+impl SetBits {
+    fn new(m: &mut Module, name: &str, sets: usize) -> SetBits {
+        let per = sets.min(1 << REG_INDEX_BITS);
+        let n = sets / per;
+        let regs = (0..n)
+            .map(|k| {
+                let name = if n == 1 {
+                    format!("{name}_q")
+                } else {
+                    format!("{name}{k}_q")
+                };
+                m.reg(&name, per, 0)
+            })
+            .collect();
+        SetBits {
+            regs,
+            ib: sets.trailing_zeros() as usize,
+        }
+    }
+
+    /// Index bits within one register.
+    fn lo_bits(&self) -> usize {
+        self.ib.min(REG_INDEX_BITS)
+    }
+
+    /// Whether `pc` (its set index) falls in register `k`.
+    fn in_reg(&self, pc: &Expr, k: usize) -> Option<Expr> {
+        let (lo, hi) = (self.lo_bits(), self.ib - self.lo_bits());
+        (hi > 0).then(|| pc.slice(lo, hi).equals(&Expr::lit(k as u64, hi)))
+    }
+
+    /// The bit of the set of `pc`, as wire `name`: the register by the high index bits
+    /// (AND-OR), then a mux tree halving it by the low index bits (`{name}_{half}` wires).
+    fn read(&self, m: &mut Module, name: &str, pc: &Expr) -> Expr {
+        let width = self.regs[0].width();
+        let mut v = if self.regs.len() == 1 {
+            self.regs[0].clone()
+        } else {
+            let terms = (0..self.regs.len())
+                .map(|k| {
+                    let hit = self.in_reg(pc, k).expect("several registers");
+                    hit.mux(&self.regs[k], &Expr::lit(0, width))
+                })
+                .collect();
+            m.wire(&format!("{name}_{width}"), or_tree(terms, width))
+        };
+        for b in (0..self.lo_bits()).rev() {
+            let half = 1 << b;
+            let value = pc.bit(b).mux(&v.slice(half, half), &v.slice(0, half));
+            v = if b == 0 {
+                m.wire(name, value)
+            } else {
+                m.wire(&format!("{name}_{half}"), value)
+            };
+        }
+        if self.lo_bits() == 0 {
+            v = m.wire(name, v);
+        }
+        v
+    }
+
+    /// The registers' next values: 0 on `clear`, else `write(reg)` for the register the set of
+    /// `pc` falls in when `en`, else unchanged.
+    fn update(
+        &self,
+        m: &mut Module,
+        pc: &Expr,
+        en: &Expr,
+        clear: &Expr,
+        write: impl Fn(&Expr) -> Expr,
+    ) {
+        for (k, r) in self.regs.iter().enumerate() {
+            let en_k = match self.in_reg(pc, k) {
+                Some(hit) => en & &hit,
+                None => en.clone(),
+            };
+            let kept = en_k.mux(&write(r), r);
+            m.next(r, clear.mux(&Expr::lit(0, r.width()), &kept));
+        }
+    }
+
+    /// Sets the bit of the set of `pc` when `en` (`dec`: [`SetBits::decode`] of `pc`); `clear`
+    /// zeroes all.
+    fn set(&self, m: &mut Module, pc: &Expr, dec: &Option<Expr>, en: &Expr, clear: &Expr) {
+        self.update(m, pc, en, clear, |r| match dec {
+            Some(d) => r | d,
+            None => Expr::lit(1, 1),
+        });
+    }
+
+    /// Writes `bit` to the bit of the set of `pc` when `en`; `clear` zeroes all.
+    fn write(
+        &self,
+        m: &mut Module,
+        pc: &Expr,
+        dec: &Option<Expr>,
+        en: &Expr,
+        clear: &Expr,
+        bit: &Expr,
+    ) {
+        self.update(m, pc, en, clear, |r| match dec {
+            Some(d) => (r & &!d) | bit.mux(d, &Expr::lit(0, d.width())),
+            None => bit.clone(),
+        });
+    }
+
+    /// One-hot decode (wire `name`) of the low index bits of `pc` into the bit positions of a
+    /// register, by doubling: `{name}_{2^(b+1)}` decodes `pc[b:0]`. `None` with one set.
+    fn decode(&self, m: &mut Module, name: &str, pc: &Expr) -> Option<Expr> {
+        let lo = self.lo_bits();
+        let mut d: Option<Expr> = None;
+        for b in 0..lo {
+            let bit = pc.bit(b);
+            let value = match &d {
+                None => concat(&[bit.clone(), !&bit]),
+                Some(d) => {
+                    let zero = Expr::lit(0, d.width());
+                    concat(&[bit.mux(d, &zero), bit.mux(&zero, d)])
+                }
+            };
+            d = Some(if b + 1 == lo {
+                m.wire(name, value)
+            } else {
+                m.wire(&format!("{name}_{}", 2 << b), value)
+            });
+        }
+        d
+    }
+}
+
+/// One way of the cache: its tag and data memories (`hc_w{way}_tag`, `hc_w{way}_data`, one word
+/// per set) and its valid bits (`hc_w{way}_valid*_q`).
+struct Way {
+    tag: usize,
+    data: usize,
+    valid: SetBits,
 }
 
 /// The block's inputs as nets (spec §6 `DegreeAccumulator`, `ConflictHistoryCache`,
@@ -326,7 +443,7 @@ pub struct HcOut {
 
 /// The top `history_cache`: its ports around [`logic`].
 pub fn build(p: &Params) -> Module {
-    let mut m = Module::new(Params::BLOCK);
+    let mut m = Module::new(&crate::params::module_name(p));
     let (inp, out) = m.declare_ports(&ports(p));
     let i = |name: &str| inp[name].clone();
     let io = HcIn {
@@ -361,10 +478,22 @@ pub fn build(p: &Params) -> Module {
     m
 }
 
-/// The logic of the block (spec §5.2–5.4, D16–D18): accumulator `acc_q`, cache lines
-/// `hc_s{set}_w{way}_{valid,tag,data}_q` with one `hc_s{set}_mru_q` per set (2 ways), and the
-/// distance counter `counter_q` with the ready mask. `clear` (kernel_start) zeroes valid and
-/// MRU bits, counter and accumulator and suppresses that cycle's cache write.
+/// The logic of the block (`docs/elastic-pipeline.md` §5.2–5.4, §5.6, D16–D19):
+///
+/// - the degree accumulator `acc_q` (§5.3, D17);
+/// - the conflict history cache (§5.2, D16): per way, a tag memory `hc_w{way}_tag` (PCW − lg
+///   sets bits) and a data memory `hc_w{way}_data` (DW bits) of one word per set, each with two
+///   asynchronous reads at most (the lookup at `lk_pc`; the write's hit detection at
+///   `acc_pc_in`, tags only, 2 ways only) and one write port at `acc_pc_in`; the valid bits
+///   `hc_w{way}_valid*_q` and, with 2 ways, the MRU bits `hc_mru*_q` (one per set) as
+///   flip-flops. With one set the memories have two words, of which word 0 is used;
+/// - the distance counter `counter_q` with the ready mask (§5.4, §5.6, D18, D19).
+///
+/// `clear` (kernel_start) zeroes valid and MRU bits, counter and accumulator and suppresses that
+/// cycle's cache write. The memories have no reset: a word is only seen through its line's valid
+/// bit (`lk_data` is masked by the hit, the write's hit detection by the valid bit), and a valid
+/// bit is only set by the write that fills its words, so every port behaves as if tags and data
+/// were reset (writes during `reset` land in lines whose valid bits it zeroes).
 pub fn logic(m: &mut Module, p: &Params, io: HcIn) -> HcOut {
     let (dw, sw, w) = (p.dw(), p.sw_bits(), p.warps as usize);
     let (ib, tb) = (p.index_bits(), p.tag_bits());
@@ -372,7 +501,7 @@ pub fn logic(m: &mut Module, p: &Params, io: HcIn) -> HcOut {
     let s_m1 = u64::from(p.subwarps() - 1);
     let clear = io.clear.clone();
 
-    // --- Degree accumulator (§5.3, D17) --------------------------------------------------------
+    m.section("Degree accumulator (spec §5.3, D17)");
     let acc = m.reg("acc_q", dw, 0);
     let acc_sw = io.acc_sw.clone();
     let first = m.wire("acc_first", acc_sw.equals(&Expr::lit(0, sw)));
@@ -386,50 +515,37 @@ pub fn logic(m: &mut Module, p: &Params, io: HcIn) -> HcOut {
     let acc_pc = acc_valid.mux(&pc_in, &Expr::lit(0, p.pc_bits as usize));
     m.next(&acc, clear.mux(&Expr::lit(0, dw), &acc_v.mux(&sum, &acc)));
 
-    // --- Conflict history cache (§5.2, D16) ----------------------------------------------------
-    let lines: Vec<Vec<Line>> = (0..sets)
-        .map(|s| {
-            (0..ways)
-                .map(|wy| Line {
-                    valid: m.reg(&format!("hc_s{s}_w{wy}_valid_q"), 1, 0),
-                    tag: m.reg(&format!("hc_s{s}_w{wy}_tag_q"), tb, 0),
-                    data: m.reg(&format!("hc_s{s}_w{wy}_data_q"), dw, 0),
-                })
-                .collect()
+    m.section("Conflict history cache (spec §5.2, D16): tag/data memories, valid/MRU bits");
+    // A memory has two words at least: with one set, word 0 (constant address) is the line.
+    let index = |pc: &Expr| {
+        if ib == 0 {
+            Expr::lit(0, 1)
+        } else {
+            pc.slice(0, ib)
+        }
+    };
+    let cache: Vec<Way> = (0..ways)
+        .map(|wy| Way {
+            tag: m.memory(&format!("hc_w{wy}_tag"), tb, sets.max(2)),
+            data: m.memory(&format!("hc_w{wy}_data"), dw, sets.max(2)),
+            valid: SetBits::new(m, &format!("hc_w{wy}_valid"), sets),
         })
         .collect();
-    let mru: Vec<Expr> = if ways == 2 {
-        (0..sets)
-            .map(|s| m.reg(&format!("hc_s{s}_mru_q"), 1, 0))
-            .collect()
-    } else {
-        vec![]
-    };
-    // One-hot set decode of a PC, done once per port.
-    let decode = |m: &mut Module, name: &str, pc: &Expr| -> Vec<Expr> {
-        if ib == 0 {
-            return vec![Expr::lit(1, 1)];
-        }
-        let idx = pc.slice(0, ib);
-        (0..sets)
-            .map(|s| {
-                m.wire(
-                    &format!("{name}_sel{s}"),
-                    idx.equals(&Expr::lit(s as u64, ib)),
-                )
-            })
-            .collect()
-    };
+    let mru = (ways == 2).then(|| SetBits::new(m, "hc_mru", sets));
 
-    // Lookup: select each way's line of the indexed set, then compare the tags once per way.
+    m.section("Lookup of lk_pc in the decision cycle (spec §5.2): asynchronous read, hit, pred");
     let lk_pc = io.lk_pc.clone();
-    let lk_tag = lk_pc.slice(ib, tb);
-    let lk_sel = decode(m, "lk", &lk_pc);
+    let (lk_idx, lk_tag) = (index(&lk_pc), lk_pc.slice(ib, tb));
     let mut lk_hits = vec![];
     let mut lk_datas = vec![];
-    for wy in 0..ways {
-        let (v, t, d) = select_way(m, "lk", &lines, &lk_sel, wy, tb, dw);
+    for (wy, way) in cache.iter().enumerate() {
+        let v = way.valid.read(m, &format!("lk_w{wy}_valid"), &lk_pc);
+        let t = m.read(way.tag, &lk_idx);
+        let t = m.wire(&format!("lk_w{wy}_tag"), t);
+        let d = m.read(way.data, &lk_idx);
+        let d = m.wire(&format!("lk_w{wy}_data"), d);
         let hit = m.wire(&format!("lk_w{wy}_hit"), v & t.equals(&lk_tag));
+        // Data is only used through a hit: the valid bit masks a word never written.
         lk_datas.push(replicate(&hit, dw) & d);
         lk_hits.push(hit);
     }
@@ -437,44 +553,44 @@ pub fn logic(m: &mut Module, p: &Params, io: HcIn) -> HcOut {
     let lk_data = m.wire("lk_data_w", or_tree(lk_datas, dw));
     let pred = m.wire("pred_w", lk_hit.mux(&lk_data, &Expr::lit(0, dw)));
 
-    // Write: on acc_valid, the line of acc_pc_in (hit way, else first invalid, else non-MRU).
-    let wr_tag = pc_in.slice(ib, tb);
-    let wr_sel = decode(m, "wr", &pc_in);
+    m.section("Cache write of acc_pc_in (spec §5.2): hit way, else first invalid, else non-MRU");
+    let (wr_idx, wr_tag) = (index(&pc_in), pc_in.slice(ib, tb));
     let we = m.wire("wr_en", &acc_valid & &!&clear);
-    let wr_way1 = if ways == 2 {
-        let (v0, t0, _) = select_way(m, "wr", &lines, &wr_sel, 0, tb, dw);
-        let (v1, t1, _) = select_way(m, "wr", &lines, &wr_sel, 1, tb, dw);
-        let hit0 = m.wire("wr_w0_hit", &v0 & &t0.equals(&wr_tag));
-        let hit1 = m.wire("wr_w1_hit", &v1 & &t1.equals(&wr_tag));
-        let mru_sel = or_tree(wr_sel.iter().zip(&mru).map(|(s, r)| s & r).collect(), 1);
-        let mru_sel = m.wire("wr_mru", mru_sel);
-        // Hit: the hit way. Miss: way 0 if invalid, else way 1 if invalid or not MRU.
-        let alloc1 = &v0 & &(!&v1 | !&mru_sel);
-        Some(m.wire("wr_way1", (&hit0 | &hit1).mux(&hit1, &alloc1)))
-    } else {
-        None
+    let wr_way1 = match &mru {
+        Some(mru) => {
+            let mut hits = vec![];
+            let mut valids = vec![];
+            for (wy, way) in cache.iter().enumerate() {
+                let v = way.valid.read(m, &format!("wr_w{wy}_valid"), &pc_in);
+                let t = m.read(way.tag, &wr_idx);
+                let t = m.wire(&format!("wr_w{wy}_tag"), t);
+                hits.push(m.wire(&format!("wr_w{wy}_hit"), &v & &t.equals(&wr_tag)));
+                valids.push(v);
+            }
+            let mru_way = mru.read(m, "wr_mru", &pc_in);
+            // Hit: the hit way. Miss: way 0 if invalid, else way 1 if invalid or not MRU.
+            let alloc1 = &valids[0] & &(!&valids[1] | !&mru_way);
+            Some(m.wire("wr_way1", (&hits[0] | &hits[1]).mux(&hits[1], &alloc1)))
+        }
+        None => None,
     };
-    for (s, set) in lines.iter().enumerate() {
-        let set_we = m.wire(&format!("wr_s{s}_en"), &we & &wr_sel[s]);
-        for (wy, line) in set.iter().enumerate() {
-            let way_we = match (&wr_way1, wy) {
-                (None, _) => set_we.clone(),
-                (Some(w1), 0) => &set_we & &!w1,
-                (Some(w1), _) => &set_we & w1,
-            };
-            let lwe = m.wire(&format!("hc_s{s}_w{wy}_we"), way_we);
-            let valid = clear.mux(&Expr::lit(0, 1), &(&lwe | &line.valid));
-            m.next(&line.valid, valid);
-            m.next(&line.tag, lwe.mux(&wr_tag, &line.tag));
-            m.next(&line.data, lwe.mux(&sum, &line.data));
-        }
-        if let Some(w1) = &wr_way1 {
-            let r = &mru[s];
-            m.next(r, clear.mux(&Expr::lit(0, 1), &set_we.mux(w1, r)));
-        }
+    let dec = cache[0].valid.decode(m, "wr_dec", &pc_in);
+    for (wy, way) in cache.iter().enumerate() {
+        let way_we = match (&wr_way1, wy) {
+            (None, _) => we.clone(),
+            (Some(w1), 0) => &we & &!w1,
+            (Some(w1), _) => &we & w1,
+        };
+        let way_we = m.wire(&format!("wr_w{wy}_en"), way_we);
+        m.write(way.tag, wr_idx.clone(), wr_tag.clone(), way_we.clone());
+        m.write(way.data, wr_idx.clone(), sum.clone(), way_we.clone());
+        way.valid.set(m, &pc_in, &dec, &way_we, &clear);
+    }
+    if let (Some(mru), Some(w1)) = (&mru, &wr_way1) {
+        mru.write(m, &pc_in, &dec, &we, &clear, w1);
     }
 
-    // --- Distance counter and ready mask (§5.4, §5.6, D18, D19) --------------------------------
+    m.section("Distance counter and ready mask (spec §5.4, §5.6, D18, D19)");
     let counter = m.reg("counter_q", dw, 0);
     let nonzero = m.wire("counter_nz", counter.any());
     let mask = m.wire("mask_w", io.enable.clone() & nonzero.clone());

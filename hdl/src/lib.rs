@@ -2,6 +2,7 @@
 //! and its RTL, built as a [`netlist::Module`] and emitted as Verilog through rust-hdl.
 
 pub mod bank_conflict_detector;
+pub mod compose;
 pub mod elastic_pipeline;
 pub mod history_cache;
 pub mod netlist;
@@ -9,6 +10,7 @@ pub mod params;
 pub mod rusthdl;
 pub mod sm_core;
 pub mod tools;
+pub mod verilog;
 
 pub use netlist::{Dir, Module, Port};
 pub use params::{BlockParams, ParamError, ParamInfo};

@@ -1,7 +1,16 @@
 //! A small, width-checked netlist: the RTL of every smrtl block is built as one [`Module`]
 //! from its params. The same `Module` is evaluated cycle by cycle (the `rusthdl` backend runs it
-//! inside rust-hdl's simulator, see [`crate::rusthdl`]) and emitted as Verilog through rust-hdl's
-//! AST, so simulation and Verilog come from one description.
+//! inside rust-hdl's simulator, see [`crate::rusthdl`]) and emitted as Verilog
+//! ([`crate::verilog`]), so simulation and Verilog come from one description.
+//!
+//! Hierarchy: a module instantiates another with [`Module::instance`]. For evaluation the
+//! child's nets, registers and memories are copied into the parent (one flat tape, no speed
+//! lost); for Verilog the parent keeps the instance and the child is emitted once as its own
+//! module, however often it is instantiated (see `docs/verilog.md`).
+//!
+//! Memories ([`Module::memory`]) are arrays with asynchronous ([`Module::read`]) or synchronous
+//! ([`Module::read_sync`]) read ports and clocked write ports ([`Module::write`]); their data has no
+//! reset, so Yosys infers them as RAM.
 //!
 //! Width discipline: every operator takes operands of equal width and every assignment target has
 //! the width of its expression. Under that rule Verilog's context-determined widths equal the
@@ -33,6 +42,17 @@ impl Port {
     }
 }
 
+/// A port list from `(name, direction, width)` rows (a block's spec port table).
+pub fn port_list(spec: &[(&str, Dir, usize)]) -> Vec<Port> {
+    spec.iter()
+        .map(|&(name, dir, width)| Port {
+            name: name.into(),
+            dir,
+            width,
+        })
+        .collect()
+}
+
 /// 64-bit words needed for `width` bits.
 pub fn words_for(width: usize) -> usize {
     width.div_ceil(64).max(1)
@@ -57,6 +77,8 @@ pub enum NetKind {
     Reg {
         reset: u64,
     },
+    /// The data register of a synchronous memory read port: no reset, like a RAM's output.
+    ReadData,
 }
 
 /// A named net of the module.
@@ -67,6 +89,8 @@ pub struct Net {
     pub kind: NetKind,
     /// Offset of the net's first word in the value store.
     pub offset: usize,
+    /// The instance of this module the net belongs to (`None`: the module's own net).
+    pub owner: Option<usize>,
 }
 
 /// Binary operators; all take equal-width operands.
@@ -96,6 +120,8 @@ enum Node {
     Concat(Vec<Expr>),
     /// OR-reduction to one bit.
     Any(Box<Expr>),
+    /// Asynchronous read of a memory word at an address.
+    MemRead(usize, Box<Expr>),
 }
 
 /// A width-checked expression over the nets of one module (at most 64 bits wide).
@@ -219,6 +245,19 @@ pub fn concat(parts: &[Expr]) -> Expr {
     }
 }
 
+/// `{parts[0], parts[1], ...}` of any total width: only as the whole value assigned to a wide
+/// net (a packed bus such as an instance's `addr[L]` port); no operator takes it.
+pub fn concat_wide(parts: &[Expr]) -> Expr {
+    let width = parts.iter().map(|p| p.width).sum();
+    if width <= 64 {
+        return concat(parts);
+    }
+    Expr {
+        node: Node::Concat(parts.to_vec()),
+        width,
+    }
+}
+
 /// OR of a list of one-bit (or equal-width) expressions; `zero` when empty.
 pub fn or_all(items: &[Expr], width: usize) -> Expr {
     items
@@ -301,24 +340,158 @@ impl ops::Not for &Expr {
     }
 }
 
-/// One block's RTL: ports, nets and their driving expressions in evaluation order.
+/// A memory: `depth` words of `width` bits (a power-of-two depth, `width` ≤ 64), no reset.
+#[derive(Clone, Debug)]
+pub struct Memory {
+    pub name: String,
+    pub width: usize,
+    pub depth: usize,
+    /// Offset of word 0 in the value store (one slot per word).
+    pub offset: usize,
+    /// The instance the memory belongs to (`None`: the module's own).
+    pub owner: Option<usize>,
+}
+
+impl Memory {
+    /// Address bits: log2 depth (at least 1).
+    pub fn addr_bits(&self) -> usize {
+        addr_bits(self.depth)
+    }
+}
+
+/// Address bits of a memory of `depth` words.
+pub fn addr_bits(depth: usize) -> usize {
+    (depth.trailing_zeros() as usize).max(1)
+}
+
+/// A clocked write port: at the rising edge, `mem[addr] <= data` when `en` (reset or not).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct WritePort {
+    pub mem: usize,
+    pub addr: usize,
+    pub data: usize,
+    pub en: usize,
+}
+
+/// A synchronous read port: at the rising edge, `q <= mem[addr]` when `en` (old data on a
+/// same-address write).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct SyncRead {
+    pub mem: usize,
+    pub q: usize,
+    pub addr: usize,
+    pub en: usize,
+}
+
+/// A child module placed in a parent (see [`Module::instance`]).
+#[derive(Clone, Debug)]
+pub struct Instance {
+    /// Instance name, unique in the parent.
+    pub name: String,
+    pub module: std::sync::Arc<Module>,
+    /// Parent net id of the child's net 0 (child net `i` is parent net `net_base + i`).
+    pub net_base: usize,
+}
+
+impl Instance {
+    /// The parent net id of the child's port `port` (panics on a name the child lacks).
+    fn port_net(&self, port: &str) -> usize {
+        let id = self.module.net_id(port).unwrap_or_else(|| {
+            panic!(
+                "module {} has no port {port} (instance {})",
+                self.module.name, self.name
+            )
+        });
+        assert!(
+            matches!(self.module.nets[id].kind, NetKind::Input | NetKind::Output),
+            "{port} is not a port of {}",
+            self.module.name
+        );
+        self.net_base + id
+    }
+}
+
+/// Handle on an instance while the parent is built: its ports as parent nets.
+#[derive(Clone, Debug)]
+pub struct InstanceRef {
+    index: usize,
+    inst: Instance,
+}
+
+impl InstanceRef {
+    /// The child's input `port`, as a parent wire to drive with [`Module::assign`].
+    pub fn input(&self, port: &str) -> Expr {
+        let id = self.inst.port_net(port);
+        assert_eq!(
+            self.inst.module.nets[id - self.inst.net_base].kind,
+            NetKind::Input,
+            "{port} is not an input of {}",
+            self.inst.module.name
+        );
+        self.net(id)
+    }
+
+    /// The child's output `port`, readable in the parent.
+    pub fn output(&self, port: &str) -> Expr {
+        let id = self.inst.port_net(port);
+        assert_eq!(
+            self.inst.module.nets[id - self.inst.net_base].kind,
+            NetKind::Output,
+            "{port} is not an output of {}",
+            self.inst.module.name
+        );
+        self.net(id)
+    }
+
+    fn net(&self, id: usize) -> Expr {
+        let n = &self.inst.module.nets[id - self.inst.net_base];
+        Expr {
+            node: Node::Net(id),
+            width: n.width,
+        }
+    }
+
+    /// Index of the instance in its parent.
+    pub fn index(&self) -> usize {
+        self.index
+    }
+}
+
+/// A step of construction, in order: what the Verilog writer walks to keep the text in the
+/// order (and under the section comments) the builder wrote it.
+#[derive(Clone, Debug)]
+pub(crate) enum Item {
+    Section(String),
+    Net(usize),
+    Assign(usize),
+    Memory(usize),
+    Instance(usize),
+}
+
+/// One block's RTL: ports, nets and their driving expressions, registers, memories and child
+/// instances.
 #[derive(Clone, Debug)]
 pub struct Module {
+    /// The Verilog module name: unique per configuration (see [`crate::params::module_name`]).
     pub name: String,
     nets: Vec<Net>,
+    names: std::collections::HashSet<String>,
     /// Combinational assignments in construction order; [`Program::compile`] sorts them so
     /// every net is written before it is read (a wire may be declared before its driver, see
     /// [`Module::forward`]).
     assigns: Vec<(usize, Expr)>,
     /// Registers: (reg net, net holding its next value).
     regs: Vec<(usize, usize)>,
+    mems: Vec<Memory>,
+    writes: Vec<WritePort>,
+    sync_reads: Vec<SyncRead>,
+    instances: Vec<Instance>,
+    items: Vec<Item>,
     words: usize,
     clock: Option<usize>,
     reset: Option<usize>,
     /// The assignments compiled to a flat instruction tape on first use.
     program: std::sync::OnceLock<Program>,
-    /// Prefix of internal net names while building a sub-circuit (see [`Module::scoped`]).
-    prefix: String,
 }
 
 impl Module {
@@ -326,49 +499,51 @@ impl Module {
         Module {
             name: name.to_string(),
             nets: vec![],
+            names: Default::default(),
             assigns: vec![],
             regs: vec![],
+            mems: vec![],
+            writes: vec![],
+            sync_reads: vec![],
+            instances: vec![],
+            items: vec![],
             words: 0,
             clock: None,
             reset: None,
             program: std::sync::OnceLock::new(),
-            prefix: String::new(),
         }
     }
 
-    /// Builds a sub-circuit whose internal nets are named `<prefix>_<name>`, so one builder
-    /// (e.g. the bank-conflict detector) can be instantiated inside another block.
-    pub fn scoped<T>(&mut self, prefix: &str, build: impl FnOnce(&mut Module) -> T) -> T {
-        let inner = format!("{}{prefix}_", self.prefix);
-        let outer = std::mem::replace(&mut self.prefix, inner);
-        let result = build(self);
-        self.prefix = outer;
-        result
+    /// Starts a named section: a comment line in the Verilog (e.g. the spec § it implements).
+    pub fn section(&mut self, title: &str) {
+        self.items.push(Item::Section(title.to_string()));
+    }
+
+    fn claim(&mut self, name: &str) {
+        assert!(
+            self.names.insert(name.to_string()),
+            "name {name} used twice in module {}",
+            self.name
+        );
     }
 
     fn add_net(&mut self, name: &str, width: usize, kind: NetKind) -> Expr {
-        let name = match kind {
-            NetKind::Wire | NetKind::Reg { .. } => format!("{}{name}", self.prefix),
-            _ => name.to_string(),
-        };
-        let name = name.as_str();
         assert!(width >= 1);
         assert!(
-            self.nets.iter().all(|n| n.name != name),
-            "net {name} declared twice"
+            width <= 64 || matches!(kind, NetKind::Input | NetKind::Output | NetKind::Wire),
+            "registers are at most 64 bits wide"
         );
-        assert!(
-            width <= 64 || kind == NetKind::Input,
-            "only inputs may be wider than 64 bits"
-        );
+        self.claim(name);
         let id = self.nets.len();
         self.nets.push(Net {
             name: name.to_string(),
             width,
             kind,
             offset: self.words,
+            owner: None,
         });
         self.words += words_for(width);
+        self.items.push(Item::Net(id));
         Expr {
             node: Node::Net(id),
             width,
@@ -435,7 +610,7 @@ impl Module {
         self.add_net(name, width, NetKind::Wire)
     }
 
-    /// Drives an output (or a declared wire) with `value`.
+    /// Drives an output, a declared wire or an instance input with `value`.
     pub fn assign(&mut self, target: &Expr, value: Expr) {
         let Node::Net(id) = target.node else {
             panic!("assignment target must be a net")
@@ -450,6 +625,7 @@ impl Module {
             "{} driven twice",
             self.nets[id].name
         );
+        self.items.push(Item::Assign(self.assigns.len()));
         self.assigns.push((id, value));
     }
 
@@ -467,10 +643,186 @@ impl Module {
         assert!(matches!(self.nets[id].kind, NetKind::Reg { .. }));
         let name = format!("{}_next", self.nets[id].name);
         let d = self.wire(&name, value);
-        let Node::Net(d) = d.node else { unreachable!() };
-        self.regs.push((id, d));
+        self.regs.push((id, net_of(&d)));
     }
 
+    /// A memory of `depth` words (a power of two) of `width` bits, without reset.
+    pub fn memory(&mut self, name: &str, width: usize, depth: usize) -> usize {
+        assert!((1..=64).contains(&width), "memory width {width}");
+        assert!(
+            depth >= 2 && depth.is_power_of_two(),
+            "memory depth {depth}"
+        );
+        assert!(self.clock.is_some(), "memories need clock_reset()");
+        self.claim(name);
+        let id = self.mems.len();
+        self.mems.push(Memory {
+            name: name.into(),
+            width,
+            depth,
+            offset: self.words,
+            owner: None,
+        });
+        self.words += depth;
+        self.items.push(Item::Memory(id));
+        id
+    }
+
+    pub fn memories(&self) -> &[Memory] {
+        &self.mems
+    }
+
+    /// Asynchronous read of memory `mem` at `addr` (combinational, like a LUT-RAM).
+    pub fn read(&self, mem: usize, addr: &Expr) -> Expr {
+        let m = &self.mems[mem];
+        assert_eq!(addr.width, m.addr_bits(), "address width of {}", m.name);
+        Expr {
+            node: Node::MemRead(mem, Box::new(addr.clone())),
+            width: m.width,
+        }
+    }
+
+    /// Synchronous read port `name`: at the rising edge, when `en`, the returned register takes
+    /// `mem[addr]` (the old word on a same-address write), like a block RAM's output register.
+    pub fn read_sync(&mut self, mem: usize, name: &str, addr: Expr, en: Expr) -> Expr {
+        let width = self.mems[mem].width;
+        assert_eq!(addr.width, self.mems[mem].addr_bits(), "read address width");
+        assert_eq!(en.width, 1);
+        let q = self.add_net(name, width, NetKind::ReadData);
+        let addr = self.wire(&format!("{name}_addr"), addr);
+        let en = self.wire(&format!("{name}_en"), en);
+        self.sync_reads.push(SyncRead {
+            mem,
+            q: net_of(&q),
+            addr: net_of(&addr),
+            en: net_of(&en),
+        });
+        q
+    }
+
+    /// A write port of `mem`: at the rising edge, when `en`, `mem[addr] <= data`.
+    pub fn write(&mut self, mem: usize, addr: Expr, data: Expr, en: Expr) {
+        let (name, width) = (self.mems[mem].name.clone(), self.mems[mem].width);
+        assert_eq!(
+            addr.width,
+            self.mems[mem].addr_bits(),
+            "write address width"
+        );
+        assert_eq!(data.width, width, "write data width of {name}");
+        assert_eq!(en.width, 1);
+        let k = self.writes.iter().filter(|w| w.mem == mem).count();
+        let port = if k == 0 {
+            format!("{name}_w")
+        } else {
+            format!("{name}_w{k}")
+        };
+        let addr = self.wire(&format!("{port}_addr"), addr);
+        let data = self.wire(&format!("{port}_data"), data);
+        let en = self.wire(&format!("{port}_en"), en);
+        self.writes.push(WritePort {
+            mem,
+            addr: net_of(&addr),
+            data: net_of(&data),
+            en: net_of(&en),
+        });
+    }
+
+    /// Places `child` here as instance `name`. Its `clock` and `reset` are tied to this
+    /// module's; drive every other input with [`Module::assign`] on [`InstanceRef::input`]
+    /// (before or after reading its outputs), read outputs with [`InstanceRef::output`].
+    pub fn instance(&mut self, name: &str, child: &std::sync::Arc<Module>) -> InstanceRef {
+        let index = self.instances.len();
+        let net_base = self.nets.len();
+        let word_base = self.words;
+        let mem_base = self.mems.len();
+        for port in child.ports() {
+            self.claim(&format!("{name}_{}", port.name));
+        }
+        let remap = |e: &Expr| e.remap(net_base, mem_base);
+        // Child nets keep their kind (a child port stays Input / Output, with `owner` set, so
+        // it is not a port of this module).
+        for n in &child.nets {
+            self.nets.push(Net {
+                name: format!("{name}.{}", n.name),
+                offset: n.offset + word_base,
+                owner: Some(index),
+                ..n.clone()
+            });
+        }
+        for mem in &child.mems {
+            self.mems.push(Memory {
+                name: format!("{name}.{}", mem.name),
+                offset: mem.offset + word_base,
+                owner: Some(index),
+                ..mem.clone()
+            });
+        }
+        self.words += child.words;
+        self.assigns
+            .extend(child.assigns.iter().map(|(t, e)| (t + net_base, remap(e))));
+        self.regs.extend(
+            child
+                .regs
+                .iter()
+                .map(|&(r, d)| (r + net_base, d + net_base)),
+        );
+        self.writes.extend(child.writes.iter().map(|w| WritePort {
+            mem: w.mem + mem_base,
+            addr: w.addr + net_base,
+            data: w.data + net_base,
+            en: w.en + net_base,
+        }));
+        self.sync_reads
+            .extend(child.sync_reads.iter().map(|r| SyncRead {
+                mem: r.mem + mem_base,
+                q: r.q + net_base,
+                addr: r.addr + net_base,
+                en: r.en + net_base,
+            }));
+        let inst = Instance {
+            name: name.into(),
+            module: child.clone(),
+            net_base,
+        };
+        self.instances.push(inst.clone());
+        self.items.push(Item::Instance(index));
+        let handle = InstanceRef { index, inst };
+        // Clock and reset are shared by the whole hierarchy.
+        for (port, parent) in [("clock", self.clock), ("reset", self.reset)] {
+            if let Some(id) = child.net_id(port) {
+                let parent = parent.expect("a clocked child needs clock_reset() in its parent");
+                let src = Expr {
+                    node: Node::Net(parent),
+                    width: 1,
+                };
+                let dst = handle.net(id + net_base);
+                self.assign(&dst, src);
+            }
+        }
+        handle
+    }
+
+    pub fn instances(&self) -> &[Instance] {
+        &self.instances
+    }
+
+    pub(crate) fn items(&self) -> &[Item] {
+        &self.items
+    }
+
+    pub(crate) fn assign_at(&self, i: usize) -> &(usize, Expr) {
+        &self.assigns[i]
+    }
+
+    pub(crate) fn writes(&self) -> &[WritePort] {
+        &self.writes
+    }
+
+    pub(crate) fn sync_reads(&self) -> &[SyncRead] {
+        &self.sync_reads
+    }
+
+    /// Every net: own nets first, then each instance's (named `inst.net`, with `owner` set).
     pub fn nets(&self) -> &[Net] {
         &self.nets
     }
@@ -479,6 +831,7 @@ impl Module {
     pub fn ports(&self) -> Vec<Port> {
         self.nets
             .iter()
+            .filter(|n| n.owner.is_none())
             .filter_map(|n| {
                 let dir = match n.kind {
                     NetKind::Input => Dir::In,
@@ -502,20 +855,33 @@ impl Module {
         self.clock
     }
 
-    /// Total width of the registers: the flip-flop bits the RTL asks for.
+    /// Total width of the registers in the whole hierarchy: the flip-flop bits the RTL asks for
+    /// (memory read-data registers included, memory words not).
     pub fn register_bits(&self) -> u64 {
-        self.regs
+        let regs: u64 = self
+            .regs
             .iter()
             .map(|&(r, _)| self.nets[r].width as u64)
-            .sum()
+            .sum();
+        let read_data: u64 = self
+            .sync_reads
+            .iter()
+            .map(|r| self.nets[r.q].width as u64)
+            .sum();
+        regs + read_data
+    }
+
+    /// Memory bits in the whole hierarchy (depth × width summed).
+    pub fn memory_bits(&self) -> u64 {
+        self.mems.iter().map(|m| (m.depth * m.width) as u64).sum()
     }
 
     pub fn has_registers(&self) -> bool {
         !self.regs.is_empty()
     }
 
-    /// A zeroed value store (nets, then the evaluator's temporaries and constants) with
-    /// registers at their reset values.
+    /// A zeroed value store (nets, memories, then the evaluator's temporaries and constants)
+    /// with registers at their reset values.
     pub fn new_state(&self) -> Vec<u64> {
         let prog = self.program();
         let mut v = vec![0; prog.slots];
@@ -549,6 +915,12 @@ impl Module {
         &v[n.offset..n.offset + words_for(n.width)]
     }
 
+    /// The words of memory `mem` (one per address).
+    pub fn memory_words<'a>(&self, v: &'a [u64], mem: usize) -> &'a [u64] {
+        let m = &self.mems[mem];
+        &v[m.offset..m.offset + m.depth]
+    }
+
     /// Writes a net's words, masking the top word to the net's width.
     pub fn set_words(&self, v: &mut [u64], net: usize, value: &[u64]) {
         let n = &self.nets[net];
@@ -564,26 +936,36 @@ impl Module {
         self.program().run(v);
     }
 
-    /// The rising clock edge: every register takes its next value (or its reset value).
+    /// The rising clock edge: synchronous reads, then memory writes (neither is reset), then
+    /// every register takes its next value (or its reset value).
     pub fn clock_edge(&self, v: &mut [u64]) {
+        // Addresses, data and enables are wires computed by eval_comb, so order within each
+        // group is free; reads come before writes (old data on a same-address write).
+        for r in &self.sync_reads {
+            if v[self.nets[r.en].offset] & 1 == 1 {
+                let mem = &self.mems[r.mem];
+                let a = v[self.nets[r.addr].offset] as usize & (mem.depth - 1);
+                v[self.nets[r.q].offset] = v[mem.offset + a];
+            }
+        }
+        for w in &self.writes {
+            if v[self.nets[w.en].offset] & 1 == 1 {
+                let mem = &self.mems[w.mem];
+                let a = v[self.nets[w.addr].offset] as usize & (mem.depth - 1);
+                v[mem.offset + a] = v[self.nets[w.data].offset];
+            }
+        }
         let in_reset = self.reset.is_some_and(|r| self.get(v, r) & 1 == 1);
         if in_reset {
             self.reset_registers(v);
             return;
         }
-        // Next values are wires computed by eval_comb, so latching in any order is safe.
         for &(r, d) in &self.regs {
             v[self.nets[r].offset] = v[self.nets[d].offset];
         }
     }
 
-    /// Combinational assignments and register updates, for the Verilog writer.
-    /// In evaluation order (every net written before it is read), as the Verilog writer's
-    /// single `always @(*)` block needs them.
-    pub(crate) fn assigns(&self) -> Vec<&(usize, Expr)> {
-        self.assigns_in_order()
-    }
-
+    /// The module's own registers (not its instances'), for the Verilog writer.
     pub(crate) fn regs(&self) -> &[(usize, usize)] {
         &self.regs
     }
@@ -601,11 +983,13 @@ impl Module {
             driver[*t] = Some(i);
         }
         for (id, n) in self.nets.iter().enumerate() {
-            let needs_driver = matches!(n.kind, NetKind::Wire | NetKind::Output);
+            let port_of_child = n.owner.is_some() && n.kind == NetKind::Input;
+            let needs_driver = matches!(n.kind, NetKind::Wire | NetKind::Output) || port_of_child;
             assert!(
                 !needs_driver || driver[id].is_some(),
-                "net {} is never driven",
-                n.name
+                "net {} of {} is never driven",
+                n.name,
+                self.name
             );
         }
         // 0 = unvisited, 1 = on the stack, 2 = done.
@@ -645,25 +1029,10 @@ impl Module {
 
     /// Assignments driving the nets that assignment `a` reads.
     fn reads(&self, a: usize, driver: &[Option<usize>]) -> Vec<usize> {
-        fn walk(e: &Expr, driver: &[Option<usize>], out: &mut Vec<usize>) {
-            match &e.node {
-                Node::Net(id) | Node::Slice(id, _) => out.extend(driver[*id]),
-                Node::Const(_) => {}
-                Node::Not(x) | Node::Any(x) => walk(x, driver, out),
-                Node::Bin(_, x, y) => {
-                    walk(x, driver, out);
-                    walk(y, driver, out);
-                }
-                Node::Mux(c, t, f) => {
-                    walk(c, driver, out);
-                    walk(t, driver, out);
-                    walk(f, driver, out);
-                }
-                Node::Concat(parts) => parts.iter().for_each(|p| walk(p, driver, out)),
-            }
-        }
         let mut out = vec![];
-        walk(&self.assigns[a].1, driver, &mut out);
+        self.assigns[a]
+            .1
+            .visit_nets(&mut |id| out.extend(driver[id]));
         out
     }
 
@@ -677,6 +1046,57 @@ impl Module {
             Node::Mux(c, t, f) => NodeView::Mux(c, t, f),
             Node::Concat(p) => NodeView::Concat(p),
             Node::Any(a) => NodeView::Any(a),
+            Node::MemRead(mem, a) => NodeView::MemRead(*mem, a),
+        }
+    }
+}
+
+/// The net id of an expression that is a whole net.
+fn net_of(e: &Expr) -> usize {
+    match e.node {
+        Node::Net(id) => id,
+        _ => panic!("not a net"),
+    }
+}
+
+impl Expr {
+    /// The same expression with net ids shifted by `nets` and memory ids by `mems` (a child's
+    /// expression copied into its parent).
+    fn remap(&self, nets: usize, mems: usize) -> Expr {
+        let r = |e: &Expr| Box::new(e.remap(nets, mems));
+        let node = match &self.node {
+            Node::Net(id) => Node::Net(id + nets),
+            Node::Const(c) => Node::Const(*c),
+            Node::Slice(id, lo) => Node::Slice(id + nets, *lo),
+            Node::Not(a) => Node::Not(r(a)),
+            Node::Any(a) => Node::Any(r(a)),
+            Node::Bin(op, a, b) => Node::Bin(*op, r(a), r(b)),
+            Node::Mux(c, t, f) => Node::Mux(r(c), r(t), r(f)),
+            Node::Concat(p) => Node::Concat(p.iter().map(|e| e.remap(nets, mems)).collect()),
+            Node::MemRead(m, a) => Node::MemRead(m + mems, r(a)),
+        };
+        Expr {
+            node,
+            width: self.width,
+        }
+    }
+
+    /// Calls `f` with every net the expression reads.
+    fn visit_nets(&self, f: &mut impl FnMut(usize)) {
+        match &self.node {
+            Node::Net(id) | Node::Slice(id, _) => f(*id),
+            Node::Const(_) => {}
+            Node::Not(x) | Node::Any(x) | Node::MemRead(_, x) => x.visit_nets(f),
+            Node::Bin(_, x, y) => {
+                x.visit_nets(f);
+                y.visit_nets(f);
+            }
+            Node::Mux(c, t, e) => {
+                c.visit_nets(f);
+                t.visit_nets(f);
+                e.visit_nets(f);
+            }
+            Node::Concat(parts) => parts.iter().for_each(|p| p.visit_nets(f)),
         }
     }
 }
@@ -691,6 +1111,7 @@ pub(crate) enum NodeView<'a> {
     Mux(&'a Expr, &'a Expr, &'a Expr),
     Concat(&'a [Expr]),
     Any(&'a Expr),
+    MemRead(usize, &'a Expr),
 }
 
 /// One step of the compiled evaluator; operands are slots of the value store.
@@ -710,6 +1131,26 @@ enum Ins {
     /// dst = (hi << shift) | lo.
     Cat(usize, usize, usize, usize),
     Any(usize, usize),
+    Zero(usize),
+    /// dst |= src << shift (the low part of a field placed in a wide net).
+    Deposit {
+        dst: usize,
+        shift: usize,
+        src: usize,
+    },
+    /// dst |= src >> shift (the part of a field that spills into the next word).
+    DepositHigh {
+        dst: usize,
+        shift: usize,
+        src: usize,
+    },
+    /// dst = v[base + (addr & amask)].
+    MemRead {
+        dst: usize,
+        base: usize,
+        addr: usize,
+        amask: usize,
+    },
 }
 
 /// The combinational assignments as a flat tape: about an order of magnitude faster than
@@ -730,12 +1171,68 @@ impl Program {
         };
         for (target, e) in m.assigns_in_order() {
             let dst = m.nets[*target].offset;
+            if e.width > 64 {
+                p.wide(m, dst, e);
+                continue;
+            }
             let src = p.expr(m, e, Some(dst));
             if src != dst {
                 p.ins.push(Ins::Copy(dst, src));
             }
         }
         p
+    }
+
+    /// A wide net's value: a wide net copied word by word, or a concatenation deposited part by
+    /// part (least significant part first).
+    fn wide(&mut self, m: &Module, dst: usize, e: &Expr) {
+        match &e.node {
+            Node::Net(id) => {
+                for w in 0..words_for(e.width) {
+                    self.ins.push(Ins::Copy(dst + w, m.nets[*id].offset + w));
+                }
+            }
+            Node::Concat(parts) => {
+                for w in 0..words_for(e.width) {
+                    self.ins.push(Ins::Zero(dst + w));
+                }
+                let mut lo = 0;
+                for part in parts.iter().rev() {
+                    if part.width > 64 {
+                        // A wide net inside the concatenation: its words, bit by bit offset.
+                        let Node::Net(id) = part.node else {
+                            panic!("a wide concatenation part must be a net")
+                        };
+                        for w in 0..words_for(part.width) {
+                            let bits = (part.width - 64 * w).min(64);
+                            let src = m.nets[id].offset + w;
+                            self.deposit(dst, lo + 64 * w, bits, src);
+                        }
+                    } else {
+                        let src = self.expr(m, part, None);
+                        self.deposit(dst, lo, part.width, src);
+                    }
+                    lo += part.width;
+                }
+            }
+            _ => panic!("a net wider than 64 bits takes a net or a concatenation"),
+        }
+    }
+
+    fn deposit(&mut self, dst: usize, lo: usize, width: usize, src: usize) {
+        let (word, bit) = (lo / 64, lo % 64);
+        self.ins.push(Ins::Deposit {
+            dst: dst + word,
+            shift: bit,
+            src,
+        });
+        if bit + width > 64 {
+            self.ins.push(Ins::DepositHigh {
+                dst: dst + word + 1,
+                shift: 64 - bit,
+                src,
+            });
+        }
     }
 
     fn temp(&mut self) -> usize {
@@ -745,6 +1242,10 @@ impl Program {
 
     /// Emits code for `e`; returns the slot holding its value (`dst` when given and used).
     fn expr(&mut self, m: &Module, e: &Expr, dst: Option<usize>) -> usize {
+        assert!(
+            e.width <= 64,
+            "a wide value can only be assigned to a wide net"
+        );
         let out = |p: &mut Program| dst.unwrap_or_else(|| p.temp());
         match &e.node {
             Node::Net(id) => m.nets[*id].offset,
@@ -805,6 +1306,18 @@ impl Program {
                 self.ins.push(Ins::Any(d, a));
                 d
             }
+            Node::MemRead(mem, a) => {
+                let addr = self.expr(m, a, None);
+                let d = out(self);
+                let mem = &m.mems[*mem];
+                self.ins.push(Ins::MemRead {
+                    dst: d,
+                    base: mem.offset,
+                    addr,
+                    amask: mem.depth - 1,
+                });
+                d
+            }
         }
     }
 
@@ -842,6 +1355,15 @@ impl Program {
                     }
                 }
                 Ins::Any(d, a) => v[d] = (v[a] != 0) as u64,
+                Ins::MemRead {
+                    dst,
+                    base,
+                    addr,
+                    amask,
+                } => v[dst] = v[base + (v[addr] as usize & amask)],
+                Ins::Zero(d) => v[d] = 0,
+                Ins::Deposit { dst, shift, src } => v[dst] |= v[src] << shift,
+                Ins::DepositHigh { dst, shift, src } => v[dst] |= v[src] >> shift,
             }
         }
     }

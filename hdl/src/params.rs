@@ -123,8 +123,54 @@ fn parse_value(text: &str, like: &serde_json::Value) -> serde_json::Value {
             .parse::<u64>()
             .map(Value::from)
             .unwrap_or_else(|_| Value::String(text.into())),
+        // A structured parameter (e.g. `gmem_return={"icnt":400}`) is written as JSON.
+        Value::Object(_) | Value::Array(_) => {
+            serde_json::from_str(text).unwrap_or_else(|_| Value::String(text.into()))
+        }
         _ => Value::String(text.to_ascii_lowercase().replace('-', "_")),
     }
+}
+
+/// The Verilog module name of a block configuration: the block's name for its default params,
+/// `<block>_<8 hex digits>` (a hash of the params) for any other, so two configurations can be
+/// compiled together and a name always means one design (see `docs/verilog.md`).
+pub fn module_name<P: BlockParams + PartialEq>(p: &P) -> String {
+    if *p == P::default() {
+        P::BLOCK.to_string()
+    } else {
+        let json = serde_json::to_string(p).expect("params serialize");
+        format!("{}_{:08x}", P::BLOCK, fnv1a(json.as_bytes()) as u32)
+    }
+}
+
+/// 64-bit FNV-1a: a stable hash (unlike `std`'s, it never changes between releases).
+pub fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
+/// The `--set KEY=VALUE` arguments that reproduce `params` exactly (every parameter, in the
+/// order of the serialized struct), shell-quoted where needed.
+pub fn set_args(params: &serde_json::Value) -> Vec<String> {
+    let Some(map) = params.as_object() else {
+        return vec![];
+    };
+    map.iter()
+        .flat_map(|(k, v)| {
+            let value = match v {
+                serde_json::Value::String(s) => s.clone(),
+                serde_json::Value::Bool(b) => u8::from(*b).to_string(),
+                other => other.to_string(),
+            };
+            let arg = format!("{k}={value}");
+            let plain = arg
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || "_=.-".contains(c));
+            let arg = if plain { arg } else { format!("'{arg}'") };
+            ["--set".to_string(), arg]
+        })
+        .collect()
 }
 
 /// Checks that `value` is one of `allowed`.
@@ -170,4 +216,58 @@ pub fn log2(x: u32) -> u32 {
 /// Bits needed to hold the values 0..=max.
 pub fn bits_for(max: u64) -> usize {
     (64 - max.leading_zeros()).max(1) as usize
+}
+
+/// The header lines of a generated file: the full params and the command that regenerates it
+/// (`output`: the file's path), wrapped at about 90 characters with shell continuations.
+pub fn header_lines(block: &str, params: &serde_json::Value, output: Option<&str>) -> Vec<String> {
+    let pairs: Vec<String> = params
+        .as_object()
+        .map(|m| {
+            m.iter()
+                .map(|(k, v)| match v {
+                    serde_json::Value::String(s) => format!("{k}={s}"),
+                    v => format!("{k}={v}"),
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    let mut lines = vec!["params:".to_string()];
+    lines.extend(wrap_words(&pairs, "  ", 90));
+    lines.push("regenerate with:".to_string());
+    let mut words = vec![format!("smrtl gen {block}")];
+    let sets = set_args(params);
+    words.extend(sets.chunks(2).map(|c| c.join(" ")));
+    if let Some(out) = output {
+        words.push(format!("-o {out}"));
+    }
+    let cmd = wrap_words(&words, "  ", 88);
+    let n = cmd.len();
+    lines.extend(
+        cmd.into_iter()
+            .enumerate()
+            .map(|(i, l)| if i + 1 < n { format!("{l} \\") } else { l }),
+    );
+    lines
+}
+
+/// `words` joined by spaces into lines of at most `width` characters, each starting with `indent`.
+fn wrap_words(words: &[String], indent: &str, width: usize) -> Vec<String> {
+    let mut lines = vec![];
+    let mut line = String::new();
+    for w in words {
+        if !line.is_empty() && line.len() + 1 + w.len() > width {
+            lines.push(std::mem::take(&mut line));
+        }
+        if line.is_empty() {
+            line.push_str(indent);
+        } else {
+            line.push(' ');
+        }
+        line.push_str(w);
+    }
+    if !line.is_empty() {
+        lines.push(line);
+    }
+    lines
 }

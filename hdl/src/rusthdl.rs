@@ -1,13 +1,15 @@
 //! The bridge to rust-hdl: a [`Module`] becomes a rust-hdl [`Block`] whose atoms carry their
 //! widths at run time (rust-hdl's `Signal<_, Bits<N>>` fixes N at compile time, smrtl's params are
-//! chosen on the command line). rust-hdl's `generate_verilog` writes the module (ports and net
-//! declarations from the block's atoms) around the logic body this file renders, and rust-hdl's
-//! `simulate()` settles the block, which is the `rusthdl` co-simulation backend.
+//! chosen on the command line). rust-hdl's `simulate()` settles the block, which is the `rusthdl`
+//! co-simulation backend; each instance of the hierarchy is handed to rust-hdl's probes as a child
+//! block (a scope of its own in rust-hdl's VCD, a named submodule for its Verilog writer).
 //!
-//! The body is rendered here rather than through rust-hdl's `VerilogExpression` AST: that AST has
-//! no ternary or concatenation, and its generator re-evaluates any signal text containing `[`.
+//! For Verilog the block is a rust-hdl black box whose code is smrtl's own text
+//! ([`crate::verilog`]): rust-hdl's generator names modules by their path and has no ternary,
+//! concatenation or memory, so a rust-hdl design that contains an smrtl block instantiates it by
+//! its stable module name (see [`crate::compose`] and `docs/verilog.md`).
 
-use crate::netlist::{mask, Module, NetKind, NodeView, Op};
+use crate::netlist::{Module, NetKind};
 use rust_hdl::core::constraint::PinConstraint;
 use rust_hdl::core::prelude::*;
 use rust_hdl::core::type_descriptor::{TypeDescriptor, TypeKind};
@@ -73,7 +75,10 @@ impl Logic for RtlBlock {
     }
 
     fn hdl(&self) -> Verilog {
-        Verilog::Custom(verilog_body(&self.module))
+        Verilog::Blackbox(BlackBox {
+            code: crate::verilog::emit(&self.module, &[]),
+            name: self.module.name.clone(),
+        })
     }
 }
 
@@ -90,21 +95,84 @@ impl Block for RtlBlock {
 
     fn accept(&self, name: &str, probe: &mut dyn Probe) {
         probe.visit_start_scope(name, self);
-        for (i, net) in self.module.nets().iter().enumerate() {
+        self.accept_contents(probe, true);
+        probe.visit_end_scope(name, self);
+    }
+}
+
+impl RtlBlock {
+    /// Visits the top's nets as atoms (its ports only when `ports`: a typed wrapper's signals
+    /// stand for them, see [`crate::compose`]), then each instance as a child block.
+    pub fn accept_contents(&self, probe: &mut dyn Probe, ports: bool) {
+        self.visit_level(&self.module, 0, ports, probe);
+    }
+
+    /// Visits the own nets of `level` (a module of the hierarchy whose net 0 is net `base` of the
+    /// flattened top) as atoms, then each of its instances as a child scope.
+    fn visit_level(&self, level: &Module, base: usize, ports: bool, probe: &mut dyn Probe) {
+        let top = &*self.module;
+        for (i, net) in level.nets().iter().enumerate() {
+            if net.owner.is_some() {
+                continue;
+            }
+            let kind = match net.kind {
+                NetKind::Input => AtomKind::InputParameter,
+                NetKind::Output => AtomKind::OutputParameter,
+                _ => AtomKind::LocalSignal,
+            };
+            if !ports && kind != AtomKind::LocalSignal {
+                continue;
+            }
+            let id = base + i;
             let atom = NetAtom {
                 width: net.width,
-                kind: match net.kind {
-                    NetKind::Input => AtomKind::InputParameter,
-                    NetKind::Output => AtomKind::OutputParameter,
-                    _ => AtomKind::LocalSignal,
-                },
-                words: self.module.get_words(&self.values, i),
-                changed: self.module.get_words(&self.prev, i)
-                    != self.module.get_words(&self.values, i),
-                id: self.ids[i],
+                kind,
+                words: top.get_words(&self.values, id),
+                changed: top.get_words(&self.prev, id) != top.get_words(&self.values, id),
+                id: self.ids[id],
             };
             probe.visit_atom(&net.name, &atom);
         }
+        for inst in level.instances() {
+            let scope = InstanceScope {
+                block: self,
+                module: &inst.module,
+                base: base + inst.net_base,
+            };
+            scope.accept(&inst.name, probe);
+        }
+    }
+}
+
+/// One instance of the hierarchy, seen by rust-hdl as a child block of its parent (its nets live
+/// in the flattened top's value store).
+struct InstanceScope<'a> {
+    block: &'a RtlBlock,
+    module: &'a Module,
+    base: usize,
+}
+
+impl Logic for InstanceScope<'_> {
+    fn update(&mut self) {}
+
+    /// Named by its stable module name; its text is in the top's black box, once.
+    fn hdl(&self) -> Verilog {
+        Verilog::Blackbox(BlackBox {
+            code: String::new(),
+            name: self.module.name.clone(),
+        })
+    }
+}
+
+impl Block for InstanceScope<'_> {
+    fn connect_all(&mut self) {}
+    fn update_all(&mut self) {}
+    fn has_changed(&self) -> bool {
+        false
+    }
+    fn accept(&self, name: &str, probe: &mut dyn Probe) {
+        probe.visit_start_scope(name, self);
+        self.block.visit_level(self.module, self.base, true, probe);
         probe.visit_end_scope(name, self);
     }
 }
@@ -138,18 +206,18 @@ impl Atom for NetAtom<'_> {
         }
     }
     fn vcd(&self) -> VCDValue {
-        VCDValue::Vector(
-            (0..self.width)
-                .rev()
-                .map(|b| {
-                    if self.words[b / 64] >> (b % 64) & 1 == 1 {
-                        vcd::Value::V1
-                    } else {
-                        vcd::Value::V0
-                    }
-                })
-                .collect(),
-        )
+        let bit = |b: usize| {
+            if self.words[b / 64] >> (b % 64) & 1 == 1 {
+                vcd::Value::V1
+            } else {
+                vcd::Value::V0
+            }
+        };
+        if self.width == 1 {
+            VCDValue::Single(bit(0))
+        } else {
+            VCDValue::Vector((0..self.width).rev().map(bit).collect())
+        }
     }
     fn id(&self) -> usize {
         self.id
@@ -162,102 +230,8 @@ impl Atom for NetAtom<'_> {
     }
 }
 
-/// An expression as Verilog text. Every operator's operands have equal widths (see
-/// [`crate::netlist`]), so Verilog's context-determined widths change nothing.
-fn render(m: &Module, e: &crate::netlist::Expr) -> String {
-    let name = |id: usize| m.nets()[id].name.clone();
-    match Module::node_view(e) {
-        NodeView::Net(id) => name(id),
-        NodeView::Const(c, w) => format!("{w}'d{}", c & mask(w)),
-        NodeView::Slice(id, lo, w) => {
-            if m.nets()[id].width == 1 {
-                name(id)
-            } else if w == 1 {
-                format!("{}[{lo}]", name(id))
-            } else {
-                format!("{}[{}:{lo}]", name(id), lo + w - 1)
-            }
-        }
-        NodeView::Not(a) => format!("~{}", paren(m, a)),
-        NodeView::Any(a) => format!("|{}", paren(m, a)),
-        NodeView::Bin(op, x, y) => {
-            let op = match op {
-                Op::And => "&",
-                Op::Or => "|",
-                Op::Xor => "^",
-                Op::Add => "+",
-                Op::Sub => "-",
-                Op::Eq => "==",
-                Op::Lt => "<",
-            };
-            format!("{} {op} {}", paren(m, x), paren(m, y))
-        }
-        NodeView::Mux(c, t, f) => {
-            format!("{} ? {} : {}", paren(m, c), paren(m, t), paren(m, f))
-        }
-        NodeView::Concat(parts) => format!(
-            "{{{}}}",
-            parts
-                .iter()
-                .map(|p| render(m, p))
-                .collect::<Vec<_>>()
-                .join(", ")
-        ),
-    }
-}
-
-/// A sub-expression, parenthesised unless atomic.
-fn paren(m: &Module, e: &crate::netlist::Expr) -> String {
-    match Module::node_view(e) {
-        NodeView::Net(_) | NodeView::Const(..) | NodeView::Slice(..) | NodeView::Concat(_) => {
-            render(m, e)
-        }
-        _ => format!("({})", render(m, e)),
-    }
-}
-
-/// The module body: the combinational nets in one `always @(*)` block, in evaluation order,
-/// then the registers on `posedge clock` with synchronous reset.
-fn verilog_body(m: &Module) -> String {
-    let mut body = String::new();
-    let assigns = m.assigns();
-    if !assigns.is_empty() {
-        body += "always @(*) begin\n";
-        for (t, e) in assigns {
-            body += &format!("    {} = {};\n", m.nets()[*t].name, render(m, e));
-        }
-        body += "end\n";
-    }
-    if m.has_registers() {
-        let reset = &m.nets()[m.reset_net().expect("registers imply a reset")].name;
-        let (mut rst, mut run) = (String::new(), String::new());
-        for &(r, d) in m.regs() {
-            let n = &m.nets()[r];
-            let NetKind::Reg { reset } = n.kind else {
-                unreachable!()
-            };
-            rst += &format!("        {} <= {}'d{reset};\n", n.name, n.width);
-            run += &format!("        {} <= {};\n", n.name, m.nets()[d].name);
-        }
-        body += &format!(
-            "always @(posedge clock) begin\n    if ({reset}) begin\n{rst}    end else begin\n{run}    end\nend\n"
-        );
-    }
-    body
-}
-
-/// The Verilog of `m` as one self-contained file whose top module is named `m.name`.
+/// The Verilog of `m` (top module `m.name`, then every distinct child module once); see
+/// [`crate::verilog::emit`].
 pub fn emit_verilog(m: &Arc<Module>) -> String {
-    let block = RtlBlock::new(m.clone());
-    let text = generate_verilog_unchecked(&block);
-    let renamed = text
-        .replacen("module top(", &format!("module {}(", m.name), 1)
-        .replacen("endmodule // top", &format!("endmodule // {}", m.name), 1);
-    format!(
-        "// Generated by smrtl {} from rust-hdl; top module `{}`.\n// Do not edit: regenerate with `smrtl gen {}`.\n{}",
-        env!("CARGO_PKG_VERSION"),
-        m.name,
-        m.name,
-        renamed
-    )
+    crate::verilog::emit(m, &[])
 }

@@ -8,11 +8,12 @@
 //! This file holds the params (the single source of every width; the pipeline's are nested),
 //! the port list and the RTL builder [`build`].
 
-use crate::elastic_pipeline::{self as pipe, Kind, PipeIn, PipeMode};
-use crate::history_cache::{self as hc, BcawsPolicy, CounterMode, HcIn};
+use crate::elastic_pipeline::{self as pipe, Kind, PipeMode};
+use crate::history_cache::{self as hc, BcawsPolicy, CounterMode};
 use crate::netlist::{concat, or_all, select_onehot, Dir, Expr, Module, Port};
 use crate::params::{in_range, BlockParams, ParamError, ParamInfo};
 use serde::{Deserialize, Serialize};
+use std::sync::Arc;
 
 /// The warp scheduler (spec §1 `sched`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -319,14 +320,7 @@ pub fn ports(p: &Params) -> Vec<Port> {
         (port::ICNT_REQ_WARP, Dir::Out, wb),
         (port::ICNT_REQ_SW, Dir::Out, swb),
     ];
-    let mut v: Vec<Port> = spec
-        .into_iter()
-        .map(|(name, dir, width)| Port {
-            name: name.into(),
-            dir,
-            width,
-        })
-        .collect();
+    let mut v = crate::netlist::port_list(&spec);
     v.extend(
         pipe::ports(&p.pipe)
             .into_iter()
@@ -379,25 +373,90 @@ fn encode(onehot: &[Expr], width: usize) -> Expr {
     select_onehot(onehot, &idx, width)
 }
 
-/// Builds the `sm_core` top (spec §5.6, §6) from validated params.
-pub fn build(p: &Params) -> Module {
-    let mut m = Module::new(Params::BLOCK);
-    let (inp, out) = m.declare_ports(&ports(p));
+/// Ports of the `sched` instance: the round-robin scheduler, the issue unit, the busy bits and
+/// sequence numbers, and the completion logic (spec §6 `RrScheduler`, `IssueUnit`).
+pub mod sched_port {
+    pub const IN_READY: &str = "in_ready";
+    pub const READY_M: &str = "ready_m";
+    pub const WB_LOAD: &str = "wb_load";
+    pub const WB_TAG: &str = "wb_tag";
+    pub const WB_KIND: &str = "wb_kind";
+    pub const READY: &str = "ready";
+    pub const IS_MEM: &str = "is_mem";
+    pub const LK_PC: &str = "lk_pc";
+    pub const HC_LOAD: &str = "hc_load";
+    pub const SMEM_SW_PENDING: &str = "smem_sw_pending";
+    pub const ISSUE_TAG: &str = "issue_tag";
+    pub const ISSUE_KIND: &str = "issue_kind";
+    pub const ISSUE_PC: &str = "issue_pc";
+}
+
+/// The `sched` instance's ports.
+fn sched_ports(p: &Params) -> Vec<Port> {
+    use sched_port as sp;
+    let (w, wb, swb) = (p.warps as usize, p.warp_bits(), p.sw_bits());
+    let (pcw, tw) = (p.pc_bits as usize, p.pipe.tag_bits as usize);
+    let spec: Vec<(&str, Dir, usize)> = vec![
+        ("clock", Dir::In, 1),
+        ("reset", Dir::In, 1),
+        (port::KERNEL_START, Dir::In, 1),
+        (port::HAS_NEXT, Dir::In, w),
+        (port::KIND, Dir::In, 2 * w),
+        (port::PC, Dir::In, pcw * w),
+        (sp::IN_READY, Dir::In, 1),
+        (sp::READY_M, Dir::In, w),
+        (sp::WB_LOAD, Dir::In, 1),
+        (sp::WB_TAG, Dir::In, tw),
+        (sp::WB_KIND, Dir::In, 2),
+        (port::ICNT_VALID, Dir::In, 1),
+        (port::ICNT_WARP, Dir::In, wb),
+        (port::ICNT_SW, Dir::In, swb),
+        (sp::READY, Dir::Out, w),
+        (sp::IS_MEM, Dir::Out, w),
+        (sp::LK_PC, Dir::Out, pcw),
+        (sp::HC_LOAD, Dir::Out, 1),
+        (sp::SMEM_SW_PENDING, Dir::Out, 1),
+        (port::ISSUE_VALID, Dir::Out, 1),
+        (sp::ISSUE_TAG, Dir::Out, tw),
+        (sp::ISSUE_KIND, Dir::Out, 2),
+        (sp::ISSUE_PC, Dir::Out, pcw),
+        (port::ISSUE_WARP, Dir::Out, wb),
+        (port::ISSUE_SW, Dir::Out, swb),
+        (port::DECIDE, Dir::Out, 1),
+        (port::GRANT, Dir::Out, wb),
+        (port::SCHED_FAIL, Dir::Out, 1),
+        (port::WARP_DONE, Dir::Out, 1),
+        (port::WARP_DONE_ID, Dir::Out, wb),
+        (port::ICNT_REQ, Dir::Out, 1),
+        (port::ICNT_REQ_WARP, Dir::Out, wb),
+        (port::ICNT_REQ_SW, Dir::Out, swb),
+    ];
+    crate::netlist::port_list(&spec)
+}
+
+/// The scheduler and issue unit (spec §5.6, D20, D25, D26): round-robin over the masked ready
+/// set, the issue unit that feeds a decision's S subwarps back to back, busy bits cleared when a
+/// warp's last subwarp completes, and per-warp sequence numbers for unique tags.
+fn scheduler(p: &Params) -> Module {
+    use sched_port as sp;
+    let mut m = Module::new(&format!("{}_sched", crate::params::module_name(p)));
+    let (inp, out) = m.declare_ports(&sched_ports(p));
     let i = |name: &str| inp[name].clone();
-    let o = |name: &str| out[name].clone();
     let n = p.warps as usize;
     let (wb, swb, seqb) = (p.warp_bits(), p.sw_bits(), p.seq_bits());
-    let (pcw, aw) = (p.pc_bits as usize, p.pipe.addr_bits as usize);
+    let pcw = p.pc_bits as usize;
     let s_m1 = u64::from(p.pipe.subwarps - 1);
     let kind_lit = |k: Kind| Expr::lit(k as u64, 2);
+    let zero = |w: usize| Expr::lit(0, w);
     let start = i(port::KERNEL_START);
+    let in_ready = i(sp::IN_READY);
 
-    // --- Per-warp descriptors from the testbench ------------------------------------------------
+    m.section("Per-warp descriptors from the testbench");
     let (has_next, kind, pc) = (i(port::HAS_NEXT), i(port::KIND), i(port::PC));
     let kind_w: Vec<Expr> = (0..n).map(|w| kind.slice(2 * w, 2)).collect();
     let pc_w: Vec<Expr> = (0..n).map(|w| pc.slice(pcw * w, pcw)).collect();
 
-    // --- State -------------------------------------------------------------------------------------
+    m.section("State: RR pointer, busy bits, sequence numbers, the issuing instruction");
     let last = m.reg("rr_last_q", wb, (n - 1) as u64);
     let busy = m.reg("busy_q", n, 0);
     let seq: Vec<Expr> = (0..n)
@@ -410,67 +469,20 @@ pub fn build(p: &Params) -> Module {
     let cur_seq = m.reg("iss_seq_q", seqb, 0);
     let next_sw = m.reg("iss_sw_q", swb, 0);
 
-    // --- Pipeline, fed by the issue unit (its inputs are driven further down) --------------------
-    let issue_valid = m.forward("issue_valid_w", 1);
-    let entry = pipe::Entry {
-        tag: m.forward("issue_tag", p.pipe.tag_bits as usize),
-        kind: m.forward("issue_kind", 2),
-        deg: i(port::DESC_DEG),
-        act: i(port::DESC_ACT),
-        addr: (0..p.pipe.lanes as usize)
-            .map(|l| i(port::DESC_ADDR).slice(l * aw, aw))
-            .collect(),
-        pc: Some(m.forward("issue_pc", pcw)),
-    };
-    let io = PipeIn {
-        in_valid: issue_valid.clone(),
-        entry: entry.clone(),
-        icnt_valid: i(port::ICNT_VALID),
-    };
-    let po = pipe::logic(&mut m, &p.pipe, pcw, io);
-    po.drive(&mut m, &out);
-    let in_ready = po.in_ready.clone();
-
-    // --- History cache, accumulator, counter and mask (§5.2–5.4) ----------------------------------
-    let ready = m.wire("ready", &has_next & &!busy.clone());
+    m.section("Ready set for the BCAWS mask (spec §5.4)");
+    let ready = m.wire("ready_w", &has_next & &!busy.clone());
     let is_mem: Vec<Expr> = kind_w
         .iter()
         .map(|k| !k.equals(&kind_lit(Kind::Alu)))
         .collect();
-    let is_mem = m.wire("is_mem", pack(&is_mem));
-    let lk_pc = m.forward("lk_pc", pcw);
-    let load = m.forward("hc_load", 1);
+    let is_mem = m.wire("is_mem_w", pack(&is_mem));
     let smem_pending = m.wire(
-        "smem_sw_pending",
+        "smem_pending_w",
         &pending & &cur_kind.equals(&kind_lit(Kind::Smem)),
     );
-    let mem0_smem = po.mem0.kind.equals(&kind_lit(Kind::Smem));
-    let svc = m.wire("mem0_svc_m1", &po.mem0_c - &Expr::lit(1, po.mem0_c.width()));
-    let hp = p.history_cache();
-    let mem0_tag = m.wire("mem0_tag_w", po.mem0.tag.clone());
-    let h = m.scoped("bcaws", |m| {
-        hc::logic(
-            m,
-            &hp,
-            HcIn {
-                clear: start.clone(),
-                acc_v: &po.mem0_leave & &mem0_smem,
-                acc_sw: mem0_tag.slice(0, swb),
-                acc_svc_m1: svc.slice(0, hp.svc_bits()),
-                acc_pc: po.mem0.pc.clone().expect("entries carry a PC"),
-                lk_pc: lk_pc.clone(),
-                ready: ready.clone(),
-                is_mem: is_mem.clone(),
-                load: load.clone(),
-                smem_sw_pending: smem_pending.clone(),
-                fe_hold: po.fe_hold.clone(),
-                enable: Expr::lit((p.sched == Sched::Bcaws) as u64, 1),
-            },
-        )
-    });
 
-    // --- Round-robin decision (§5.6, D20, D25) ------------------------------------------------------
-    let ready_m = m.wire("ready_m", h.ready_m.clone());
+    m.section("Round-robin decision over the masked ready set (spec §5.6, D20, D25)");
+    let ready_m = i(sp::READY_M);
     let eligible: Vec<Expr> = (0..n).map(|w| ready_m.bit(w)).collect();
     let onehot = round_robin(&mut m, &eligible, &last);
     let grant_valid = m.wire("grant_valid", ready_m.any());
@@ -481,25 +493,19 @@ pub fn build(p: &Params) -> Module {
     let g_kind = m.wire("grant_kind", select_onehot(&onehot, &kind_w, 2));
     let g_pc = m.wire("grant_pc", select_onehot(&onehot, &pc_w, pcw));
     let g_seq = m.wire("grant_seq", select_onehot(&onehot, &seq, seqb));
-    m.assign(&lk_pc, g_pc.clone());
-    m.assign(&load, &decide & &g_kind.equals(&kind_lit(Kind::Smem)));
+    let load = m.wire("hc_load_w", &decide & &g_kind.equals(&kind_lit(Kind::Smem)));
 
-    // --- Issue unit (§5.6): subwarp 0 at the decision, 1..S−1 whenever F accepts ---------------
+    m.section("Issue unit: subwarp 0 at the decision, 1..S-1 whenever F accepts (spec §5.6)");
     let iv = m.wire("issue_now", &in_ready & &(&pending | &decide));
-    m.assign(&issue_valid, iv.clone());
     let warp = pending.mux(&cur_warp, &grant);
     let sw = pending.mux(&next_sw, &Expr::lit(0, swb));
     let warp = m.wire("issue_warp_w", warp);
     let sw = m.wire("issue_sw_w", sw);
     let iseq = pending.mux(&cur_seq, &g_seq);
-    m.assign(&entry.tag, concat(&[warp.clone(), iseq, sw.clone()]));
-    m.assign(
-        entry.pc.as_ref().expect("issue pc"),
-        pending.mux(&cur_pc, &g_pc),
-    );
-    m.assign(&entry.kind, pending.mux(&cur_kind, &g_kind));
+    let tag = m.wire("issue_tag_w", concat(&[warp.clone(), iseq, sw.clone()]));
+    let ipc = m.wire("issue_pc_w", pending.mux(&cur_pc, &g_pc));
+    let ikind = m.wire("issue_kind_w", pending.mux(&cur_kind, &g_kind));
     let last_sw = m.wire("issue_last_sw", sw.equals(&Expr::lit(s_m1, swb)));
-    let zero = |w: usize| Expr::lit(0, w);
     m.next(
         &pending,
         start.mux(&zero(1), &iv.mux(&!last_sw.clone(), &pending)),
@@ -519,16 +525,17 @@ pub fn build(p: &Params) -> Module {
         m.next(s, next);
     }
 
-    // --- Completion (§5.6, D3, D26): busy clears when the last subwarp reaches WB -------------
+    m.section("Completion: busy clears when the last subwarp completes (spec §5.6, D3, D26)");
     let tag_bits = p.pipe.tag_bits as usize;
-    let wtag = m.wire("wb_load_tag_w", po.wb_load_tag.clone());
+    let wtag = i(sp::WB_TAG);
     let wb_warp = wtag.slice(tag_bits - wb, wb);
     let wb_sw = wtag.slice(0, swb);
-    let wb_gld = po.wb_load_kind.equals(&kind_lit(Kind::Gld));
+    let wb_load = i(sp::WB_LOAD);
+    let wb_gld = i(sp::WB_KIND).equals(&kind_lit(Kind::Gld));
     let via_icnt = Expr::lit(p.gld_via_icnt() as u64, 1);
-    let to_icnt = m.wire("icnt_req_w", &po.wb_load & &(&wb_gld & &via_icnt));
+    let to_icnt = m.wire("icnt_req_w", &wb_load & &(&wb_gld & &via_icnt));
     let wb_last = wb_sw.equals(&Expr::lit(s_m1, swb));
-    let wb_done = m.wire("wb_done", &po.wb_load & &(&wb_last & &!to_icnt.clone()));
+    let wb_done = m.wire("wb_done", &wb_load & &(&wb_last & &!to_icnt.clone()));
     let icnt_done = m.wire(
         "icnt_done",
         i(port::ICNT_VALID) & i(port::ICNT_SW).equals(&Expr::lit(s_m1, swb)),
@@ -545,23 +552,22 @@ pub fn build(p: &Params) -> Module {
     let next_busy = (&busy & &!pack(&clear_bits)) | pack(&set_bits);
     m.next(&busy, start.mux(&zero(n), &next_busy));
 
-    // --- Outputs -----------------------------------------------------------------------------------
-    let dw = p.dw() as usize;
+    m.section("Outputs");
     let outs = [
+        (sp::READY, ready),
+        (sp::IS_MEM, is_mem),
+        (sp::LK_PC, g_pc),
+        (sp::HC_LOAD, load),
+        (sp::SMEM_SW_PENDING, smem_pending),
         (port::ISSUE_VALID, iv.clone()),
+        (sp::ISSUE_TAG, tag),
+        (sp::ISSUE_KIND, ikind),
+        (sp::ISSUE_PC, ipc),
         (port::ISSUE_WARP, iv.mux(&warp, &zero(wb))),
         (port::ISSUE_SW, iv.mux(&sw, &zero(swb))),
         (port::DECIDE, decide.clone()),
         (port::GRANT, decide.mux(&grant, &zero(wb))),
         (port::SCHED_FAIL, sched_fail),
-        (port::MASK, h.mask),
-        (port::COUNTER, h.counter),
-        (port::PRED, decide.mux(&h.pred, &zero(dw))),
-        (port::HC_LOOKUP, load.clone()),
-        (port::HC_HIT, &load & &h.lk_hit),
-        (port::HC_WRITE, h.acc_valid),
-        (port::HC_WRITE_PC, h.acc_pc),
-        (port::HC_WRITE_VALUE, h.acc_value),
         (port::WARP_DONE, done),
         (port::WARP_DONE_ID, done_id),
         (port::ICNT_REQ, to_icnt.clone()),
@@ -569,7 +575,132 @@ pub fn build(p: &Params) -> Module {
         (port::ICNT_REQ_SW, to_icnt.mux(&wb_sw, &zero(swb))),
     ];
     for (name, value) in outs {
+        m.assign(&out[name], value);
+    }
+    m
+}
+
+/// Builds the `sm_core` top (spec §5.6, §6) from validated params: three instances — `pipe`
+/// (the pipeline, entries carrying the PC), `hc` (the `history_cache` block: accumulator, cache,
+/// counter and mask) and `sched` (scheduler and issue unit) — wired as the spec draws them.
+pub fn build(p: &Params) -> Module {
+    use crate::elastic_pipeline::sched_port as pp;
+    use sched_port as sp;
+    let mut m = Module::new(&crate::params::module_name(p));
+    let (inp, out) = m.declare_ports(&ports(p));
+    let i = |name: &str| inp[name].clone();
+    let o = |name: &str| out[name].clone();
+    let (pcw, swb) = (p.pc_bits as usize, p.sw_bits());
+    let kind_lit = |k: Kind| Expr::lit(k as u64, 2);
+    let start = i(port::KERNEL_START);
+    let hp = p.history_cache();
+
+    m.section("Instances: pipeline, BCAWS history cache, scheduler and issue unit (spec §6)");
+    let pipe_i = m.instance("pipe", &Arc::new(pipe::build_with_pc(&p.pipe, pcw)));
+    let hc_i = m.instance("hc", &Arc::new(hc::build(&hp)));
+    let sched = m.instance("sched", &Arc::new(scheduler(p)));
+
+    m.section("Scheduler and issue unit: descriptors in, the pipeline's F and WB back");
+    for name in [
+        port::KERNEL_START,
+        port::HAS_NEXT,
+        port::KIND,
+        port::PC,
+        port::ICNT_VALID,
+        port::ICNT_WARP,
+        port::ICNT_SW,
+    ] {
+        m.assign(&sched.input(name), i(name));
+    }
+    m.assign(
+        &sched.input(sp::IN_READY),
+        pipe_i.output(pipe::port::IN_READY),
+    );
+    m.assign(&sched.input(sp::READY_M), hc_i.output(hc::port::READY_M));
+    m.assign(&sched.input(sp::WB_LOAD), pipe_i.output(pp::WB_LOAD));
+    m.assign(&sched.input(sp::WB_TAG), pipe_i.output(pp::WB_TAG));
+    m.assign(&sched.input(sp::WB_KIND), pipe_i.output(pp::WB_KIND));
+
+    m.section("Pipeline: fed by the issue unit and the descriptor answer (spec §2, §3)");
+    let bind = [
+        (pipe::port::IN_VALID, sched.output(port::ISSUE_VALID)),
+        (pipe::port::IN_TAG, sched.output(sp::ISSUE_TAG)),
+        (pipe::port::IN_KIND, sched.output(sp::ISSUE_KIND)),
+        (pp::IN_PC, sched.output(sp::ISSUE_PC)),
+        (pipe::port::IN_DEG, i(port::DESC_DEG)),
+        (pipe::port::IN_ADDR, i(port::DESC_ADDR)),
+        (pipe::port::IN_ACT, i(port::DESC_ACT)),
+        (pipe::port::ICNT_VALID, i(port::ICNT_VALID)),
+    ];
+    for (name, value) in bind {
+        m.assign(&pipe_i.input(name), value);
+    }
+
+    m.section("History cache: the MEM0 entry that leaves feeds the accumulator (spec §5.2-5.4)");
+    let mem0_smem = pipe_i.output(pp::MEM0_KIND).equals(&kind_lit(Kind::Smem));
+    let mem0_c = pipe_i.output(pp::MEM0_C);
+    let svc = m.wire("mem0_svc_m1", &mem0_c - &Expr::lit(1, mem0_c.width()));
+    let bind = [
+        (hc::port::CLEAR, start.clone()),
+        (hc::port::ACC_V, pipe_i.output(pp::MEM0_LEAVE) & mem0_smem),
+        (hc::port::ACC_SW, pipe_i.output(pp::MEM0_TAG).slice(0, swb)),
+        (hc::port::ACC_SVC_M1, svc.slice(0, hp.svc_bits())),
+        (hc::port::ACC_PC_IN, pipe_i.output(pp::MEM0_PC)),
+        (hc::port::LK_PC, sched.output(sp::LK_PC)),
+        (hc::port::READY, sched.output(sp::READY)),
+        (hc::port::IS_MEM, sched.output(sp::IS_MEM)),
+        (hc::port::LOAD, sched.output(sp::HC_LOAD)),
+        (hc::port::SMEM_SW_PENDING, sched.output(sp::SMEM_SW_PENDING)),
+        (hc::port::FE_HOLD, pipe_i.output(pipe::port::FE_HOLD)),
+        (
+            hc::port::ENABLE,
+            Expr::lit((p.sched == Sched::Bcaws) as u64, 1),
+        ),
+    ];
+    for (name, value) in bind {
+        m.assign(&hc_i.input(name), value);
+    }
+
+    m.section("Outputs");
+    let decide = sched.output(port::DECIDE);
+    let load = sched.output(sp::HC_LOAD);
+    let dw = p.dw() as usize;
+    for name in [
+        port::ISSUE_VALID,
+        port::ISSUE_WARP,
+        port::ISSUE_SW,
+        port::DECIDE,
+        port::GRANT,
+        port::SCHED_FAIL,
+        port::WARP_DONE,
+        port::WARP_DONE_ID,
+        port::ICNT_REQ,
+        port::ICNT_REQ_WARP,
+        port::ICNT_REQ_SW,
+    ] {
+        m.assign(&o(name), sched.output(name));
+    }
+    let outs = [
+        (port::MASK, hc_i.output(hc::port::MASK)),
+        (port::COUNTER, hc_i.output(hc::port::COUNTER)),
+        (
+            port::PRED,
+            decide.mux(&hc_i.output(hc::port::PRED), &Expr::lit(0, dw)),
+        ),
+        (port::HC_LOOKUP, load.clone()),
+        (port::HC_HIT, &load & &hc_i.output(hc::port::LK_HIT)),
+        (port::HC_WRITE, hc_i.output(hc::port::ACC_VALID)),
+        (port::HC_WRITE_PC, hc_i.output(hc::port::ACC_PC)),
+        (port::HC_WRITE_VALUE, hc_i.output(hc::port::ACC_VALUE)),
+    ];
+    for (name, value) in outs {
         m.assign(&o(name), value);
+    }
+    for q in pipe::ports(&p.pipe)
+        .into_iter()
+        .filter(|q| q.dir == Dir::Out)
+    {
+        m.assign(&o(&q.name), pipe_i.output(&q.name));
     }
     m
 }

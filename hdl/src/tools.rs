@@ -6,7 +6,7 @@ use thiserror::Error;
 
 #[derive(Debug, Error)]
 pub enum ToolError {
-    #[error("{tool} not found on PATH; install it (Debian: apt-get install -y {package}) or use --backend rusthdl")]
+    #[error("{tool} not found on PATH; install it (Debian: apt-get install -y {package})")]
     Missing { tool: String, package: String },
     #[error("{tool} failed: {message}")]
     Failed { tool: String, message: String },

@@ -3,8 +3,10 @@
 //! 5632 bits (6400 with the project's valid and MRU bits), and the ready-mask gates against the
 //! paper's 2 × W AND/NAND gates.
 //!
-//! The cache is built from flip-flops (the netlist has no memories), so its storage shows up as
-//! register bits; the lookup and write selects are AND-OR logic on top of them.
+//! The cache's tag and data arrays are memories (`reg [W-1:0] mem [0:D-1]`, read
+//! asynchronously), its valid and MRU bits registers; the RTL's storage is therefore Yosys's
+//! register bits plus its memory bits. The generic flow maps the memories to flip-flops, the
+//! iCE40 flow too (an asynchronous read cannot use its block RAM), the Xilinx flow to LUT-RAM.
 
 use crate::yosys::GenericReport;
 use serde::Serialize;
@@ -13,7 +15,7 @@ use smrtl_hdl::netlist::{replicate, Module};
 use smrtl_hdl::tools::ToolError;
 use std::sync::Arc;
 
-/// Register bits of `build(p)`, counted from the params.
+/// Storage bits of `build(p)` (registers and memory words), counted from the params.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Registers {
     /// Cache lines: hc_sets × hc_ways.
@@ -59,10 +61,13 @@ pub struct Storage {
     pub paper_bits: u64,
     /// With valid (one per line) and MRU (one per set, 2 ways) bits (6400 = 800 bytes).
     pub with_state_bits: u64,
-    /// Register bits of the cache in the Yosys RTL: `rtl_flip_flops` minus the accumulator and
-    /// the counter (2 × DW). Equals `with_state_bits` when the RTL is as specified.
+    /// Storage bits of the cache in the Yosys RTL: `rtl_flip_flops` + `memory_bits` minus the
+    /// accumulator and the counter (2 × DW). Equals `with_state_bits` when the RTL is as
+    /// specified, except with one set: the netlist's memories are at least 2 words deep, so a
+    /// 1-set cache holds one unused word per way.
     pub measured_cache_bits: u64,
-    /// Flip-flops after synthesis minus 2 × DW (Yosys may merge or drop constant bits).
+    /// Flip-flops after generic synthesis (memories mapped to flip-flops) minus 2 × DW (Yosys
+    /// may merge or drop constant bits).
     pub synthesized_cache_bits: i64,
 }
 
@@ -121,7 +126,7 @@ pub fn cost(p: &Params) -> Result<HistoryCacheCost, ToolError> {
     let storage = Storage {
         paper_bits: p.storage_bits(),
         with_state_bits: p.storage_bits_with_state(),
-        measured_cache_bits: generic.rtl_flip_flops.saturating_sub(2 * dw),
+        measured_cache_bits: (generic.rtl_flip_flops + generic.memory_bits).saturating_sub(2 * dw),
         synthesized_cache_bits: generic.flip_flops as i64 - 2 * dw as i64,
     };
     let w = u64::from(p.warps);

@@ -1,44 +1,175 @@
-//! smrtl hardware cost: Yosys drivers ([`yosys`]), lint and compile checks ([`checks`]) and each
-//! block's cost report ([`bank_conflict_detector`], [`elastic_pipeline`]).
+//! smrtl hardware cost: Yosys drivers ([`yosys`]: generic, iCE40 and Xilinx flows, per module
+//! of the hierarchy), the iCE40 Fmax from nextpnr ([`nextpnr`]), lint and compile checks
+//! ([`checks`]) and each block's cost report ([`bank_conflict_detector`], [`elastic_pipeline`],
+//! [`history_cache`], [`sm_core`]).
 
 pub mod bank_conflict_detector;
 pub mod checks;
 pub mod elastic_pipeline;
 pub mod history_cache;
+pub mod nextpnr;
 pub mod sm_core;
 pub mod yosys;
 
 pub use bank_conflict_detector::{DetectorCost, SweepOptions, SweepReport};
 pub use checks::{compile_icarus, lint_verilator, LINT_WAIVERS};
+pub use nextpnr::{Fmax, FmaxOptions};
 pub use smrtl_hdl::tools::ToolError;
-pub use yosys::{GenericReport, Ice40Report};
+pub use yosys::{GenericReport, Ice40Report, ModuleCost, XilinxReport};
 
 use serde::Serialize;
 use smrtl_hdl::Module;
 use std::sync::Arc;
 
-/// Yosys figures of any block: the generic flow always, the iCE40 flow on request.
+/// Yosys figures of any block: the generic flow always, the iCE40 and Xilinx flows and the
+/// iCE40 Fmax on request.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Cost {
     pub generic: GenericReport,
     /// `None` when the iCE40 flow was not run.
     pub ice40: Option<Ice40Report>,
+    /// `None` when the Xilinx flow was not run.
+    pub xilinx: Option<XilinxReport>,
+    /// `None` when not asked for (it needs the iCE40 flow and nextpnr-ice40).
+    pub fmax: Option<Fmax>,
+}
+
+/// Which flows to run besides the generic one.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Flows {
+    /// `synth_ice40`.
+    pub ice40: bool,
+    /// `synth_xilinx` (7 series).
+    pub xilinx: bool,
+    /// nextpnr-ice40 on the iCE40 netlist (runs the iCE40 flow whatever `ice40` says).
+    pub fmax: Option<FmaxOptions>,
+}
+
+impl Flows {
+    /// The generic flow, plus the iCE40 flow if `ice40` (what [`cost_of`] runs).
+    pub fn ice40(ice40: bool) -> Flows {
+        Flows {
+            ice40,
+            ..Flows::default()
+        }
+    }
 }
 
 /// Emits `module` and runs the generic and (optionally) iCE40 flows concurrently.
 pub fn cost_of(module: &Arc<Module>, ice40: bool) -> Result<Cost, ToolError> {
+    cost_with(module, &Flows::ice40(ice40))
+}
+
+/// Emits `module` and runs `flows`; see [`cost_of_verilog`].
+pub fn cost_with(module: &Arc<Module>, flows: &Flows) -> Result<Cost, ToolError> {
     let verilog = smrtl_hdl::rusthdl::emit_verilog(module);
-    let top = module.name.as_str();
-    let (generic, ice40) = std::thread::scope(|s| {
-        let ice40 = ice40.then(|| s.spawn(|| yosys::ice40(&verilog, top)));
-        let generic = yosys::generic(&verilog, top);
+    cost_of_verilog(&verilog, &module.name, flows, None)
+}
+
+/// Runs the generic flow (unless `generic` already holds its report for this Verilog) and
+/// `flows` on `verilog` (top module `top`), the Yosys runs concurrently, then nextpnr if asked.
+/// With `flows.fmax`, a missing nextpnr-ice40 fails before any Yosys run.
+pub fn cost_of_verilog(
+    verilog: &str,
+    top: &str,
+    flows: &Flows,
+    generic: Option<GenericReport>,
+) -> Result<Cost, ToolError> {
+    if flows.fmax.is_some() {
+        nextpnr::require_nextpnr()?;
+    }
+    let (generic, ice40, xilinx) = std::thread::scope(|s| {
+        let ice40 = (flows.ice40 || flows.fmax.is_some()).then(|| {
+            s.spawn(|| {
+                if flows.fmax.is_some() {
+                    yosys::ice40_netlist(verilog, top).map(|(r, n)| (r, Some(n)))
+                } else {
+                    yosys::ice40(verilog, top).map(|r| (r, None))
+                }
+            })
+        });
+        let xilinx = flows
+            .xilinx
+            .then(|| s.spawn(|| yosys::xilinx(verilog, top)));
+        let generic = match generic {
+            Some(g) => Ok(g),
+            None => yosys::generic(verilog, top),
+        };
         let ice40 = ice40.map(|h| h.join().expect("ice40 flow thread"));
-        (generic, ice40)
+        let xilinx = xilinx.map(|h| h.join().expect("xilinx flow thread"));
+        (generic, ice40, xilinx)
     });
+    let (generic, xilinx) = (generic?, xilinx.transpose()?);
+    let (ice40, fmax) = match ice40.transpose()? {
+        Some((report, netlist)) => {
+            let fmax = match (&flows.fmax, netlist) {
+                (Some(options), Some(netlist)) => Some(nextpnr::fmax(&netlist, &report, options)?),
+                _ => None,
+            };
+            (Some(report), fmax)
+        }
+        None => (None, None),
+    };
     Ok(Cost {
-        generic: generic?,
-        ice40: ice40.transpose()?,
+        generic,
+        ice40,
+        xilinx,
+        fmax,
     })
+}
+
+/// One module of [`Cost::modules`]: the figures of each flow that ran, per instance.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ModuleRow {
+    pub name: String,
+    /// Instances in the design.
+    pub instances: u64,
+    /// Generic cells of one instance (child instances excluded).
+    pub cells: u64,
+    /// Generic flip-flop bits of one instance.
+    pub flip_flops: u64,
+    /// Memory bits in the RTL of one instance.
+    pub memory_bits: u64,
+    /// iCE40 `SB_LUT4` (when the iCE40 flow ran).
+    pub lut4: Option<u64>,
+    /// iCE40 `SB_RAM40_4K`.
+    pub brams: Option<u64>,
+    /// Xilinx `LUT1`..`LUT6` (when the Xilinx flow ran).
+    pub xilinx_luts: Option<u64>,
+    /// Xilinx LUT-RAM cells.
+    pub xilinx_lut_ram: Option<u64>,
+    /// Xilinx `FD*` flip-flops.
+    pub xilinx_flip_flops: Option<u64>,
+}
+
+impl Cost {
+    /// Every module of the hierarchy (the generic flow's order: top first), with the figures
+    /// of each flow that ran.
+    pub fn modules(&self) -> Vec<ModuleRow> {
+        let find = |ms: Option<&Vec<ModuleCost>>, name: &str| -> Option<ModuleCost> {
+            ms?.iter().find(|m| m.name == name).cloned()
+        };
+        self.generic
+            .modules
+            .iter()
+            .map(|g| {
+                let i = find(self.ice40.as_ref().map(|r| &r.modules), &g.name);
+                let x = find(self.xilinx.as_ref().map(|r| &r.modules), &g.name);
+                ModuleRow {
+                    name: g.name.clone(),
+                    instances: g.instances,
+                    cells: g.cells,
+                    flip_flops: g.flip_flops,
+                    memory_bits: g.memory_bits,
+                    lut4: i.as_ref().map(|m| m.luts),
+                    brams: i.as_ref().map(|m| m.brams),
+                    xilinx_luts: x.as_ref().map(|m| m.luts),
+                    xilinx_lut_ram: x.as_ref().map(|m| m.lut_ram),
+                    xilinx_flip_flops: x.as_ref().map(|m| m.flip_flops),
+                }
+            })
+            .collect()
+    }
 }
 
 /// Writes `verilog` to `<tmp>/<top>.v` for `tool` and returns the directory (removed when

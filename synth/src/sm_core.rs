@@ -1,5 +1,6 @@
 //! Hardware cost of the scheduler-mode SM core (spec elastic-pipeline.md §5.6, §6, §7): Yosys
-//! generic figures of `sm_core` and where its register bits go — the pipeline (whose entries
+//! generic figures of `sm_core` and where its storage bits (registers, and the history cache's
+//! tag and data memories) go — the pipeline (whose entries
 //! carry the PC here), the BCAWS hardware (history cache, accumulator, counter) and the
 //! scheduler with the issue unit — each counted from the params and checked against the RTL.
 
@@ -10,7 +11,8 @@ use smrtl_hdl::sm_core::{build, Params};
 use smrtl_hdl::tools::ToolError;
 use std::sync::Arc;
 
-/// Register bits of `build(p)` by part.
+/// Storage bits of `build(p)` by part: registers, plus memory words (the history cache's tag
+/// and data arrays).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Registers {
     /// The pipeline's latches and control, plus a PCW-bit PC in every latch.
@@ -46,8 +48,11 @@ impl Registers {
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct SmCoreCost {
     pub registers: Registers,
-    /// Register bits of the netlist as built (equals `registers.total`).
+    /// Register bits of the netlist as built (memory words excluded).
     pub built_register_bits: u64,
+    /// Memory bits of the netlist as built; with `built_register_bits`, equals
+    /// `registers.total`.
+    pub built_memory_bits: u64,
     pub generic: GenericReport,
 }
 
@@ -58,6 +63,7 @@ pub fn cost(p: &Params) -> Result<SmCoreCost, ToolError> {
     Ok(SmCoreCost {
         registers: Registers::of(p),
         built_register_bits: module.register_bits(),
+        built_memory_bits: module.memory_bits(),
         generic,
     })
 }

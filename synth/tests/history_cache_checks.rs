@@ -37,19 +37,28 @@ fn check(preset: &str, sets: &[(&str, &str)], run_yosys: bool) {
     }
     let report = yosys::generic(&verilog, top).unwrap_or_else(|e| panic!("{what}: {e}"));
     println!(
-        "{what}: {} cells, {} FF bits ({} in the RTL), {:.1} s",
-        report.cells, report.flip_flops, report.rtl_flip_flops, report.seconds
+        "{what}: {} cells, {} FF bits ({} in the RTL, and {} memory bits), {:.1} s",
+        report.cells, report.flip_flops, report.rtl_flip_flops, report.memory_bits, report.seconds
     );
     assert!(
         report.latches.is_empty(),
         "{what}: latches {:?}",
         report.latches
     );
+    // The netlist's memories are at least 2 words deep: a 1-set cache has one unused word (tag
+    // and data) per way.
+    let padding = if p.hc_sets == 1 {
+        u64::from(p.hc_ways) * (p.tag_bits() + p.dw()) as u64
+    } else {
+        0
+    };
     assert_eq!(
-        report.rtl_flip_flops,
-        Registers::of(&p).total,
-        "{what}: register bits in the RTL"
+        report.rtl_flip_flops + report.memory_bits,
+        Registers::of(&p).total + padding,
+        "{what}: storage bits (registers and memories) in the RTL"
     );
+    assert_eq!(report.rtl_flip_flops, module.register_bits(), "{what}");
+    assert_eq!(report.memory_bits, module.memory_bits(), "{what}");
 }
 
 #[test]

@@ -1,7 +1,8 @@
 //! Checks on the emitted `sm_core` (spec elastic-pipeline.md §6, §7): Verilator lint (-Wall,
 //! the one UNUSEDSIGNAL waiver), Icarus compile and latch-free Yosys synthesis of the micro core,
-//! Unified/Split variants and the full Table 4 core, with the register bits of the RTL exactly
-//! those the params imply (pipeline + BCAWS + scheduler/issue unit).
+//! Unified/Split variants and the full Table 4 core, with the storage bits of the RTL (registers
+//! and the history cache's memories) exactly those the params imply (pipeline + BCAWS +
+//! scheduler/issue unit).
 //!
 //! A missing tool fails these tests when `SMRTL_REQUIRE_TOOLS=1`, and skips them otherwise.
 
@@ -31,11 +32,17 @@ fn check(preset: &str, sets: &[(&str, &str)]) {
     );
     assert!(report.latches.is_empty(), "{what}: {:?}", report.latches);
     let r = Registers::of(&p);
-    assert_eq!(module.register_bits(), r.total, "{what}: {r:?}");
     assert_eq!(
-        report.rtl_flip_flops, r.total,
-        "{what}: register bits in the RTL"
+        module.register_bits() + module.memory_bits(),
+        r.total,
+        "{what}: {r:?}"
     );
+    assert_eq!(
+        report.rtl_flip_flops + report.memory_bits,
+        r.total,
+        "{what}: storage bits (registers and memories) in the RTL"
+    );
+    assert_eq!(report.memory_bits, module.memory_bits(), "{what}");
 }
 
 #[test]
@@ -82,5 +89,6 @@ fn table4_register_split() {
     // Scheduler: 32 busy + 32 x 9 seq (tag 16 = 5 warp + 9 seq + 2 sw) + 5 RR pointer, and the
     // issue unit's 1 + 5 + 2 + 14 + 9 + 2.
     assert_eq!(r.scheduler, 32 + 32 * 9 + 5 + 33);
-    assert_eq!(build(&p).register_bits(), r.total);
+    let m = build(&p);
+    assert_eq!(m.register_bits() + m.memory_bits(), r.total);
 }

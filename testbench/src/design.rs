@@ -87,9 +87,16 @@ impl Design {
         self.bench().cases.clone()
     }
 
-    /// The block's Verilog (top module named after the block).
+    /// The block's Verilog: the top module (named by [`smrtl_hdl::params::module_name`]) and
+    /// every module below it, with the params and the regenerate command in the header.
     pub fn verilog(&self) -> String {
-        smrtl_hdl::rusthdl::emit_verilog(&self.module)
+        self.verilog_for(None)
+    }
+
+    /// [`Design::verilog`] for a file written to `output` (named in the regenerate command).
+    pub fn verilog_for(&self, output: Option<&str>) -> String {
+        let header = smrtl_hdl::params::header_lines(self.name, &self.params, output);
+        smrtl_hdl::verilog::emit(&self.module, &header)
     }
 }
 
