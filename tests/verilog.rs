@@ -93,6 +93,25 @@ fn header_command_regenerates_the_same_file_and_names_are_stable() {
 }
 
 #[test]
+fn every_preset_emits_short_lines() {
+    let list: serde_json::Value =
+        serde_json::from_slice(&smrtl(&["list", "--json"]).stdout).expect("list --json");
+    let dir = tempfile::tempdir().unwrap();
+    let mut files = 0;
+    for block in list.as_array().unwrap() {
+        let name = block["block"].as_str().unwrap();
+        for preset in block["presets"].as_array().unwrap() {
+            let preset = preset["name"].as_str().unwrap();
+            let v = gen(dir.path(), "p.v", &[name, "--preset", preset]);
+            let longest = v.lines().map(str::len).max().unwrap_or(0);
+            assert!(longest <= 300, "{name} {preset}: a line of {longest} characters");
+            files += 1;
+        }
+    }
+    assert!(files >= 10, "{files} presets");
+}
+
+#[test]
 fn sm_core_is_a_hierarchy() {
     let dir = tempfile::tempdir().unwrap();
     let v = gen(dir.path(), "sm.v", &["sm_core"]);
