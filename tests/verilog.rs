@@ -104,7 +104,10 @@ fn every_preset_emits_short_lines() {
             let preset = preset["name"].as_str().unwrap();
             let v = gen(dir.path(), "p.v", &[name, "--preset", preset]);
             let longest = v.lines().map(str::len).max().unwrap_or(0);
-            assert!(longest <= 300, "{name} {preset}: a line of {longest} characters");
+            assert!(
+                longest <= 300,
+                "{name} {preset}: a line of {longest} characters"
+            );
             files += 1;
         }
     }
