@@ -284,16 +284,11 @@ pub mod port {
 /// The core's ports, derived from the params: the scheduler-side ports, then the pipeline's
 /// outputs (the trace-mode top's, same names).
 pub fn ports(p: &Params) -> Vec<Port> {
-    let (w, wb, swb) = (p.warps as usize, p.warp_bits(), p.sw_bits());
+    let (wb, swb) = (p.warp_bits(), p.sw_bits());
     let (pcw, dw) = (p.pc_bits as usize, p.dw() as usize);
     let l = p.pipe.lanes as usize;
-    let spec: Vec<(&str, Dir, usize)> = vec![
-        ("clock", Dir::In, 1),
-        ("reset", Dir::In, 1),
-        (port::KERNEL_START, Dir::In, 1),
-        (port::HAS_NEXT, Dir::In, w),
-        (port::KIND, Dir::In, 2 * w),
-        (port::PC, Dir::In, pcw * w),
+    let mut spec = launch_and_descriptor_inputs(p);
+    spec.extend([
         (port::DESC_ADDR, Dir::In, l * p.pipe.addr_bits as usize),
         (port::DESC_ACT, Dir::In, l),
         (port::DESC_DEG, Dir::In, p.pipe.rem_bits()),
@@ -319,7 +314,7 @@ pub fn ports(p: &Params) -> Vec<Port> {
         (port::ICNT_REQ, Dir::Out, 1),
         (port::ICNT_REQ_WARP, Dir::Out, wb),
         (port::ICNT_REQ_SW, Dir::Out, swb),
-    ];
+    ]);
     let mut v = crate::netlist::port_list(&spec);
     v.extend(
         pipe::ports(&p.pipe)
@@ -391,18 +386,27 @@ pub mod sched_port {
     pub const ISSUE_PC: &str = "issue_pc";
 }
 
-/// The `sched` instance's ports.
-fn sched_ports(p: &Params) -> Vec<Port> {
-    use sched_port as sp;
-    let (w, wb, swb) = (p.warps as usize, p.warp_bits(), p.sw_bits());
-    let (pcw, tw) = (p.pc_bits as usize, p.pipe.tag_bits as usize);
-    let spec: Vec<(&str, Dir, usize)> = vec![
+/// `clock`, `reset`, `kernel_start` and the per-warp descriptors: the first inputs of the core
+/// and of its `sched` instance.
+fn launch_and_descriptor_inputs(p: &Params) -> Vec<(&'static str, Dir, usize)> {
+    let (w, pcw) = (p.warps as usize, p.pc_bits as usize);
+    vec![
         ("clock", Dir::In, 1),
         ("reset", Dir::In, 1),
         (port::KERNEL_START, Dir::In, 1),
         (port::HAS_NEXT, Dir::In, w),
         (port::KIND, Dir::In, 2 * w),
         (port::PC, Dir::In, pcw * w),
+    ]
+}
+
+/// The `sched` instance's ports.
+fn sched_ports(p: &Params) -> Vec<Port> {
+    use sched_port as sp;
+    let (w, wb, swb) = (p.warps as usize, p.warp_bits(), p.sw_bits());
+    let (pcw, tw) = (p.pc_bits as usize, p.pipe.tag_bits as usize);
+    let mut spec = launch_and_descriptor_inputs(p);
+    spec.extend([
         (sp::IN_READY, Dir::In, 1),
         (sp::READY_M, Dir::In, w),
         (sp::WB_LOAD, Dir::In, 1),
@@ -430,7 +434,7 @@ fn sched_ports(p: &Params) -> Vec<Port> {
         (port::ICNT_REQ, Dir::Out, 1),
         (port::ICNT_REQ_WARP, Dir::Out, wb),
         (port::ICNT_REQ_SW, Dir::Out, swb),
-    ];
+    ]);
     crate::netlist::port_list(&spec)
 }
 
