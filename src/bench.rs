@@ -1,169 +1,574 @@
-//! `smrtl bench`: one stimulus through the model, rust-hdl, Verilator (in the harness and in a
-//! plain C++ loop) and Icarus, with vectors per second and the ratios, in one run.
+//! `smrtl bench`: the speed of every backend on one stimulus, with the ratios, in one run.
+//!
+//! Block level (any block, through its [`Design`]): the block's random stimulus through
+//! the model, rust-hdl, Verilator (alone, in the co-simulation harness and in a plain C++ loop)
+//! and Icarus. SM level (`--profile NAME`): a Table 4 profile's workload on the SM core's model
+//! alone and co-simulated against its RTL on rust-hdl and on Verilator.
 
-use crate::cosim::{rtl_factory, VCD_WINDOW};
-use crate::{design, BlockArgs, Result, RtlBackend, UsageError};
-use smrtl_cosim::backend::{icarus, verilator};
-use smrtl_cosim::{harness, Simulator};
+use crate::cosim::{first_cycles, rtl_factory, VCD_WINDOW};
+use crate::{design, parse_sets, BlockArgs, Result, RtlBackend, UsageError};
+use serde_json::{json, Value};
+use smrtl_cosim::backend::icarus;
+use smrtl_cosim::backend::verilator::PlainLoop;
+use smrtl_cosim::harness::{self, CHUNK};
+use smrtl_cosim::Simulator;
 use smrtl_hdl::tools;
+use smrtl_testbench::{Case, Design};
 use std::process::ExitCode;
 use std::time::Instant;
 
-/// Shortest timed run of one measurement, in seconds.
-const MIN_SECONDS: f64 = 0.3;
+/// Rounds of a race: every contender runs once per round and its best round counts, so a
+/// change of machine load hits all of them alike.
+const ROUNDS: usize = 5;
+/// Shortest timed run of one contender in one round, in seconds.
+const ROUND_SECONDS: f64 = 0.1;
 
-/// Steps `sim` over `stim` repeatedly for at least `MIN_SECONDS`; returns vectors per second and
-/// the outputs of the first pass.
-fn rate(sim: &mut dyn Simulator, stim: &[Vec<u64>], out_words: usize) -> (f64, Vec<Vec<u64>>) {
-    let mut outputs = vec![vec![0u64; out_words]; stim.len()];
-    let mut scratch = vec![0u64; out_words];
-    let start = Instant::now();
-    let mut done = 0usize;
-    loop {
-        for (i, v) in stim.iter().enumerate() {
-            // A stateful block continues from where the previous pass ended, so only the first
-            // pass (from reset) is the reference the backends are checked against.
-            let out = if done == 0 {
-                &mut outputs[i]
-            } else {
-                &mut scratch
-            };
-            sim.step(v, out);
-        }
-        done += stim.len();
-        if start.elapsed().as_secs_f64() >= MIN_SECONDS {
-            break;
-        }
-    }
-    (done as f64 / start.elapsed().as_secs_f64(), outputs)
+/// Everything `smrtl bench` takes.
+#[derive(clap::Args)]
+pub struct Options {
+    #[command(flatten)]
+    pub block: BlockArgs,
+    /// Stimulus vectors of the block-level bench.
+    #[arg(long, default_value_t = 20_000)]
+    pub vectors: usize,
+    /// Seed of the block's random stimulus, or of the profile's workload.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// SM level: run this synthetic kernel profile (aes_encrypt, dct, transpose, ...) on the SM
+    /// core, model alone and co-simulated with its RTL, instead of block-level stimulus.
+    #[arg(long)]
+    pub profile: Option<String>,
+    /// Repetitions per warp context of the profile's body (successive CTAs).
+    #[arg(long, default_value_t = 1)]
+    pub waves: u32,
+    #[arg(long)]
+    pub json: bool,
 }
 
-pub fn run(args: &BlockArgs, vectors: usize, seed: u64, json: bool) -> Result<ExitCode> {
-    if vectors == 0 {
-        return Err(UsageError("--vectors must be at least 1".into()));
-    }
-    let d = design(args)?;
-    if !d.has_bench() {
-        return Err(UsageError(format!(
-            "bench: {} has no block-level stimulus; allowed: bank_conflict_detector, elastic_pipeline, history_cache",
-            d.name
-        )));
-    }
-    let stim = crate::cosim::first_cycles(&d, seed, vectors);
-    let ow = d.layout.out_words;
-    let mut rows: Vec<(String, f64, String)> = vec![];
-
-    let (model_rate, reference) = rate(d.model().as_mut(), &stim, ow);
-    rows.push(("model".into(), model_rate, "behavioral model alone".into()));
-    let rusthdl = rtl_factory(&d, RtlBackend::Rusthdl)?;
-    let (r, out) = rate(rusthdl().as_mut(), &stim, ow);
-    check_same("rusthdl", &reference, &out)?;
-    rows.push(("rusthdl".into(), r, "rust-hdl simulator alone".into()));
-
-    let mut notes = vec![];
-    match rtl_factory(&d, RtlBackend::Verilator) {
-        Ok(vf) => {
-            let (r, out) = rate(vf().as_mut(), &stim, ow);
-            check_same("verilator", &reference, &out)?;
-            rows.push((
-                "verilator".into(),
-                r,
-                "Verilator backend alone (one FFI call per cycle)".into(),
-            ));
-            let start = Instant::now();
-            let mut done = 0usize;
-            while start.elapsed().as_secs_f64() < MIN_SECONDS {
-                let (mut m, mut v) = (d.model(), vf());
-                let out = harness::run(
-                    &d.layout,
-                    m.as_mut(),
-                    v.as_mut(),
-                    stim.iter().map(|x| x.as_slice()),
-                    None,
-                );
-                if let Some(mm) = out.mismatch {
-                    return Err(UsageError(format!(
-                        "bench stimulus does not co-simulate: {mm}"
-                    )));
-                }
-                done += stim.len();
-            }
-            let cosim_rate = done as f64 / start.elapsed().as_secs_f64();
-            rows.push((
-                "cosim:verilator".into(),
-                cosim_rate,
-                "harness: model + Verilator + compare".into(),
-            ));
-            let plain = verilator::plain_loop_rate(&d.module, &d.verilog(), &stim)?;
-            rows.push((
-                "verilator:plain-c++".into(),
-                plain,
-                "Verilated model in a plain C++ loop".into(),
-            ));
-            // The harness steps the model too, so the slower of the two bounds it.
-            let bound = plain.min(model_rate);
-            notes.push(format!(
-                "cosim:verilator reaches {:.2} of the plain C++ loop and {:.2} of its bound min(model, plain C++) = {bound:.0}/s",
-                cosim_rate / plain,
-                cosim_rate / bound
-            ));
-        }
-        Err(e) => notes.push(format!("verilator skipped: {}", e.0)),
-    }
-    match tools::require("iverilog") {
-        Ok(_) => {
-            let n = stim.len().min(VCD_WINDOW);
-            let run = icarus::run_batch(&d.module, &d.verilog(), &stim[..n])?;
-            check_same("icarus", &reference[..n], &run.outputs)?;
-            rows.push((
-                "icarus".into(),
-                n as f64 / run.sim_seconds,
-                "vvp batch replay (simulation time only)".into(),
-            ));
-        }
-        Err(e) => notes.push(format!("icarus skipped: {e}")),
-    }
-
-    let base = rows
-        .iter()
-        .find(|r| r.0 == "rusthdl")
-        .map(|r| r.1)
-        .unwrap_or(1.0);
-    if json {
-        let v = serde_json::json!({
-            "block": d.name,
-            "params": d.params,
-            "vectors": stim.len(),
-            "seed": seed,
-            "rates": rows.iter().map(|(n, r, what)| serde_json::json!({"backend": n, "vectors_per_second": r, "vs_rusthdl": r / base, "what": what})).collect::<Vec<_>>(),
-            "notes": notes,
-        });
-        println!("{}", serde_json::to_string_pretty(&v)?);
-    } else {
-        println!(
-            "bench {} ({} vectors, seed {seed}); all backends produced identical outputs",
-            d.name,
-            stim.len()
-        );
-        println!(
-            "{:<22} {:>14} {:>12}  what",
-            "backend", "vectors/s", "x rusthdl"
-        );
-        for (n, r, what) in &rows {
-            println!("{n:<22} {r:>14.0} {:>12.2}  {what}", r / base);
-        }
-        for n in notes {
-            println!("{n}");
-        }
-    }
+/// The SM-level bench with `--profile`, else the block-level one.
+pub fn run_with(o: &Options) -> Result<ExitCode> {
+    let report = match &o.profile {
+        Some(name) => sm_level(o, name)?,
+        None => block_level(o)?,
+    };
+    report.print(o.json)?;
     Ok(ExitCode::SUCCESS)
 }
 
-fn check_same(name: &str, reference: &[Vec<u64>], got: &[Vec<u64>]) -> Result<()> {
-    match reference.iter().zip(got).position(|(a, b)| a != b) {
-        None => Ok(()),
-        Some(c) => Err(UsageError(format!(
-            "{name} output differs from the model at vector {c}"
-        ))),
+/// One measured (or derived) rate.
+struct Rate {
+    name: &'static str,
+    per_second: f64,
+    what: String,
+}
+
+/// A bench's result: rates, ratios between them and notes, as a table or one JSON object.
+struct Report {
+    /// First line of the table.
+    title: String,
+    /// What a rate counts: `vectors` or `cycles`.
+    unit: &'static str,
+    /// The rate the `x ...` column divides by.
+    base: &'static str,
+    /// JSON fields before the rates (block, params, seed, ...).
+    head: Value,
+    rates: Vec<Rate>,
+    /// (label, value, what).
+    ratios: Vec<(String, f64, String)>,
+    notes: Vec<String>,
+}
+
+impl Report {
+    fn new(title: String, unit: &'static str, base: &'static str, head: Value) -> Report {
+        Report {
+            title,
+            unit,
+            base,
+            head,
+            rates: vec![],
+            ratios: vec![],
+            notes: vec![],
+        }
     }
+
+    fn rate(&mut self, name: &'static str, per_second: f64, what: impl Into<String>) {
+        self.rates.push(Rate {
+            name,
+            per_second,
+            what: what.into(),
+        });
+    }
+
+    fn get(&self, name: &str) -> Option<f64> {
+        self.rates
+            .iter()
+            .find(|r| r.name == name)
+            .map(|r| r.per_second)
+    }
+
+    /// Adds `num / den` when both rates were measured.
+    fn ratio(&mut self, num: &str, den: &str, what: impl Into<String>) {
+        if let (Some(a), Some(b)) = (self.get(num), self.get(den)) {
+            self.ratios
+                .push((format!("{num} / {den}"), a / b, what.into()));
+        }
+    }
+
+    fn print(&self, json: bool) -> Result<()> {
+        let base = self.get(self.base).unwrap_or(1.0);
+        if json {
+            let mut v = self.head.clone();
+            v["rates"] = self
+                .rates
+                .iter()
+                .map(|r| {
+                    json!({
+                        "backend": r.name,
+                        format!("{}_per_second", self.unit): r.per_second,
+                        format!("vs_{}", self.base): r.per_second / base,
+                        "what": r.what,
+                    })
+                })
+                .collect();
+            v["ratios"] = self
+                .ratios
+                .iter()
+                .map(|(n, x, what)| json!({"ratio": n, "value": x, "what": what}))
+                .collect();
+            v["notes"] = json!(self.notes);
+            println!("{}", serde_json::to_string_pretty(&v)?);
+            return Ok(());
+        }
+        println!("{}", self.title);
+        let (unit, x) = (format!("{}/s", self.unit), format!("x {}", self.base));
+        println!("{:<22} {unit:>14} {x:>15}  what", "backend");
+        for r in &self.rates {
+            println!(
+                "{:<22} {:>14.0} {:>15.2}  {}",
+                r.name,
+                r.per_second,
+                r.per_second / base,
+                r.what
+            );
+        }
+        if !self.ratios.is_empty() {
+            println!("{:<46} {:>7}  what", "ratio", "value");
+            for (n, v, what) in &self.ratios {
+                // Three significant digits down to 0.001 (the SM-level ratios are small).
+                let digits = if *v < 1.0 { 3 } else { 2 };
+                println!("{n:<46} {v:>7.digits$}  {what}");
+            }
+        }
+        for n in &self.notes {
+            println!("{n}");
+        }
+        Ok(())
+    }
+}
+
+/// Seconds of CPU time the calling thread has used. Rates are per CPU second, here and in the
+/// plain C++ loop, so that other jobs on a busy machine skew neither them nor their ratios.
+fn cpu_seconds() -> f64 {
+    let mut t = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `t` is a valid timespec to write; the clock id is a constant the kernel knows.
+    let ok = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) } == 0;
+    assert!(ok, "the thread CPU-time clock is unavailable");
+    t.tv_sec as f64 + 1e-9 * t.tv_nsec as f64
+}
+
+/// Runs `pass` (one complete run from reset, returning the vectors or cycles it covered) until
+/// at least `seconds` of CPU time have been timed; returns vectors or cycles per CPU second.
+fn timed(seconds: f64, mut pass: impl FnMut() -> Result<u64>) -> Result<f64> {
+    let start = cpu_seconds();
+    let mut done = 0u64;
+    loop {
+        done += pass()?;
+        let s = cpu_seconds() - start;
+        if s >= seconds {
+            return Ok(done as f64 / s);
+        }
+    }
+}
+
+/// [`timed`] on the wall clock: for a contender that uses more than one thread, whose work
+/// the calling thread's CPU time would not see.
+fn timed_wall(seconds: f64, mut pass: impl FnMut() -> Result<u64>) -> Result<f64> {
+    let start = Instant::now();
+    let mut done = 0u64;
+    loop {
+        done += pass()?;
+        let s = start.elapsed().as_secs_f64();
+        if s >= seconds {
+            return Ok(done as f64 / s);
+        }
+    }
+}
+
+/// One contender of a race: `run(seconds)` times it for at least that long and returns its rate.
+struct Contender<'a> {
+    name: &'static str,
+    what: String,
+    run: Box<dyn FnMut(f64) -> Result<f64> + 'a>,
+}
+
+impl<'a> Contender<'a> {
+    fn new(
+        name: &'static str,
+        what: impl Into<String>,
+        run: impl FnMut(f64) -> Result<f64> + 'a,
+    ) -> Contender<'a> {
+        Contender {
+            name,
+            what: what.into(),
+            run: Box::new(run),
+        }
+    }
+
+    /// A contender timed by repeating `pass` (see [`timed`]).
+    fn passes(
+        name: &'static str,
+        what: impl Into<String>,
+        mut pass: impl FnMut() -> Result<u64> + 'a,
+    ) -> Contender<'a> {
+        Contender::new(name, what, move |s| timed(s, &mut pass))
+    }
+
+    /// A contender timed by repeating `pass` on the wall clock (see [`timed_wall`]).
+    fn passes_wall(
+        name: &'static str,
+        what: impl Into<String>,
+        mut pass: impl FnMut() -> Result<u64> + 'a,
+    ) -> Contender<'a> {
+        Contender::new(name, what, move |s| timed_wall(s, &mut pass))
+    }
+}
+
+/// Times the contenders in [`ROUNDS`] interleaved rounds and adds each one's best rate to `r`,
+/// in order. Each round starts one contender later, so none always runs right after the same
+/// other (whose footprint in the caches it would inherit). A contender whose first round
+/// outlasts all rounds' budget (one pass is that slow) runs only once.
+fn race(r: &mut Report, mut contenders: Vec<Contender>) -> Result<()> {
+    let n = contenders.len();
+    let budget = ROUNDS as f64 * ROUND_SECONDS;
+    let mut best = vec![0.0f64; n];
+    let mut once = vec![false; n];
+    for round in 0..ROUNDS {
+        for i in (0..n).map(|k| (k + round) % n) {
+            if round > 0 && once[i] {
+                continue;
+            }
+            let start = Instant::now();
+            best[i] = best[i].max((contenders[i].run)(ROUND_SECONDS)?);
+            once[i] |= start.elapsed().as_secs_f64() > budget;
+        }
+    }
+    for (c, rate) in contenders.into_iter().zip(best) {
+        r.rate(c.name, rate, c.what);
+    }
+    Ok(())
+}
+
+/// How [`stepper`] steps a simulator.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Stepping {
+    /// [`Simulator::step_many`] over chunks of [`CHUNK`] cycles, as the harness does.
+    Batched,
+    /// One [`Simulator::step`] per cycle.
+    PerCycle,
+}
+
+/// The block-level stimulus, also as one flat buffer, and the words per vector.
+struct Stimulus {
+    cases: Case,
+    flat: Vec<u64>,
+    iw: usize,
+    ow: usize,
+}
+
+impl Stimulus {
+    fn new(d: &Design, cases: Case) -> Stimulus {
+        let iw = d.layout.in_words;
+        Stimulus {
+            flat: cases.iter().flat_map(|v| &v[..iw]).copied().collect(),
+            cases,
+            iw,
+            ow: d.layout.out_words,
+        }
+    }
+
+    fn vectors(&self) -> usize {
+        self.cases.len()
+    }
+
+    /// A buffer for every vector's outputs.
+    fn outputs(&self) -> Vec<u64> {
+        vec![0; self.vectors() * self.ow]
+    }
+}
+
+/// A pass over the whole stimulus on a fresh instance from `make` (its creation included),
+/// writing every vector's outputs to `out`.
+fn stepper<'a>(
+    make: &'a dyn Fn() -> Box<dyn Simulator>,
+    stim: &'a Stimulus,
+    stepping: Stepping,
+    out: &'a mut [u64],
+) -> impl FnMut() -> Result<u64> + 'a {
+    let (n, iw, ow) = (stim.vectors(), stim.iw, stim.ow);
+    let batch = match stepping {
+        Stepping::Batched => CHUNK,
+        Stepping::PerCycle => 1,
+    };
+    move || {
+        let mut sim = make();
+        for start in (0..n).step_by(batch) {
+            let k = batch.min(n - start);
+            let (i, o) = (start * iw..(start + k) * iw, start * ow..(start + k) * ow);
+            match stepping {
+                Stepping::Batched => sim.step_many(&stim.flat[i], &mut out[o], k),
+                Stepping::PerCycle => sim.step(&stim.flat[i], &mut out[o]),
+            }
+        }
+        Ok(n as u64)
+    }
+}
+
+/// The block-level bench of `o.block`: every backend raced on the same stimulus, all outputs
+/// checked against the model's.
+fn block_level(o: &Options) -> Result<Report> {
+    if o.vectors == 0 {
+        return Err(UsageError("--vectors must be at least 1".into()));
+    }
+    let d = design(&o.block)?;
+    let stim = Stimulus::new(&d, first_cycles(&d, o.seed, o.vectors));
+    let mut r = Report::new(
+        format!(
+            "bench {} ({} vectors, seed {}; per CPU second, best of {ROUNDS} interleaved rounds); all backends produced identical outputs",
+            d.name,
+            stim.vectors(),
+            o.seed
+        ),
+        "vectors",
+        "rusthdl",
+        json!({"block": d.name, "params": d.params, "vectors": stim.vectors(), "seed": o.seed, "rounds": ROUNDS}),
+    );
+
+    let model = || d.model() as Box<dyn Simulator>;
+    let rusthdl = rtl_factory(&d, RtlBackend::Rusthdl)?;
+    let rusthdl = || -> Box<dyn Simulator> { rusthdl() };
+    let verilator = match rtl_factory(&d, RtlBackend::Verilator) {
+        Ok(vf) => Some(vf),
+        Err(e) => {
+            r.notes.push(format!("verilator skipped: {}", e.0));
+            None
+        }
+    };
+    let verilator = verilator
+        .as_ref()
+        .map(|vf| move || -> Box<dyn Simulator> { vf() });
+    let plain = match &verilator {
+        Some(_) => Some(PlainLoop::new(&d.module, &d.verilog(), &stim.cases)?),
+        None => None,
+    };
+
+    let [mut model_out, mut rusthdl_out, mut batched_out, mut per_cycle_out] =
+        std::array::from_fn(|_| stim.outputs());
+    let mut contenders = vec![
+        Contender::passes(
+            "model",
+            "behavioral model alone",
+            stepper(&model, &stim, Stepping::Batched, &mut model_out),
+        ),
+        Contender::passes(
+            "rusthdl",
+            "rust-hdl simulator alone",
+            stepper(&rusthdl, &stim, Stepping::PerCycle, &mut rusthdl_out),
+        ),
+    ];
+    if let (Some(v), Some(plain)) = (&verilator, &plain) {
+        contenders.extend([
+            Contender::passes(
+                "verilator",
+                format!("Verilator backend alone ({CHUNK} cycles per FFI call)"),
+                stepper(v, &stim, Stepping::Batched, &mut batched_out),
+            ),
+            Contender::passes(
+                "verilator:per-cycle",
+                "Verilator backend alone (one FFI call per cycle)",
+                stepper(v, &stim, Stepping::PerCycle, &mut per_cycle_out),
+            ),
+            Contender::passes_wall(
+                "cosim:verilator",
+                format!("harness: model (own thread) + Verilator + compare, {CHUNK}-cycle chunks; wall time"),
+                || {
+                    let (mut m, mut rtl) = (d.model(), v());
+                    let cases = stim.cases.iter().map(|c| c.as_slice());
+                    let out = harness::run(&d.layout, m.as_mut(), rtl.as_mut(), cases, None);
+                    match out.mismatch {
+                        Some(mm) => Err(UsageError(format!(
+                            "bench stimulus does not co-simulate: {mm}"
+                        ))),
+                        None => Ok(out.cycles),
+                    }
+                },
+            ),
+            Contender::new(
+                "verilator:plain-c++",
+                "Verilated model in a plain C++ loop",
+                |s| Ok(plain.rate(s)?),
+            ),
+        ]);
+    }
+    race(&mut r, contenders)?;
+    check_same("rusthdl", &model_out, &rusthdl_out, stim.ow)?;
+    if verilator.is_some() {
+        check_same("verilator", &model_out, &batched_out, stim.ow)?;
+        check_same("verilator", &model_out, &per_cycle_out, stim.ow)?;
+        verilator_ratios(&mut r);
+    }
+
+    match tools::require("iverilog") {
+        Ok(_) => {
+            let n = stim.vectors().min(VCD_WINDOW);
+            let run = icarus::run_batch(&d.module, &d.verilog(), &stim.cases[..n])?;
+            check_same(
+                "icarus",
+                &model_out[..n * stim.ow],
+                &run.outputs.concat(),
+                stim.ow,
+            )?;
+            r.rate(
+                "icarus",
+                n as f64 / run.sim_seconds,
+                "vvp batch replay (wall time of the simulation, one run)",
+            );
+        }
+        Err(e) => r.notes.push(format!("icarus skipped: {e}")),
+    }
+    Ok(r)
+}
+
+/// How close the harness comes to the plain C++ loop and to its own bound, and what batching
+/// gains the backend.
+fn verilator_ratios(r: &mut Report) {
+    r.ratio(
+        "cosim:verilator",
+        "verilator:plain-c++",
+        "co-simulation against the plain C++ loop",
+    );
+    r.ratio(
+        "verilator",
+        "verilator:per-cycle",
+        "what batching gains the backend alone",
+    );
+    let rate = |name| r.get(name).expect("raced");
+    let (model, rtl, cosim) = (rate("model"), rate("verilator"), rate("cosim:verilator"));
+    // The harness runs the model, then the RTL: at zero overhead a cycle costs both times.
+    let bound = 1.0 / (1.0 / model + 1.0 / rtl);
+    r.ratios.push((
+        "cosim:verilator / bound".into(),
+        cosim / bound,
+        format!("bound = 1/(1/model + 1/verilator) = {bound:.0}/s, the harness at zero overhead"),
+    ));
+    r.notes.push(format!(
+        "harness overhead: {:.0} ns/cycle beyond the model ({:.0} ns) and Verilator ({:.0} ns)",
+        1e9 * (1.0 / cosim - 1.0 / bound),
+        1e9 / model,
+        1e9 / rtl
+    ));
+}
+
+/// The SM-level bench: `profile`'s workload on the SM core's model, then co-simulated on each
+/// RTL backend (the testbench answers the core's descriptor requests within the cycle, so the
+/// RTL steps one cycle per call there).
+fn sm_level(o: &Options, profile: &str) -> Result<Report> {
+    use smrtl_testbench::sim::{Backend, Workload, WorkloadBench};
+    if o.block.preset.is_some() {
+        return Err(UsageError(
+            "--preset does not apply with --profile: the profile sets the params (override them with --set)".into(),
+        ));
+    }
+    let w = Workload::profile(profile, o.seed, o.waves).map_err(UsageError)?;
+    let bench = WorkloadBench::new(w, &parse_sets(&o.block.sets)?).map_err(UsageError)?;
+    // Profiles drive the SM core by definition; any other block is a mistake.
+    let core = bench.block();
+    if o.block.block.replace('-', "_") != core {
+        return Err(UsageError(format!(
+            "--profile runs a workload on `{core}`, not on `{}`",
+            o.block.block
+        )));
+    }
+    let (cycles, instructions) = bench.model().map_err(UsageError)?;
+
+    let mut r = Report::new(
+        format!(
+            "bench {core} --profile {profile} ({cycles} cycles, {instructions} warp instructions, seed {}; per CPU second, best of {ROUNDS} interleaved rounds); model and RTL agree on every cycle",
+            o.seed
+        ),
+        "cycles",
+        "cosim:rusthdl",
+        json!({
+            "block": core,
+            "profile": profile,
+            "params": bench.params(),
+            "seed": o.seed,
+            "waves": o.waves.max(1),
+            "cycles": cycles,
+        }),
+    );
+    let mut contenders = vec![
+        Contender::passes("model", "behavioral SM model alone", || {
+            Ok(bench.model().map_err(UsageError)?.0)
+        }),
+        Contender::passes(
+            "cosim:rusthdl",
+            "model + core RTL on rust-hdl, lock step",
+            || bench.cosim(Backend::Rusthdl).map_err(UsageError),
+        ),
+    ];
+    // Build (or find in the cache) before the race.
+    match bench.prepare(Backend::Verilator) {
+        Ok(()) => contenders.push(Contender::passes(
+            "cosim:verilator",
+            "model + core RTL on Verilator, lock step",
+            || bench.cosim(Backend::Verilator).map_err(UsageError),
+        )),
+        Err(e) => r.notes.push(format!("verilator skipped: {e}")),
+    }
+    race(&mut r, contenders)?;
+    let model = r.get("model").expect("raced");
+    r.ratio(
+        "cosim:verilator",
+        "cosim:rusthdl",
+        "Verilator against rust-hdl in the SM co-simulation",
+    );
+    for backend in ["cosim:rusthdl", "cosim:verilator"] {
+        r.ratio(backend, "model", "co-simulation against the model alone");
+        if let Some(rate) = r.get(backend) {
+            let ns = 1e9 * (1.0 / rate - 1.0 / model);
+            r.notes.push(format!(
+                "{backend}: the RTL side (backend + testbench) takes {ns:.0} ns/cycle beyond the model's {:.0} ns",
+                1e9 / model
+            ));
+        }
+    }
+    Ok(r)
+}
+
+/// Fails unless `got` equals `reference`, naming the first differing vector of `ow` words.
+fn check_same(name: &str, reference: &[u64], got: &[u64], ow: usize) -> Result<()> {
+    if reference == got {
+        return Ok(());
+    }
+    let at = reference
+        .chunks(ow.max(1))
+        .zip(got.chunks(ow.max(1)))
+        .position(|(a, b)| a != b)
+        .unwrap_or(got.len() / ow.max(1));
+    Err(UsageError(format!(
+        "{name} output differs from the model at vector {at}"
+    )))
 }

@@ -1,10 +1,9 @@
 //! `smrtl cosim`: block-level co-simulation of a block's RTL against its behavioral model.
 
-use crate::output::write_atomic;
+use crate::output::{write_atomic, write_waveform};
 use crate::{design, parse_sets, BlockArgs, Result, RtlBackend, UsageError};
 use smrtl_cosim::backend::{rusthdl::RustHdl, verilator::VerilatorLib};
 use smrtl_cosim::harness::Mismatch;
-use smrtl_cosim::vcd_out;
 use smrtl_testbench::check::{self, RtlFactory};
 use smrtl_testbench::stimulus_file::{params_as_sets, StimulusFile};
 use smrtl_testbench::{Case, Design};
@@ -81,89 +80,10 @@ fn load_replay(path: &Path, args: &BlockArgs) -> Result<(Design, Case)> {
 fn write_vcd(path: &Path, d: &Design, factory: &RtlFactory, case: &Case) -> Result<()> {
     let out = check::run_case(d, factory, case, Some(VCD_WINDOW));
     let trace = out.trace.expect("recorded");
-    let mut buf = vec![];
-    vcd_out::write(&mut buf, d.name, &d.layout, &trace)?;
-    write_atomic(path, &buf)
-}
-
-/// `sm_core` has no block-level bench: it is co-simulated at SM level, on random scheduler-mode
-/// workloads for the chosen params (spec elastic-pipeline.md §6), every output every cycle.
-fn run_sm_core(o: &Options, d: &Design) -> Result<ExitCode> {
-    use smrtl_testbench::sm_core as sm;
-    if o.replay.is_some() || o.save_failure.is_some() {
-        return Err(UsageError(
-            "sm_core: --replay/--save-failure take block-level stimulus; reproduce a workload with `smrtl sim --workload FILE --backend ...`".into(),
-        ));
-    }
-    let p: smrtl_cosim::sm_core::SmParams = serde_json::from_value(d.params.clone())?;
-    let backend = backend_name(o.backend);
-    if o.backend == RtlBackend::Verilator {
-        sm::verilator(&p)?;
-    }
-    let factory = |q: &smrtl_cosim::sm_core::SmParams| match o.backend {
-        RtlBackend::Rusthdl => sm::rusthdl(q),
-        RtlBackend::Verilator => sm::verilator(q).expect("built above"),
-    };
-    let r = sm::random(vec![p.clone()], &factory, o.cycles, o.seed);
-    let vcd = match (&r.failure, &o.vcd) {
-        (Some(_), None) => Some(PathBuf::from("smrtl-failure-sm_core.vcd")),
-        (_, v) => v.clone(),
-    };
-    if let (Some(path), Some(f)) = (&vcd, &r.failure) {
-        let mut rows = smrtl_cosim::harness::Trace::new(VCD_WINDOW);
-        let mut dut = factory(&p);
-        let _ = sm::cosim(&p, &f.minimal.kernels, dut.as_mut(), Some(&mut rows));
-        let mut buf = vec![];
-        vcd_out::write(&mut buf, d.name, &d.layout, &rows)?;
-        write_atomic(path, &buf)?;
-    }
-    let mismatch = r.failure.as_ref().map(|f| &f.divergence.mismatch);
-    if o.json {
-        let v = serde_json::json!({
-            "block": d.name,
-            "backend": backend,
-            "params": d.params,
-            "seed": o.seed,
-            "cycles": r.cycles,
-            "cases": r.cases,
-            "mismatches": mismatch.is_some() as u32,
-            "mismatch": mismatch,
-            "kernel": r.failure.as_ref().map(|f| f.divergence.kernel),
-            "minimal_workload": r.failure.as_ref().map(|f| &f.minimal.kernels),
-            "vcd": vcd,
-        });
-        println!("{}", serde_json::to_string_pretty(&v)?);
-    } else {
-        match &r.failure {
-            None => println!(
-                "PASS sm_core on {backend}: {} cycles in {} random workloads, model and RTL agree on every output",
-                r.cycles, r.cases
-            ),
-            Some(f) => {
-                println!("FAIL sm_core on {backend}: {}", f.divergence);
-                println!(
-                    "shrunk in {} steps to: {}",
-                    f.shrink_steps,
-                    serde_json::to_string(&f.minimal.kernels)?
-                );
-            }
-        }
-        if let Some(v) = &vcd {
-            println!("vcd: {}", v.display());
-        }
-    }
-    Ok(if r.failure.is_some() {
-        ExitCode::from(1)
-    } else {
-        ExitCode::SUCCESS
-    })
+    write_waveform(path, d.name, &d.layout, &trace)
 }
 
 pub fn run(o: Options) -> Result<ExitCode> {
-    let d = design(&o.block)?;
-    if !d.has_bench() {
-        return run_sm_core(&o, &d);
-    }
     let (d, replay_case) = match &o.replay {
         Some(path) => {
             let (d, case) = load_replay(path, &o.block)?;

@@ -24,8 +24,19 @@ pub fn list(json: bool) -> Result<ExitCode> {
     }
     for b in blocks {
         println!("{}\n  {}\n  parameters:", b.name, b.summary);
-        for p in (b.params)() {
-            println!("    {:<8} {:<55} allowed: {}", p.name, p.meaning, p.allowed);
+        let params = (b.params)();
+        let name_w = params.iter().map(|p| p.name.len()).max().unwrap_or(0);
+        let meaning_w = params.iter().map(|p| p.meaning.len()).max().unwrap_or(0);
+        for p in params {
+            let default = match &p.default {
+                serde_json::Value::String(s) => s.clone(),
+                serde_json::Value::Bool(b) => u8::from(*b).to_string(),
+                v => v.to_string(),
+            };
+            println!(
+                "    {:<name_w$}  {:<meaning_w$}  default {:<10} allowed: {}",
+                p.name, p.meaning, default, p.allowed
+            );
         }
         println!("  presets (first is the default):");
         for (name, params) in (b.presets)() {

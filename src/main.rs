@@ -7,7 +7,9 @@ mod cosim;
 mod gen;
 mod output;
 mod repro;
+mod run;
 mod sim;
+mod sweep;
 mod synth;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
@@ -73,7 +75,8 @@ enum Command {
         cycles: u64,
         #[arg(long, default_value_t = 1)]
         seed: u64,
-        /// Write a VCD of the run (the last cycles before a mismatch, or of the replayed file).
+        /// Write a VCD of the run (the last cycles before a mismatch, or of the replayed file) and
+        /// a GTKWave save file beside it (OUT.gtkw).
         #[arg(long)]
         vcd: Option<PathBuf>,
         /// Replay a stimulus file (as written for a failure) instead of random stimulus.
@@ -85,6 +88,9 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Drive a block with your own per-cycle vectors; one JSON line of outputs per cycle, and
+    /// with an RTL backend every output compared with the model every cycle.
+    Run(run::RunArgs),
     /// Evaluate bank-conflict degree for a batch of accesses (JSON lines).
     Conflict {
         /// One JSON object per line (see README).
@@ -117,7 +123,8 @@ enum Command {
         /// Write the per-cycle records (spec §3.5) as JSON lines.
         #[arg(long)]
         records: Option<PathBuf>,
-        /// Write a VCD: inputs, model outputs and (with an RTL backend) RTL outputs and nets.
+        /// Write a VCD: inputs, model outputs and (with an RTL backend) RTL outputs and nets, and
+        /// a GTKWave save file beside it (OUT.gtkw).
         #[arg(long)]
         vcd: Option<PathBuf>,
         /// Override a parameter of the trace file, e.g. `--set pipe_mode=unified`.
@@ -128,7 +135,7 @@ enum Command {
     Synth {
         #[command(flatten)]
         block: BlockArgs,
-        /// Skip the iCE40 flow (it takes minutes on the 32-lane detectors).
+        /// Skip the iCE40 flow (it takes minutes on the largest configurations).
         #[arg(long)]
         no_ice40: bool,
         #[arg(long)]
@@ -136,18 +143,9 @@ enum Command {
         #[command(flatten)]
         flows: synth::FlowArgs,
     },
-    /// Vectors per second of model, rust-hdl, Verilator and Icarus on the same stimulus.
-    Bench {
-        #[command(flatten)]
-        block: BlockArgs,
-        /// Stimulus vectors.
-        #[arg(long, default_value_t = 20_000)]
-        vectors: usize,
-        #[arg(long, default_value_t = 1)]
-        seed: u64,
-        #[arg(long)]
-        json: bool,
-    },
+    /// Speed of model, rust-hdl, Verilator and Icarus on one stimulus, with the ratios;
+    /// `--profile NAME` benches the SM core on a workload.
+    Bench(bench::Options),
     /// Reproduce a paper's evaluation trends on the behavioral model (table, targets, plot).
     Repro {
         /// The experiment.
@@ -166,6 +164,13 @@ enum Command {
         #[arg(long, default_value_t = smrtl_testbench::repro::Options::default().waves)]
         waves: u32,
     },
+    /// Run a grid of params × workloads × seeds from a JSON spec on every core.
+    ///
+    /// One CSV or JSON-lines row per point, in grid order whatever the thread count;
+    /// `--shard I/N` runs one slice of the grid (see examples/sweep/ and examples/slurm/).
+    Sweep(sweep::SweepArgs),
+    /// Join the outputs of `smrtl sweep --shard I/N` into the bytes of an unsharded run.
+    Merge(sweep::MergeArgs),
 }
 
 /// A user-facing failure: one line on stderr and exit code 2.
@@ -247,6 +252,7 @@ fn main() -> ExitCode {
             save_failure,
             json,
         }),
+        Command::Run(args) => run::run(args),
         Command::Conflict { batch, backend } => conflict::run(&batch, backend),
         Command::Sim {
             trace,
@@ -277,12 +283,7 @@ fn main() -> ExitCode {
             json,
             flows,
         } => synth::run(&block, json, !no_ice40, &flows),
-        Command::Bench {
-            block,
-            vectors,
-            seed,
-            json,
-        } => bench::run(&block, vectors, seed, json),
+        Command::Bench(o) => bench::run_with(&o),
         Command::Repro {
             experiment,
             json,
@@ -296,6 +297,8 @@ fn main() -> ExitCode {
             seed,
             waves,
         }),
+        Command::Sweep(args) => sweep::run(args),
+        Command::Merge(args) => sweep::merge(args),
     };
     match result {
         Ok(code) => code,

@@ -1,12 +1,9 @@
 //! `smrtl synth`: hardware cost of a block from Yosys (generic gates, iCE40 LUT4 / carry / block
 //! RAM, optionally Xilinx LUT / LUT-RAM), per module of the hierarchy, the iCE40 Fmax from
-//! nextpnr on request, with the block's own figures and the spec's expectations beside the
-//! measured ones.
+//! nextpnr on request, with the block's own figures (its [`smrtl_testbench::Bench::cost_notes`])
+//! beside the measured ones.
 
 use crate::{design, BlockArgs, Result};
-use smrtl_hdl::bank_conflict_detector::Params as DetectorParams;
-use smrtl_hdl::elastic_pipeline::{Params as PipelineParams, PipeMode};
-use smrtl_synth::bank_conflict_detector as detector;
 use smrtl_synth::{Cost, Flows, FmaxOptions};
 use std::process::ExitCode;
 use std::time::Duration;
@@ -40,121 +37,16 @@ pub fn run(args: &BlockArgs, json: bool, ice40: bool, flow_args: &FlowArgs) -> R
             ..FmaxOptions::default()
         }),
     };
-    // The generic flow, unless a block report below already ran it.
-    let mut generic = None;
-    // Block-specific lines: (label, JSON) pairs shown after the generic figures.
-    let mut extra: Vec<(String, serde_json::Value)> = vec![];
-    if d.name == "bank_conflict_detector" {
-        let p: DetectorParams = serde_json::from_value(d.params.clone())?;
-        let s = detector::Structure::of(&p);
-        extra.push((
-            format!(
-                "structure: {} lane pairs x {} compare bits (layer tag {} bits), {} popcount inputs, {} max compares",
-                s.lane_pairs, s.compare_bits_per_pair, s.layer_tag_bits, s.popcount_inputs, s.max_compares
-            ),
-            serde_json::json!({"structure": s}),
-        ));
-        let expect: Vec<String> = detector::EXPECTATIONS
-            .iter()
-            .map(|e| format!("\n    - {e}"))
-            .collect();
-        extra.push((
-            format!("spec bank-conflicts.md §2.3 expects:{}", expect.concat()),
-            serde_json::json!({"expectations": detector::EXPECTATIONS}),
-        ));
-    }
-    if d.name == "elastic_pipeline" {
-        let p: PipelineParams = serde_json::from_value(d.params.clone())?;
-        if p.pipe_mode == PipeMode::Elastic {
-            let o = smrtl_synth::elastic_pipeline::overhead(&p)?;
-            extra.push((
-                format!(
-                    "Elastic minus Unified (same params): +{} register bits in the RTL = {:.1} lane latches of {:.3} bits, +{} flip-flops after synthesis, +{} cells ({} 2:1 MUX cells)\n  paper Table 2 for M = {}, N = {}, L = {}: {} SIMD latches = {} lane latches, a {}:1 WB MUX and a {}:1 MEM0 MUX",
-                    o.rtl_ff_bits.difference,
-                    o.rtl_lane_latches,
-                    o.entry_bits_per_lane,
-                    o.ff_bits.difference,
-                    o.cells.difference,
-                    o.mux_cells.difference,
-                    p.mem_stages,
-                    p.premem_depth,
-                    p.lanes,
-                    o.paper.simd_latches,
-                    o.paper.lane_latches,
-                    o.paper.wb_mux_inputs,
-                    p.premem_depth + 1,
-                ),
-                serde_json::json!({"overhead": o}),
-            ));
-            for n in &o.notes {
-                extra.push((format!("  - {n}"), serde_json::json!({})));
-            }
-        }
-    }
-    if d.name == "history_cache" {
-        let p: smrtl_hdl::history_cache::Params = serde_json::from_value(d.params.clone())?;
-        let c = smrtl_synth::history_cache::cost(&p)?;
-        generic = Some(c.generic.clone());
-        let s = &c.storage;
-        extra.push((
-            format!(
-                "cache storage: {} bits in the RTL, registers and memories ({} flip-flops after generic synthesis); paper Table 3: {} bits = {} bytes (lines x (DW + tag)), {} bits = {} bytes with valid and MRU bits",
-                s.measured_cache_bits,
-                s.synthesized_cache_bits,
-                s.paper_bits,
-                s.paper_bits / 8,
-                s.with_state_bits,
-                s.with_state_bits / 8
-            ),
-            serde_json::json!({"storage": s}),
-        ));
-        let m = &c.mask_gates;
-        extra.push((
-            format!(
-                "ready mask alone: {} cells (depth {}); paper Table 3: {} AND/NAND gates (2 x W)",
-                m.measured_cells,
-                m.measured_depth.map_or("n/a".into(), |x| x.to_string()),
-                m.paper
-            ),
-            serde_json::json!({"mask_gates": m}),
-        ));
-    }
-    if d.name == "sm_core" {
-        let p: smrtl_hdl::sm_core::Params = serde_json::from_value(d.params.clone())?;
-        let c = smrtl_synth::sm_core::cost(&p)?;
-        generic = Some(c.generic.clone());
-        let r = &c.registers;
-        extra.push((
-            format!(
-                "storage bits: pipeline {} (entries carry a {}-bit PC), BCAWS {} (history cache, accumulator, counter), scheduler + issue unit {} = {} (netlist: {} register + {} memory bits)",
-                r.pipeline, p.pc_bits, r.bcaws, r.scheduler, r.total, c.built_register_bits, c.built_memory_bits
-            ),
-            serde_json::json!({"registers": r}),
-        ));
-        let hp = p.history_cache();
-        let dw = u64::from(p.dw());
-        extra.push((
-            format!(
-                "cache storage: {} bits in the RTL; paper Table 3: {} bits = {} bytes, {} bits = {} bytes with valid and MRU bits",
-                r.bcaws - 2 * dw,
-                hp.storage_bits(),
-                hp.storage_bits() / 8,
-                hp.storage_bits_with_state(),
-                hp.storage_bits_with_state() / 8
-            ),
-            serde_json::json!({"cache_storage_bits": r.bcaws - 2 * dw, "paper_storage_bits": hp.storage_bits()}),
-        ));
-    }
-    let cost = smrtl_synth::cost_of_verilog(&d.verilog(), &d.module.name, &flows, generic)?;
+    // The block's own figures; a block that ran the generic flow on this Verilog passes it on.
+    let notes = d.cost_notes()?;
+    let cost = smrtl_synth::cost_of_verilog(&d.verilog(), &d.module.name, &flows, notes.generic)?;
     if json {
         let mut v = serde_json::to_value(&cost)?;
         v["block"] = d.name.into();
         v["params"] = d.params.clone();
         v["modules"] = serde_json::to_value(cost.modules())?;
-        for (_, j) in &extra {
-            for (k, x) in j.as_object().into_iter().flatten() {
-                v[k] = x.clone();
-            }
+        for (k, x) in notes.json {
+            v[k] = x;
         }
         println!("{}", serde_json::to_string_pretty(&v)?);
         return Ok(ExitCode::SUCCESS);
@@ -218,7 +110,7 @@ pub fn run(args: &BlockArgs, json: bool, ice40: bool, flow_args: &FlowArgs) -> R
             "  Fmax: not measured: nextpnr-ice40 is not installed (Debian: apt-get install -y nextpnr-ice40)"
         ),
     }
-    for (line, _) in extra {
+    for line in notes.lines {
         println!("  {line}");
     }
     Ok(ExitCode::SUCCESS)

@@ -1,11 +1,13 @@
 //! Behavioral model of shared-memory bank conflicts (spec bank-conflicts.md §1), written from
 //! the spec text, independently of the RTL: plain integer arithmetic and sets, one lane at a time.
-//! [`degree`] is the golden reference; [`Model`] wraps it in the detector's ports (§2.1).
+//! [`degree`] is the golden reference; [`Model`] wraps it in the detector's ports (§2.1). Both
+//! work in fixed-size tables: nothing allocates per access or per cycle.
 
-use crate::layout::Layout;
+use crate::layout::{Layout, Slot};
 use crate::sim::Simulator;
 use serde::{Deserialize, Serialize};
 use smrtl_hdl::bank_conflict_detector::{port, Mode, Params};
+use smrtl_hdl::netlist::mask;
 use thiserror::Error;
 
 /// A bank-model configuration (spec §1.2): the model accepts more than the RTL.
@@ -129,7 +131,7 @@ fn decode(cfg: &Cfg, a: u64) -> Decoded {
 }
 
 /// Most lanes a configuration has (spec §1.2).
-const MAX_LANES: usize = 32;
+pub const MAX_LANES: usize = 32;
 
 /// Degree and service cycles of one access (spec §1.4): `active[l]` is `valid ∧ lane_mask[l]`,
 /// `addrs[l]` lane l's byte address. Lanes are visited in ascending order with fixed-size
@@ -223,16 +225,100 @@ pub fn degree(
     } else {
         *cfg
     };
-    let active: Vec<bool> = (0..cfg.lanes)
-        .map(|l| valid && mask >> l & 1 == 1)
-        .collect();
-    degree_of(&cfg, &active, addrs)
+    let mut active = [false; MAX_LANES];
+    for (l, on) in active.iter_mut().enumerate().take(cfg.lanes as usize) {
+        *on = valid && mask >> l & 1 == 1;
+    }
+    degree_of(&cfg, &active[..cfg.lanes as usize], addrs)
+}
+
+/// A port of at most 64 bits, resolved once from its [`Slot`]: the index of its one word in a
+/// buffer, so a read or write is one load or store (what [`Slot::get`] / [`Slot::set`] do for
+/// such a port). The models' per-cycle port access.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Word(usize);
+
+impl Word {
+    pub(crate) fn of(slot: &Slot) -> Word {
+        assert!(
+            slot.width <= 64,
+            "port `{}` is {} bits wide; a Word holds at most 64",
+            slot.name,
+            slot.width
+        );
+        Word(slot.offset)
+    }
+
+    pub(crate) fn get(self, buf: &[u64]) -> u64 {
+        buf[self.0]
+    }
+
+    pub(crate) fn set(self, buf: &mut [u64], v: u64) {
+        buf[self.0] = v;
+    }
+}
+
+/// Lane `lane`'s field of a bus packing `width`-bit (≤ 64) fields from bit 0 up, in
+/// little-endian words: the detector's `addr` (§2.1) and the pipeline's `in_addr`.
+pub(crate) fn lane_field(words: &[u64], lane: usize, width: usize) -> u64 {
+    let lo = lane * width;
+    let (i, shift) = (lo / 64, lo % 64);
+    let mut v = words[i] >> shift;
+    if shift + width > 64 {
+        v |= words[i + 1] << (64 - shift);
+    }
+    v & mask(width)
+}
+
+/// The detector's ports (§2.1), resolved once from the layout; `mode8` / `size8` exist iff
+/// W = 8.
+#[derive(Clone, Debug)]
+struct Ports {
+    reset: Word,
+    valid: Word,
+    lane_mask: Word,
+    addr: Slot,
+    mode8: Option<Word>,
+    size8: Option<Word>,
+    degree: Word,
+    degree_m1: Word,
+    cycles: Word,
+    conflict: Word,
+    any_active: Word,
+}
+
+impl Ports {
+    fn new(layout: &Layout) -> Ports {
+        let input = |name: &str| Word::of(layout.in_slot(name));
+        let output = |name: &str| Word::of(layout.out_slot(name));
+        Ports {
+            reset: input("reset"),
+            valid: input(port::VALID),
+            lane_mask: input(port::LANE_MASK),
+            addr: layout.in_slot(port::ADDR).clone(),
+            mode8: layout.input(port::MODE8).map(Word::of),
+            size8: layout.input(port::SIZE8).map(Word::of),
+            degree: output(port::DEGREE),
+            degree_m1: output(port::DEGREE_M1),
+            cycles: output(port::CYCLES),
+            conflict: output(port::CONFLICT),
+            any_active: output(port::ANY_ACTIVE),
+        }
+    }
+
+    fn write(&self, outputs: &mut [u64], d: &Degree) {
+        self.degree.set(outputs, d.degree as u64);
+        self.degree_m1.set(outputs, d.degree_m1 as u64);
+        self.cycles.set(outputs, d.cycles as u64);
+        self.conflict.set(outputs, d.conflict as u64);
+        self.any_active.set(outputs, d.any_active as u64);
+    }
 }
 
 /// The detector's behavioral model on its ports: the same buffers as the RTL backends.
 pub struct Model {
     params: Params,
-    layout: Layout,
+    ports: Ports,
     /// Registered outputs (REG_OUT = 1).
     held: Degree,
 }
@@ -241,43 +327,8 @@ impl Model {
     pub fn new(params: &Params, layout: &Layout) -> Model {
         Model {
             params: params.clone(),
-            layout: layout.clone(),
+            ports: Ports::new(layout),
             held: Degree::RESET,
-        }
-    }
-
-    fn read(&self, inputs: &[u64], name: &str) -> u64 {
-        self.layout.input(name).map_or(0, |s| s.of(inputs)[0])
-    }
-
-    fn addrs(&self, inputs: &[u64]) -> Vec<u64> {
-        let slot = self.layout.input(port::ADDR).expect("addr port");
-        let words = slot.of(inputs);
-        let a = self.params.addr_bits as usize;
-        (0..self.params.lanes as usize)
-            .map(|l| {
-                let lo = l * a;
-                let mut v = words[lo / 64] >> (lo % 64);
-                if lo % 64 + a > 64 {
-                    v |= words[lo / 64 + 1] << (64 - lo % 64);
-                }
-                v & ((1u64 << a) - 1)
-            })
-            .collect()
-    }
-
-    fn write(&self, outputs: &mut [u64], d: &Degree) {
-        for (name, v) in [
-            (port::DEGREE, d.degree as u64),
-            (port::DEGREE_M1, d.degree_m1 as u64),
-            (port::CYCLES, d.cycles as u64),
-            (port::CONFLICT, d.conflict as u64),
-            (port::ANY_ACTIVE, d.any_active as u64),
-        ] {
-            self.layout
-                .output(name)
-                .expect("output port")
-                .of_mut(outputs)[0] = v;
         }
     }
 }
@@ -288,27 +339,36 @@ impl Simulator for Model {
     }
 
     fn step(&mut self, inputs: &[u64], outputs: &mut [u64]) {
-        let mode8 = self.read(inputs, port::MODE8) == 1;
-        let size8 = self.read(inputs, port::SIZE8) == 1;
+        let bit = |port: Option<Word>| port.is_some_and(|w| w.get(inputs) == 1);
+        let (mode8, size8) = (bit(self.ports.mode8), bit(self.ports.size8));
         let cfg = Cfg::of_params(&self.params, mode8, size8);
+        let words = self.ports.addr.of(inputs);
+        let width = self.params.addr_bits as usize;
+        let mut addrs = [0u64; MAX_LANES];
+        for (l, a) in addrs
+            .iter_mut()
+            .enumerate()
+            .take(self.params.lanes as usize)
+        {
+            *a = lane_field(words, l, width);
+        }
         let now = degree(
             &cfg,
-            self.read(inputs, port::VALID) == 1,
-            self.read(inputs, port::LANE_MASK),
-            &self.addrs(inputs),
+            self.ports.valid.get(inputs) == 1,
+            self.ports.lane_mask.get(inputs),
+            &addrs,
             mode8,
             size8,
         );
         if self.params.reg_out {
-            let shown = self.held;
-            self.write(outputs, &shown);
-            self.held = if self.read(inputs, "reset") == 1 {
+            self.ports.write(outputs, &self.held);
+            self.held = if self.ports.reset.get(inputs) == 1 {
                 Degree::RESET
             } else {
                 now
             };
         } else {
-            self.write(outputs, &now);
+            self.ports.write(outputs, &now);
         }
     }
 }

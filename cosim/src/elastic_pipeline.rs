@@ -5,14 +5,19 @@
 //! Layers, inside out:
 //! - the components ([`FrontEnd`], [`PreFifo`], [`MemPath`], [`Nonmem`]), each owning its latches;
 //! - [`Pipeline`]: the entry-level model, one [`Pipeline::cycle`] per clock, returning the
-//!   per-cycle [`Record`] of §3.5 (the SM model will build on it);
+//!   per-cycle [`Record`] of §3.5 (the SM model builds on it), or one [`Pipeline::step_with`]
+//!   when only fe_hold and the cause are wanted;
 //! - [`Model`]: the pipeline on the trace-mode ports of `smrtl_hdl::elastic_pipeline::ports`, a
 //!   [`Simulator`] like every RTL backend;
 //! - [`record_from_outputs`] / [`encode_record`]: the record ⇄ output-buffer mapping, so model
 //!   and RTL records come from the same decoder, and [`Summary`] of a run.
+//!
+//! Nothing allocates per cycle: latches hold small `Copy` [`InFlight`] entries (no lane data),
+//! every latch array and FIFO is allocated once with the pipeline, the ports are resolved once
+//! with the [`Model`], and records are built only by the record-returning calls.
 
-use crate::bank_conflict_detector::{degree_of, Cfg};
-use crate::layout::Layout;
+use crate::bank_conflict_detector::{degree_of, lane_field, Cfg, Word, MAX_LANES};
+use crate::layout::{Layout, Slot};
 use crate::sim::Simulator;
 use serde::de::{self, Deserializer};
 use serde::ser::Serializer;
@@ -23,9 +28,93 @@ use smrtl_hdl::elastic_pipeline::{
 };
 use std::collections::VecDeque;
 use std::fmt;
+use std::ops::{Deref, DerefMut};
 
-/// One pipeline entry: one subwarp instruction (spec §2 "Entry"). Trace mode carries no warp,
-/// subwarp or PC yet; the tag is the stream index.
+/// One value per lane (L ≤ [`MAX_LANES`], spec §1) in fixed storage: an entry's lane data
+/// without a heap allocation. Reads and writes as a slice of length L; builds with `collect`.
+#[derive(Clone, Copy)]
+pub struct Lanes<T> {
+    len: usize,
+    values: [T; MAX_LANES],
+}
+
+impl<T: Copy + Default> Lanes<T> {
+    /// `lanes` copies of `value`.
+    pub fn splat(value: T, lanes: usize) -> Lanes<T> {
+        std::iter::repeat_n(value, lanes).collect()
+    }
+}
+
+impl<T> Deref for Lanes<T> {
+    type Target = [T];
+    fn deref(&self) -> &[T] {
+        &self.values[..self.len]
+    }
+}
+
+impl<T> DerefMut for Lanes<T> {
+    fn deref_mut(&mut self) -> &mut [T] {
+        &mut self.values[..self.len]
+    }
+}
+
+impl<T: Copy + Default> FromIterator<T> for Lanes<T> {
+    /// Panics beyond [`MAX_LANES`] values.
+    fn from_iter<I: IntoIterator<Item = T>>(iter: I) -> Lanes<T> {
+        let mut lanes = Lanes {
+            len: 0,
+            values: [T::default(); MAX_LANES],
+        };
+        for value in iter {
+            assert!(lanes.len < MAX_LANES, "more than {MAX_LANES} lanes");
+            lanes.values[lanes.len] = value;
+            lanes.len += 1;
+        }
+        lanes
+    }
+}
+
+impl<T: PartialEq> PartialEq for Lanes<T> {
+    fn eq(&self, other: &Lanes<T>) -> bool {
+        **self == **other
+    }
+}
+
+impl<T: Eq> Eq for Lanes<T> {}
+
+impl<T: PartialEq, const N: usize> PartialEq<[T; N]> for Lanes<T> {
+    fn eq(&self, other: &[T; N]) -> bool {
+        **self == other[..]
+    }
+}
+
+impl<T: fmt::Debug> fmt::Debug for Lanes<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
+}
+
+impl<T: Serialize> Serialize for Lanes<T> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        (**self).serialize(s)
+    }
+}
+
+impl<'de, T: Deserialize<'de> + Copy + Default> Deserialize<'de> for Lanes<T> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Lanes<T>, D::Error> {
+        let values = Vec::<T>::deserialize(d)?;
+        if values.len() > MAX_LANES {
+            return Err(de::Error::invalid_length(
+                values.len(),
+                &"at most 32 lane values",
+            ));
+        }
+        Ok(values.into_iter().collect())
+    }
+}
+
+/// One pipeline entry as issued: one subwarp instruction (spec §2 "Entry"). Trace mode carries
+/// no warp, subwarp or PC yet; the tag is the stream index.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Entry {
     pub tag: u32,
@@ -33,9 +122,9 @@ pub struct Entry {
     /// `deg_override` (micro tests): the degree d ≥ 1 instead of the detector's.
     pub deg_override: Option<u32>,
     /// Word address per lane (L entries, AW bits each).
-    pub addrs: Vec<u32>,
+    pub addrs: Lanes<u32>,
     /// Active lanes (L entries).
-    pub act: Vec<bool>,
+    pub act: Lanes<bool>,
 }
 
 impl Entry {
@@ -45,8 +134,8 @@ impl Entry {
             tag,
             kind,
             deg_override: None,
-            addrs: vec![0; lanes],
-            act: vec![true; lanes],
+            addrs: Lanes::splat(0, lanes),
+            act: Lanes::splat(true, lanes),
         }
     }
 
@@ -55,6 +144,27 @@ impl Entry {
         Entry {
             deg_override: Some(d),
             ..Entry::new(tag, Kind::Smem, lanes)
+        }
+    }
+}
+
+/// An entry inside the pipeline: what the latches and FIFOs need of an [`Entry`] (spec §2):
+/// its tag, its kind and its MEM0 service cycles c (D7). c depends on the entry alone, so it
+/// is computed once, when the entry is loaded into F.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct InFlight {
+    pub tag: u32,
+    pub kind: Kind,
+    /// Service cycles c in MEM0 (≥ 1).
+    pub cycles: u32,
+}
+
+impl InFlight {
+    pub fn of(cfg: &Cfg, e: &Entry) -> InFlight {
+        InFlight {
+            tag: e.tag,
+            kind: e.kind,
+            cycles: service_cycles(cfg, e),
         }
     }
 }
@@ -77,7 +187,7 @@ pub fn detector_cfg(p: &Params) -> Cfg {
 /// lanes (an entry with no active lane has d = 1, D6).
 pub fn degree(cfg: &Cfg, e: &Entry) -> u32 {
     e.deg_override.unwrap_or_else(|| {
-        let bytes: Vec<u64> = e.addrs.iter().map(|&w| 4 * w as u64).collect();
+        let bytes: Lanes<u64> = e.addrs.iter().map(|&w| 4 * w as u64).collect();
         degree_of(cfg, &e.act, &bytes).degree
     })
 }
@@ -94,11 +204,14 @@ pub fn service_cycles(cfg: &Cfg, e: &Entry) -> u32 {
 // Components
 // ---------------------------------------------------------------------------------------------
 
+/// A latch: an entry or empty.
+pub type Latch = Option<InFlight>;
+
 /// F, D1..Dk and EXE: one chain of bubble-collapsing latches (spec §3.2 step 7, D2).
 #[derive(Clone, Debug)]
 pub struct FrontEnd {
     /// `[F, D1, .., Dk, EXE]`.
-    latches: Vec<Option<Entry>>,
+    latches: Vec<Latch>,
 }
 
 impl FrontEnd {
@@ -108,20 +221,20 @@ impl FrontEnd {
         }
     }
 
-    pub fn f(&self) -> Option<&Entry> {
+    pub fn f(&self) -> Option<&InFlight> {
         self.latches[0].as_ref()
     }
 
     /// D1..Dk.
-    pub fn d(&self) -> &[Option<Entry>] {
+    pub fn d(&self) -> &[Latch] {
         &self.latches[1..self.latches.len() - 1]
     }
 
-    pub fn exe(&self) -> Option<&Entry> {
+    pub fn exe(&self) -> Option<&InFlight> {
         self.latches.last().and_then(Option::as_ref)
     }
 
-    fn take_exe(&mut self) -> Option<Entry> {
+    fn take_exe(&mut self) -> Option<InFlight> {
         self.latches.last_mut().and_then(Option::take)
     }
 
@@ -137,7 +250,7 @@ impl FrontEnd {
     }
 
     /// Loads F (only when it is free: ¬fe_hold).
-    fn load(&mut self, e: Entry) {
+    fn load(&mut self, e: InFlight) {
         debug_assert!(self.latches[0].is_none());
         self.latches[0] = Some(e);
     }
@@ -145,18 +258,30 @@ impl FrontEnd {
     fn is_empty(&self) -> bool {
         self.latches.iter().all(Option::is_none)
     }
+
+    fn clear(&mut self) {
+        self.latches.fill(None);
+    }
 }
 
 /// The PREMEM FIFO of N entries before MEM0 (spec §4, D11): strict FIFO, no pass-through.
+/// Its storage is allocated once, for N entries.
 #[derive(Clone, Debug)]
 pub struct PreFifo {
-    q: VecDeque<Entry>,
+    q: VecDeque<InFlight>,
     depth: usize,
 }
 
 impl PreFifo {
+    fn new(depth: usize) -> PreFifo {
+        PreFifo {
+            q: VecDeque::with_capacity(depth),
+            depth,
+        }
+    }
+
     /// Entries, oldest first.
-    pub fn entries(&self) -> impl Iterator<Item = &Entry> {
+    pub fn entries(&self) -> impl ExactSizeIterator<Item = &InFlight> {
         self.q.iter()
     }
 
@@ -167,28 +292,40 @@ impl PreFifo {
     pub fn is_empty(&self) -> bool {
         self.q.is_empty()
     }
+
+    fn push(&mut self, e: InFlight) {
+        debug_assert!(self.q.len() < self.depth, "PRE overflow");
+        self.q.push_back(e);
+    }
 }
 
 /// MEM0..MEM(M−1) (spec §3.2 steps 1, 3). MEM0 holds an entry for its `rem` service cycles.
 #[derive(Clone, Debug)]
 pub struct MemPath {
-    stages: Vec<Option<Entry>>,
+    stages: Vec<Latch>,
     /// Service cycles left for the MEM0 entry, the current one included (0 when empty).
     rem: u32,
 }
 
 impl MemPath {
+    fn new(m: usize) -> MemPath {
+        MemPath {
+            stages: vec![None; m],
+            rem: 0,
+        }
+    }
+
     /// MEM0 with its `rem`.
-    pub fn mem0(&self) -> Option<(&Entry, u32)> {
+    pub fn mem0(&self) -> Option<(&InFlight, u32)> {
         self.stages[0].as_ref().map(|e| (e, self.rem))
     }
 
     /// MEM0..MEM(M−1).
-    pub fn stages(&self) -> &[Option<Entry>] {
+    pub fn stages(&self) -> &[Latch] {
         &self.stages
     }
 
-    fn last(&self) -> &Option<Entry> {
+    fn last(&self) -> &Latch {
         self.stages.last().expect("M ≥ 1")
     }
 
@@ -217,7 +354,7 @@ impl MemPath {
 
     /// Step 3: MEM_last leaves iff `selected` (returned), then the ripple from the end; MEM0
     /// moves iff done and MEM1 is free.
-    fn advance(&mut self, selected: bool, mem0_done: bool) -> Option<Entry> {
+    fn advance(&mut self, selected: bool, mem0_done: bool) -> Option<InFlight> {
         let m = self.stages.len();
         let left = if selected {
             self.stages[m - 1].take()
@@ -242,29 +379,34 @@ impl MemPath {
         self.stages[0].is_none()
     }
 
-    /// MEM0 takes `e` for `c` service cycles (steps 5, 6).
-    fn enter(&mut self, e: Entry, c: u32) {
+    /// MEM0 takes `e` for its `c` service cycles (steps 5, 6).
+    fn enter(&mut self, e: InFlight) {
         debug_assert!(self.mem0_free());
         self.stages[0] = Some(e);
-        self.rem = c;
+        self.rem = e.cycles;
     }
 
     fn is_empty(&self) -> bool {
         self.stages.iter().all(Option::is_none)
     }
+
+    fn clear(&mut self) {
+        self.stages.fill(None);
+        self.rem = 0;
+    }
 }
 
 /// The NONMEM FIFO of Q entries (Elastic, spec §4, D12); each entry with its age (1 in its first
-/// NQ cycle, for `nonmem_min_age`).
+/// NQ cycle, for `nonmem_min_age`). Its storage is allocated once, for Q entries.
 #[derive(Clone, Debug)]
 pub struct NonmemFifo {
-    q: VecDeque<(Entry, u32)>,
+    q: VecDeque<(InFlight, u32)>,
     depth: usize,
 }
 
 impl NonmemFifo {
     /// Entries, oldest first.
-    pub fn entries(&self) -> impl Iterator<Item = &Entry> {
+    pub fn entries(&self) -> impl ExactSizeIterator<Item = &InFlight> {
         self.q.iter().map(|(e, _)| e)
     }
 
@@ -282,7 +424,7 @@ impl NonmemFifo {
 #[derive(Clone, Debug)]
 pub enum Nonmem {
     None,
-    Latches(Vec<Option<Entry>>),
+    Latches(Vec<Latch>),
     Fifo(NonmemFifo),
 }
 
@@ -292,7 +434,7 @@ impl Nonmem {
             PipeMode::Unified => Nonmem::None,
             PipeMode::Split => Nonmem::Latches(vec![None; p.nm_slots()]),
             PipeMode::Elastic => Nonmem::Fifo(NonmemFifo {
-                q: VecDeque::new(),
+                q: VecDeque::with_capacity(p.nq_slots()),
                 depth: p.nq_slots(),
             }),
         }
@@ -300,7 +442,7 @@ impl Nonmem {
 
     /// Step 4: the selected NQ head dequeues, or the NM latches shift as the MEM path does
     /// (NM_last leaves iff selected). Returns the entry that left for WB.
-    fn advance(&mut self, selected: bool) -> Option<Entry> {
+    fn advance(&mut self, selected: bool) -> Option<InFlight> {
         match self {
             Nonmem::None => None,
             Nonmem::Latches(nm) => {
@@ -330,6 +472,14 @@ impl Nonmem {
             Nonmem::Fifo(nq) => nq.is_empty(),
         }
     }
+
+    fn clear(&mut self) {
+        match self {
+            Nonmem::None => {}
+            Nonmem::Latches(nm) => nm.fill(None),
+            Nonmem::Fifo(nq) => nq.q.clear(),
+        }
+    }
 }
 
 /// Where step 5 sends the EXE entry.
@@ -344,11 +494,19 @@ enum ExeTo {
 }
 
 /// What WB holds during a cycle.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum WbContent {
     Empty,
     Icnt,
-    Entry(Entry),
+    Entry(InFlight),
+}
+
+/// The end-of-cycle outcome of one cycle (spec §3.2 step 7, §3.3): fe_hold (the front end did
+/// not accept, in_ready = ¬fe_hold) and its cause.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Stall {
+    pub fe_hold: bool,
+    pub cause: Cause,
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -378,22 +536,32 @@ impl Pipeline {
             cfg: detector_cfg(p),
             t: 0,
             fe: FrontEnd::new(p.fe_depth as usize),
-            pre: PreFifo {
-                q: VecDeque::new(),
-                depth: p.pre_slots(),
-            },
-            mem: MemPath {
-                stages: vec![None; p.mem_stages as usize],
-                rem: 0,
-            },
+            pre: PreFifo::new(p.pre_slots()),
+            mem: MemPath::new(p.mem_stages as usize),
             nonmem: Nonmem::new(p),
             wb: WbContent::Empty,
             wb_src: WbSrc::None,
         }
     }
 
+    /// Back to the reset state (spec §3.1) in place: [`Pipeline::new`] without reallocating.
+    pub fn reset(&mut self) {
+        self.t = 0;
+        self.fe.clear();
+        self.pre.q.clear();
+        self.mem.clear();
+        self.nonmem.clear();
+        self.wb = WbContent::Empty;
+        self.wb_src = WbSrc::None;
+    }
+
     pub fn params(&self) -> &Params {
         &self.p
+    }
+
+    /// The detector configuration of MEM0 ([`detector_cfg`]).
+    pub fn cfg(&self) -> &Cfg {
+        &self.cfg
     }
 
     /// The cycle the next [`Pipeline::cycle`] call evaluates.
@@ -434,7 +602,10 @@ impl Pipeline {
     /// ICNT data into WB for the next cycle. Returns the record of this cycle (contents during
     /// t, fe_hold and cause of t) and advances to t + 1.
     pub fn cycle(&mut self, offer: Option<&Entry>, icnt_valid: bool) -> Record {
-        self.cycle_with(icnt_valid, |in_ready| offer.filter(|_| in_ready).cloned())
+        let cfg = self.cfg;
+        self.record_cycle(icnt_valid, |in_ready| {
+            offer.filter(|_| in_ready).map(|e| InFlight::of(&cfg, e))
+        })
     }
 
     /// [`Pipeline::cycle`] with the issue source asked once `in_ready` = ¬fe_hold is known
@@ -445,7 +616,33 @@ impl Pipeline {
         icnt_valid: bool,
         source: impl FnOnce(bool) -> Option<Entry>,
     ) -> Record {
+        let cfg = self.cfg;
+        self.record_cycle(icnt_valid, |in_ready| {
+            source(in_ready).map(|e| InFlight::of(&cfg, &e))
+        })
+    }
+
+    /// [`Pipeline::step_with`], plus the record of the cycle.
+    fn record_cycle(
+        &mut self,
+        icnt_valid: bool,
+        source: impl FnOnce(bool) -> Option<InFlight>,
+    ) -> Record {
         let mut record = self.snapshot();
+        let stall = self.step_with(icnt_valid, source);
+        record.fe_hold = stall.fe_hold;
+        record.cause = stall.cause;
+        record
+    }
+
+    /// One clock cycle without a record (spec §3.2 steps 1–8): the latches during the cycle are
+    /// this pipeline's state before the call. The source is asked as in
+    /// [`Pipeline::cycle_with`], with the entry in its in-flight form.
+    pub fn step_with(
+        &mut self,
+        icnt_valid: bool,
+        source: impl FnOnce(bool) -> Option<InFlight>,
+    ) -> Stall {
         // Start-of-cycle facts (§3.2: MUX controls and PRE-full use the start state; §3.3).
         let conflict_busy = self.mem.conflict_busy();
         let p_start = self.pre.len();
@@ -478,8 +675,7 @@ impl Pipeline {
         if let Some(e) = source(!fe_hold).filter(|_| !fe_hold) {
             self.fe.load(e);
         }
-        record.fe_hold = fe_hold;
-        record.cause = match exe_kind {
+        let cause = match exe_kind {
             Some(kind) if fe_hold => self.cause(kind, conflict_busy, p_start, src),
             _ => Cause::None,
         };
@@ -487,7 +683,7 @@ impl Pipeline {
         self.wb = wb;
         self.wb_src = src;
         self.t += 1;
-        record
+        Stall { fe_hold, cause }
     }
 
     /// Step 2: the first available source in the mode's priority list (D9, D14).
@@ -495,12 +691,14 @@ impl Pipeline {
     fn select(&self, icnt_valid: bool, mem0_done: bool) -> WbSrc {
         let icnt = (icnt_valid, WbSrc::Icnt);
         let mem = (self.mem.offers_wb(mem0_done), WbSrc::Mem);
+        let absent = (false, WbSrc::None);
         let order = match &self.nonmem {
-            Nonmem::None => vec![icnt, mem],
-            Nonmem::Latches(nm) => vec![
+            Nonmem::None => [icnt, mem, absent, absent],
+            Nonmem::Latches(nm) => [
                 icnt,
                 mem,
                 (nm.last().is_some_and(Option::is_some), WbSrc::Nm),
+                absent,
             ],
             Nonmem::Fifo(nq) => {
                 // Debug mode nonmem_min_age = a > 0: EXE is no source, the head needs age ≥ a.
@@ -509,8 +707,8 @@ impl Pipeline {
                 let exe_alu = self.fe.exe().is_some_and(|e| !e.kind.is_mem());
                 let exe = (a == 0 && exe_alu, WbSrc::Exe);
                 match self.p.wb_priority {
-                    WbPriority::MemFirst => vec![icnt, mem, head, exe],
-                    WbPriority::NonmemFirst => vec![icnt, head, mem, exe],
+                    WbPriority::MemFirst => [icnt, mem, head, exe],
+                    WbPriority::NonmemFirst => [icnt, head, mem, exe],
                 }
             }
         };
@@ -521,7 +719,7 @@ impl Pipeline {
     }
 
     /// Step 5: where the EXE entry `e` goes.
-    fn exe_destination(&self, e: &Entry, selected: bool, p_start: usize) -> ExeTo {
+    fn exe_destination(&self, e: &InFlight, selected: bool, p_start: usize) -> ExeTo {
         let mem0_free = self.mem.mem0_free();
         let or_hold = |ok: bool, to: ExeTo| if ok { to } else { ExeTo::Hold };
         match (&self.nonmem, e.kind.is_mem()) {
@@ -542,18 +740,15 @@ impl Pipeline {
     }
 
     /// Step 5: moves the EXE entry. Returns it when it goes to WB (Elastic ALU granted in step 2).
-    fn exe_output(&mut self, selected: bool, p_start: usize) -> Option<Entry> {
+    fn exe_output(&mut self, selected: bool, p_start: usize) -> Option<InFlight> {
         let to = self.exe_destination(self.fe.exe()?, selected, p_start);
         if to == ExeTo::Hold {
             return None;
         }
         let e = self.fe.take_exe().expect("EXE valid");
         match (to, &mut self.nonmem) {
-            (ExeTo::Mem0, _) => {
-                let c = service_cycles(&self.cfg, &e);
-                self.mem.enter(e, c);
-            }
-            (ExeTo::Pre, _) => self.pre.q.push_back(e),
+            (ExeTo::Mem0, _) => self.mem.enter(e),
+            (ExeTo::Pre, _) => self.pre.push(e),
             (ExeTo::Nm0, Nonmem::Latches(nm)) => nm[0] = Some(e),
             (ExeTo::Nq, Nonmem::Fifo(nq)) => nq.q.push_back((e, 1)),
             (ExeTo::Wb, _) => return Some(e),
@@ -566,8 +761,7 @@ impl Pipeline {
     fn pre_to_mem0(&mut self) {
         if self.mem.mem0_free() {
             if let Some(e) = self.pre.q.pop_front() {
-                let c = service_cycles(&self.cfg, &e);
-                self.mem.enter(e, c);
+                self.mem.enter(e);
             }
         }
     }
@@ -596,7 +790,7 @@ impl Pipeline {
     /// The latches during the coming cycle, as a record (fe_hold and cause are filled in by
     /// [`Pipeline::cycle`]).
     fn snapshot(&self) -> Record {
-        let tag = |e: &Option<Entry>| e.as_ref().map(|e| e.tag);
+        let tag = |e: &Latch| e.map(|e| e.tag);
         let elastic = self.p.pipe_mode == PipeMode::Elastic;
         Record {
             t: self.t,
@@ -615,14 +809,19 @@ impl Pipeline {
                 Nonmem::Latches(nm) => Some(nm.iter().map(tag).collect()),
                 _ => None,
             },
-            wb: match &self.wb {
-                WbContent::Empty => Wb::Empty,
-                WbContent::Icnt => Wb::Icnt,
-                WbContent::Entry(e) => Wb::Entry(e.tag),
-            },
+            wb: self.wb_shown(),
             wb_src: self.wb_src,
             fe_hold: false,
             cause: Cause::None,
+        }
+    }
+
+    /// WB during the coming cycle, as the record shows it.
+    fn wb_shown(&self) -> Wb {
+        match self.wb {
+            WbContent::Empty => Wb::Empty,
+            WbContent::Icnt => Wb::Icnt,
+            WbContent::Entry(e) => Wb::Entry(e.tag),
         }
     }
 }
@@ -815,164 +1014,296 @@ impl Summary {
 // Ports
 // ---------------------------------------------------------------------------------------------
 
-/// Bits `lo..lo+width` of a little-endian word buffer.
-fn bits(words: &[u64], lo: usize, width: usize) -> u64 {
-    (0..width).fold(0, |v, b| {
-        let bit = lo + b;
-        v | (words[bit / 64] >> (bit % 64) & 1) << b
-    })
+/// One latch's taps `<stage>_valid` / `<stage>_tag` (spec §6), as `Some(tag)` or `None`.
+#[derive(Clone, Copy, Debug)]
+struct Tap {
+    valid: Word,
+    tag: Word,
 }
 
-fn read(layout: &Layout, buf: &[u64], name: &str) -> u64 {
-    layout.read_out(buf, name)
+impl Tap {
+    fn new(layout: &Layout, stage: &str) -> Tap {
+        let (valid, tag) = stage_ports(stage);
+        Tap {
+            valid: Word::of(layout.out_slot(&valid)),
+            tag: Word::of(layout.out_slot(&tag)),
+        }
+    }
+
+    fn get(&self, buf: &[u64]) -> Option<u32> {
+        (self.valid.get(buf) == 1).then(|| self.tag.get(buf) as u32)
+    }
+
+    fn set(&self, buf: &mut [u64], tag: Option<u32>) {
+        self.valid.set(buf, tag.is_some() as u64);
+        self.tag.set(buf, tag.unwrap_or(0) as u64);
+    }
 }
 
-fn write(layout: &Layout, buf: &mut [u64], name: &str, v: u64) {
-    layout.write_out(buf, name, v)
+/// Latch taps in order, one tag each.
+fn set_latches(taps: &[Tap], tags: impl Iterator<Item = Option<u32>>, buf: &mut [u64]) {
+    for (tap, tag) in taps.iter().zip(tags) {
+        tap.set(buf, tag);
+    }
 }
 
-/// The latch taps `<stage>_valid` / `<stage>_tag` as `Some(tag)` or `None`.
-fn tap(layout: &Layout, buf: &[u64], stage: &str) -> Option<u32> {
-    let (valid, tag) = stage_ports(stage);
-    (read(layout, buf, &valid) == 1).then(|| read(layout, buf, &tag) as u32)
+/// A FIFO's slot taps (oldest first, the rest empty) and its count.
+fn set_fifo(taps: &[Tap], count: Word, tags: impl ExactSizeIterator<Item = u32>, buf: &mut [u64]) {
+    count.set(buf, tags.len() as u64);
+    let mut tags = tags;
+    for tap in taps {
+        tap.set(buf, tags.next());
+    }
 }
 
-fn put_tap(layout: &Layout, buf: &mut [u64], stage: &str, tag: Option<u32>) {
-    let (valid, tag_port) = stage_ports(stage);
-    write(layout, buf, &valid, tag.is_some() as u64);
-    write(layout, buf, &tag_port, tag.unwrap_or(0) as u64);
+/// The trace-mode top's output ports (spec §3.5, §6) resolved once: the record ⇄ output-buffer
+/// mapping. FIFO contents are the valid slots in slot order.
+#[derive(Clone, Debug)]
+pub struct RecordPorts {
+    mode: PipeMode,
+    in_ready: Word,
+    fe_hold: Word,
+    cause: Word,
+    wb_valid: Word,
+    wb_icnt: Word,
+    wb_tag: Word,
+    wb_src: Word,
+    mem0_rem: Word,
+    pre_count: Word,
+    nq_count: Word,
+    f: Tap,
+    /// D1..Dk.
+    d: Vec<Tap>,
+    exe: Tap,
+    pre: Vec<Tap>,
+    /// MEM0..MEM(M−1).
+    mem: Vec<Tap>,
+    nq: Vec<Tap>,
+    nm: Vec<Tap>,
 }
 
-/// The stage names of `p`'s latches by group (the order of `stages(p)`).
-fn names(prefix: &str, range: std::ops::Range<usize>) -> impl Iterator<Item = String> + '_ {
-    range.map(move |i| format!("{prefix}{i}"))
+impl RecordPorts {
+    /// The output ports of `p`'s trace-mode top in `layout` (panics on a missing port).
+    pub fn new(p: &Params, layout: &Layout) -> RecordPorts {
+        let word = |name: &str| Word::of(layout.out_slot(name));
+        let taps = |prefix: &str, range: std::ops::Range<usize>| -> Vec<Tap> {
+            range
+                .map(|i| Tap::new(layout, &format!("{prefix}{i}")))
+                .collect()
+        };
+        RecordPorts {
+            mode: p.pipe_mode,
+            in_ready: word(port::IN_READY),
+            fe_hold: word(port::FE_HOLD),
+            cause: word(port::CAUSE),
+            wb_valid: word(port::WB_VALID),
+            wb_icnt: word(port::WB_ICNT),
+            wb_tag: word(port::WB_TAG),
+            wb_src: word(port::WB_SRC),
+            mem0_rem: word(port::MEM0_REM),
+            pre_count: word(port::PRE_COUNT),
+            nq_count: word(port::NQ_COUNT),
+            f: Tap::new(layout, "f"),
+            d: taps("d", 1..p.fe_depth as usize + 1),
+            exe: Tap::new(layout, "exe"),
+            pre: taps("pre", 0..p.pre_slots()),
+            mem: taps("mem", 0..p.mem_stages as usize),
+            nq: taps("nq", 0..p.nq_slots()),
+            nm: taps("nm", 0..p.nm_slots()),
+        }
+    }
+
+    /// Decodes one cycle's output buffer into its record (see [`record_from_outputs`]).
+    pub fn record(&self, t: u64, outputs: &[u64]) -> Record {
+        let latches = |taps: &[Tap]| -> Vec<Option<u32>> {
+            taps.iter().map(|tap| tap.get(outputs)).collect()
+        };
+        let fifo =
+            |taps: &[Tap]| -> Vec<u32> { taps.iter().filter_map(|tap| tap.get(outputs)).collect() };
+        let mode = self.mode;
+        let wb = match (self.wb_valid.get(outputs), self.wb_icnt.get(outputs)) {
+            (0, _) => Wb::Empty,
+            (_, 1) => Wb::Icnt,
+            _ => Wb::Entry(self.wb_tag.get(outputs) as u32),
+        };
+        Record {
+            t,
+            f: self.f.get(outputs),
+            d: latches(&self.d),
+            exe: self.exe.get(outputs),
+            pre: (mode == PipeMode::Elastic).then(|| fifo(&self.pre)),
+            mem0: self.mem[0].get(outputs),
+            rem: self.mem0_rem.get(outputs) as u32,
+            mem: latches(&self.mem[1..]),
+            nq: (mode == PipeMode::Elastic).then(|| fifo(&self.nq)),
+            nm: (mode == PipeMode::Split).then(|| latches(&self.nm)),
+            wb,
+            wb_src: WbSrc::from_bits(self.wb_src.get(outputs)).unwrap_or(WbSrc::None),
+            fe_hold: self.fe_hold.get(outputs) == 1,
+            cause: Cause::from_bits(self.cause.get(outputs)).unwrap_or(Cause::Other),
+        }
+    }
+
+    /// Writes `r` onto the output ports (see [`encode_record`]).
+    pub fn write(&self, r: &Record, outputs: &mut [u64]) {
+        self.write_stall(
+            Stall {
+                fe_hold: r.fe_hold,
+                cause: r.cause,
+            },
+            outputs,
+        );
+        self.write_wb(r.wb, r.wb_src, outputs);
+        self.mem0_rem.set(outputs, r.rem as u64);
+        let pre = r.pre.as_deref().unwrap_or_default();
+        let nq = r.nq.as_deref().unwrap_or_default();
+        set_fifo(&self.pre, self.pre_count, pre.iter().copied(), outputs);
+        set_fifo(&self.nq, self.nq_count, nq.iter().copied(), outputs);
+        self.f.set(outputs, r.f);
+        set_latches(&self.d, r.d.iter().copied(), outputs);
+        self.exe.set(outputs, r.exe);
+        self.mem[0].set(outputs, r.mem0);
+        set_latches(&self.mem[1..], r.mem.iter().copied(), outputs);
+        set_latches(&self.nm, r.nm.iter().flatten().copied(), outputs);
+    }
+
+    /// Writes what the outputs show of `pipe` during its coming cycle: every port of the record
+    /// [`Pipeline::cycle`] would return except in_ready, fe_hold and cause
+    /// ([`RecordPorts::write_stall`]), without building the record.
+    pub fn write_state(&self, pipe: &Pipeline, outputs: &mut [u64]) {
+        let tag = |e: &Latch| e.map(|e| e.tag);
+        self.write_wb(pipe.wb_shown(), pipe.wb_src, outputs);
+        let rem = pipe.mem.mem0().map_or(0, |(_, rem)| rem);
+        self.mem0_rem.set(outputs, rem as u64);
+        set_fifo(
+            &self.pre,
+            self.pre_count,
+            pipe.pre.entries().map(|e| e.tag),
+            outputs,
+        );
+        match &pipe.nonmem {
+            Nonmem::Fifo(nq) => set_fifo(
+                &self.nq,
+                self.nq_count,
+                nq.entries().map(|e| e.tag),
+                outputs,
+            ),
+            _ => self.nq_count.set(outputs, 0),
+        }
+        if let Nonmem::Latches(nm) = &pipe.nonmem {
+            set_latches(&self.nm, nm.iter().map(tag), outputs);
+        }
+        self.f.set(outputs, pipe.fe.f().map(|e| e.tag));
+        set_latches(&self.d, pipe.fe.d().iter().map(tag), outputs);
+        self.exe.set(outputs, pipe.fe.exe().map(|e| e.tag));
+        set_latches(&self.mem, pipe.mem.stages().iter().map(tag), outputs);
+    }
+
+    /// Writes in_ready = ¬fe_hold, fe_hold and cause.
+    pub fn write_stall(&self, s: Stall, outputs: &mut [u64]) {
+        self.in_ready.set(outputs, !s.fe_hold as u64);
+        self.fe_hold.set(outputs, s.fe_hold as u64);
+        self.cause.set(outputs, s.cause as u64);
+    }
+
+    fn write_wb(&self, wb: Wb, src: WbSrc, outputs: &mut [u64]) {
+        self.wb_valid.set(outputs, (wb != Wb::Empty) as u64);
+        self.wb_icnt.set(outputs, (wb == Wb::Icnt) as u64);
+        let tag = match wb {
+            Wb::Entry(tag) => tag as u64,
+            _ => 0,
+        };
+        self.wb_tag.set(outputs, tag);
+        self.wb_src.set(outputs, src as u64);
+    }
 }
 
 /// Decodes one cycle's output buffer into its record. Model and RTL records both come from
 /// here. FIFO contents are the valid slots in slot order. Bit patterns no record can express (a
 /// tag on an empty latch, `pre_count` disagreeing with the valid bits, unused `cause`/`wb_src`
 /// codes, which decode as `other`/`NONE`) vanish here: compare the buffers as well.
+/// Resolves the ports on every call: per-cycle loops keep a [`RecordPorts`] instead.
 pub fn record_from_outputs(p: &Params, layout: &Layout, t: u64, outputs: &[u64]) -> Record {
-    let taps = |prefix: &str, range| -> Vec<Option<u32>> {
-        names(prefix, range)
-            .map(|s| tap(layout, outputs, &s))
-            .collect()
-    };
-    let fifo =
-        |prefix: &str, n: usize| -> Vec<u32> { taps(prefix, 0..n).into_iter().flatten().collect() };
-    let m = p.mem_stages as usize;
-    let wb = match (
-        read(layout, outputs, port::WB_VALID),
-        read(layout, outputs, port::WB_ICNT),
-    ) {
-        (0, _) => Wb::Empty,
-        (_, 1) => Wb::Icnt,
-        _ => Wb::Entry(read(layout, outputs, port::WB_TAG) as u32),
-    };
-    let fe_hold = read(layout, outputs, port::FE_HOLD) == 1;
-    Record {
-        t,
-        f: tap(layout, outputs, "f"),
-        d: taps("d", 1..p.fe_depth as usize + 1),
-        exe: tap(layout, outputs, "exe"),
-        pre: (p.pipe_mode == PipeMode::Elastic).then(|| fifo("pre", p.pre_slots())),
-        mem0: tap(layout, outputs, "mem0"),
-        rem: read(layout, outputs, port::MEM0_REM) as u32,
-        mem: taps("mem", 1..m),
-        nq: (p.pipe_mode == PipeMode::Elastic).then(|| fifo("nq", p.nq_slots())),
-        nm: (p.pipe_mode == PipeMode::Split).then(|| taps("nm", 0..p.nm_slots())),
-        wb,
-        wb_src: WbSrc::from_bits(read(layout, outputs, port::WB_SRC)).unwrap_or(WbSrc::None),
-        fe_hold,
-        cause: Cause::from_bits(read(layout, outputs, port::CAUSE)).unwrap_or(Cause::Other),
-    }
+    RecordPorts::new(p, layout).record(t, outputs)
 }
 
 /// Writes `r` onto the output ports (the inverse of [`record_from_outputs`]; `in_ready` =
-/// ¬fe_hold).
+/// ¬fe_hold). Resolves the ports on every call, as [`record_from_outputs`] does.
 pub fn encode_record(p: &Params, layout: &Layout, r: &Record, outputs: &mut [u64]) {
-    let w = |buf: &mut [u64], name: &str, v: u64| write(layout, buf, name, v);
-    w(outputs, port::IN_READY, !r.fe_hold as u64);
-    w(outputs, port::FE_HOLD, r.fe_hold as u64);
-    w(outputs, port::CAUSE, r.cause as u64);
-    w(outputs, port::WB_VALID, (r.wb != Wb::Empty) as u64);
-    w(outputs, port::WB_ICNT, (r.wb == Wb::Icnt) as u64);
-    let wb_tag = match r.wb {
-        Wb::Entry(tag) => tag as u64,
-        _ => 0,
-    };
-    w(outputs, port::WB_TAG, wb_tag);
-    w(outputs, port::WB_SRC, r.wb_src as u64);
-    w(outputs, port::MEM0_REM, r.rem as u64);
-    let pre = r.pre.clone().unwrap_or_default();
-    let nq = r.nq.clone().unwrap_or_default();
-    w(outputs, port::PRE_COUNT, pre.len() as u64);
-    w(outputs, port::NQ_COUNT, nq.len() as u64);
-    put_tap(layout, outputs, "f", r.f);
-    for (s, &tag) in names("d", 1..p.fe_depth as usize + 1).zip(&r.d) {
-        put_tap(layout, outputs, &s, tag);
+    RecordPorts::new(p, layout).write(r, outputs)
+}
+
+/// The trace-mode top's input ports (spec §6) resolved once.
+#[derive(Clone, Debug)]
+struct OfferPorts {
+    reset: Word,
+    in_valid: Word,
+    in_tag: Word,
+    in_kind: Word,
+    in_deg: Word,
+    in_addr: Slot,
+    in_act: Word,
+    icnt_valid: Word,
+    lanes: usize,
+    addr_bits: usize,
+}
+
+impl OfferPorts {
+    fn new(p: &Params, layout: &Layout) -> OfferPorts {
+        let word = |name: &str| Word::of(layout.in_slot(name));
+        OfferPorts {
+            reset: word("reset"),
+            in_valid: word(port::IN_VALID),
+            in_tag: word(port::IN_TAG),
+            in_kind: word(port::IN_KIND),
+            in_deg: word(port::IN_DEG),
+            in_addr: layout.in_slot(port::IN_ADDR).clone(),
+            in_act: word(port::IN_ACT),
+            icnt_valid: word(port::ICNT_VALID),
+            lanes: p.lanes as usize,
+            addr_bits: p.addr_bits as usize,
+        }
     }
-    put_tap(layout, outputs, "exe", r.exe);
-    for (i, s) in names("pre", 0..p.pre_slots()).enumerate() {
-        put_tap(layout, outputs, &s, pre.get(i).copied());
-    }
-    put_tap(layout, outputs, "mem0", r.mem0);
-    for (s, &tag) in names("mem", 1..p.mem_stages as usize).zip(&r.mem) {
-        put_tap(layout, outputs, &s, tag);
-    }
-    for (i, s) in names("nq", 0..p.nq_slots()).enumerate() {
-        put_tap(layout, outputs, &s, nq.get(i).copied());
-    }
-    for (s, &tag) in names("nm", 0..p.nm_slots()).zip(r.nm.iter().flatten()) {
-        put_tap(layout, outputs, &s, tag);
+
+    /// The entry offered on `in_*`, if `in_valid`.
+    fn offer(&self, inputs: &[u64]) -> Option<Entry> {
+        if self.in_valid.get(inputs) == 0 {
+            return None;
+        }
+        let addr = self.in_addr.of(inputs);
+        let act = self.in_act.get(inputs);
+        let deg = self.in_deg.get(inputs) as u32;
+        Some(Entry {
+            tag: self.in_tag.get(inputs) as u32,
+            kind: Kind::from_bits(self.in_kind.get(inputs)),
+            deg_override: (deg != 0).then_some(deg),
+            addrs: (0..self.lanes)
+                .map(|l| lane_field(addr, l, self.addr_bits) as u32)
+                .collect(),
+            act: (0..self.lanes).map(|l| act >> l & 1 == 1).collect(),
+        })
     }
 }
 
 /// The pipeline on the trace-mode ports (contract: outputs show cycle t's latches and fe_hold,
-/// then the edge; `reset` high empties everything at the edge).
+/// then the edge; `reset` high empties everything at the edge). Steps without building records.
 pub struct Model {
-    params: Params,
-    layout: Layout,
     pipe: Pipeline,
+    inputs: OfferPorts,
+    outputs: RecordPorts,
 }
 
 impl Model {
     pub fn new(params: &Params, layout: &Layout) -> Model {
         Model {
-            params: params.clone(),
-            layout: layout.clone(),
             pipe: Pipeline::new(params),
+            inputs: OfferPorts::new(params, layout),
+            outputs: RecordPorts::new(params, layout),
         }
     }
 
     pub fn pipeline(&self) -> &Pipeline {
         &self.pipe
-    }
-
-    fn input(&self, inputs: &[u64], name: &str) -> u64 {
-        self.layout.input(name).map_or(0, |s| s.of(inputs)[0])
-    }
-
-    /// The entry offered on `in_*`, if `in_valid`.
-    fn offer(&self, inputs: &[u64]) -> Option<Entry> {
-        if self.input(inputs, port::IN_VALID) == 0 {
-            return None;
-        }
-        let (l, aw) = (self.params.lanes as usize, self.params.addr_bits as usize);
-        let addr = self
-            .layout
-            .input(port::IN_ADDR)
-            .expect("in_addr port")
-            .of(inputs);
-        let act = self.input(inputs, port::IN_ACT);
-        let deg = self.input(inputs, port::IN_DEG) as u32;
-        Some(Entry {
-            tag: self.input(inputs, port::IN_TAG) as u32,
-            kind: Kind::from_bits(self.input(inputs, port::IN_KIND)),
-            deg_override: (deg != 0).then_some(deg),
-            addrs: (0..l).map(|i| bits(addr, i * aw, aw) as u32).collect(),
-            act: (0..l).map(|i| act >> i & 1 == 1).collect(),
-        })
     }
 }
 
@@ -982,12 +1313,18 @@ impl Simulator for Model {
     }
 
     fn step(&mut self, inputs: &[u64], outputs: &mut [u64]) {
-        let offer = self.offer(inputs);
-        let icnt = self.input(inputs, port::ICNT_VALID) == 1;
-        let record = self.pipe.cycle(offer.as_ref(), icnt);
-        encode_record(&self.params, &self.layout, &record, outputs);
-        if self.input(inputs, "reset") == 1 {
-            self.pipe = Pipeline::new(&self.params);
+        // The latches during t (§3.5), then the cycle's fe_hold and cause.
+        self.outputs.write_state(&self.pipe, outputs);
+        let icnt = self.inputs.icnt_valid.get(inputs) == 1;
+        let (offer, cfg) = (&self.inputs, self.pipe.cfg);
+        // The offer is decoded only when the front end accepts it.
+        let stall = self.pipe.step_with(icnt, |in_ready| {
+            let e = in_ready.then(|| offer.offer(inputs)).flatten()?;
+            Some(InFlight::of(&cfg, &e))
+        });
+        self.outputs.write_stall(stall, outputs);
+        if self.inputs.reset.get(inputs) == 1 {
+            self.pipe.reset();
         }
     }
 }
@@ -995,6 +1332,7 @@ impl Simulator for Model {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use smrtl_hdl::bank_conflict_detector::Mode;
     use smrtl_hdl::elastic_pipeline::ports;
 
     fn micro(mode: PipeMode) -> Params {
@@ -1036,6 +1374,25 @@ mod tests {
     }
 
     #[test]
+    fn entry_lanes_as_slices_and_json() {
+        let e = Entry {
+            addrs: (0..8).map(|l| 8 * l).collect(),
+            ..Entry::new(3, Kind::Smem, 8)
+        };
+        assert_eq!(e.addrs.len(), 8);
+        assert_eq!(e.addrs[2], 16);
+        assert_eq!(e.act, [true; 8]);
+        let json = serde_json::to_string(&e).unwrap();
+        assert!(
+            json.contains(r#""addrs":[0,8,16,24,32,40,48,56]"#),
+            "{json}"
+        );
+        assert_eq!(serde_json::from_str::<Entry>(&json).unwrap(), e);
+        let too_many = json.replace("[0,8,", &format!("[{}0,8,", "0,".repeat(32)));
+        assert!(serde_json::from_str::<Entry>(&too_many).is_err());
+    }
+
+    #[test]
     fn outputs_round_trip() {
         for mode in [PipeMode::Unified, PipeMode::Split, PipeMode::Elastic] {
             let p = micro(mode);
@@ -1062,6 +1419,136 @@ mod tests {
         }
     }
 
+    /// A small deterministic generator (no dependency for one test).
+    struct Lcg(u64);
+
+    impl Lcg {
+        fn below(&mut self, n: u64) -> u64 {
+            self.0 = self
+                .0
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (self.0 >> 33) % n
+        }
+    }
+
+    /// The port-level [`Model`] (no records) writes exactly the encoded records of
+    /// [`Pipeline::cycle`], resets included, in every mode.
+    #[test]
+    fn model_outputs_are_the_encoded_records() {
+        let mut rng = Lcg(1);
+        for (mode, m, n, q, ports_p, broadcast, priority, min_age) in [
+            (
+                PipeMode::Unified,
+                4,
+                3,
+                4,
+                1,
+                Mode::Multicast,
+                WbPriority::MemFirst,
+                0,
+            ),
+            (
+                PipeMode::Split,
+                2,
+                0,
+                0,
+                2,
+                Mode::Literal,
+                WbPriority::MemFirst,
+                0,
+            ),
+            (
+                PipeMode::Elastic,
+                4,
+                3,
+                4,
+                1,
+                Mode::Multicast,
+                WbPriority::MemFirst,
+                0,
+            ),
+            (
+                PipeMode::Elastic,
+                1,
+                0,
+                1,
+                1,
+                Mode::GpgpusimLimited,
+                WbPriority::NonmemFirst,
+                0,
+            ),
+            (
+                PipeMode::Elastic,
+                2,
+                2,
+                3,
+                2,
+                Mode::Literal,
+                WbPriority::MemFirst,
+                2,
+            ),
+        ] {
+            let p = Params {
+                pipe_mode: mode,
+                mem_stages: m,
+                premem_depth: n,
+                nonmem_depth: q,
+                fe_depth: 2,
+                ports: ports_p,
+                broadcast,
+                wb_priority: priority,
+                nonmem_min_age: min_age,
+                ..Params::default()
+            };
+            let layout = Layout::new(&ports(&p));
+            let mut model = Model::new(&p, &layout);
+            let mut pipe = Pipeline::new(&p);
+            let (mut fast, mut encoded) = (vec![0; layout.out_words], vec![0; layout.out_words]);
+            for t in 0..3000u64 {
+                let e = Entry {
+                    tag: t as u32 & 0xffff,
+                    kind: Kind::from_bits(rng.below(4)),
+                    deg_override: [None, None, Some(1 + rng.below(8) as u32)]
+                        [rng.below(3) as usize],
+                    addrs: (0..8)
+                        .map(|_| 8 * rng.below(4) as u32 + rng.below(2) as u32)
+                        .collect(),
+                    act: (0..8).map(|_| rng.below(8) != 0).collect(),
+                };
+                let offer = (rng.below(8) != 0).then_some(&e);
+                let (icnt, reset) = (rng.below(8) == 0, rng.below(200) == 0);
+                let mut inputs = vec![0; layout.in_words];
+                let set = |buf: &mut [u64], name: &str, v: u64| layout.in_slot(name).set(buf, v);
+                set(&mut inputs, port::ICNT_VALID, icnt as u64);
+                set(&mut inputs, "reset", reset as u64);
+                if let Some(e) = offer {
+                    set(&mut inputs, port::IN_VALID, 1);
+                    set(&mut inputs, port::IN_TAG, e.tag as u64);
+                    set(&mut inputs, port::IN_KIND, e.kind as u64);
+                    set(
+                        &mut inputs,
+                        port::IN_DEG,
+                        e.deg_override.unwrap_or(0) as u64,
+                    );
+                    let act = e.act.iter().rev().fold(0, |m, &on| m << 1 | on as u64);
+                    set(&mut inputs, port::IN_ACT, act);
+                    let addr = layout.in_slot(port::IN_ADDR);
+                    let aw = p.addr_bits as usize;
+                    for (l, &a) in e.addrs.iter().enumerate() {
+                        addr.set_field(&mut inputs, l * aw, aw, a as u64);
+                    }
+                }
+                model.step(&inputs, &mut fast);
+                encode_record(&p, &layout, &pipe.cycle(offer, icnt), &mut encoded);
+                if reset {
+                    pipe = Pipeline::new(&p);
+                }
+                assert_eq!(fast, encoded, "{mode:?} M={m} N={n} Q={q}, cycle {t}");
+            }
+        }
+    }
+
     #[test]
     fn detector_degree_and_service() {
         let p = Params {
@@ -1077,7 +1564,7 @@ mod tests {
         assert_eq!(degree(&cfg, &e), 4);
         assert_eq!(service_cycles(&cfg, &e), 2);
         let none = Entry {
-            act: vec![false; 8],
+            act: Lanes::splat(false, 8),
             ..e.clone()
         };
         assert_eq!(service_cycles(&cfg, &none), 1);

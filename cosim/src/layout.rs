@@ -25,6 +25,41 @@ impl Slot {
         let n = self.words();
         &mut buf[self.offset..self.offset + n]
     }
+    /// The port's low 64 bits.
+    pub fn get(&self, buf: &[u64]) -> u64 {
+        buf[self.offset]
+    }
+    /// Sets the port to `v` (at most 64 bits; the port's upper words are cleared).
+    pub fn set(&self, buf: &mut [u64], v: u64) {
+        let words = self.of_mut(buf);
+        words.fill(0);
+        words[0] = v;
+    }
+    /// Bits `[lo +: width]` (width ≤ 64) of the port: one field of a packed bus.
+    pub fn field(&self, buf: &[u64], lo: usize, width: usize) -> u64 {
+        get_bits(self.of(buf), lo, width)
+    }
+    /// Sets bits `[lo +: width]` (width ≤ 64) of the port to the low bits of `v`.
+    pub fn set_field(&self, buf: &mut [u64], lo: usize, width: usize, v: u64) {
+        set_bits(self.of_mut(buf), lo, width, v)
+    }
+}
+
+/// Bits `[lo +: width]` (width ≤ 64) of a little-endian word buffer.
+pub fn get_bits(words: &[u64], lo: usize, width: usize) -> u64 {
+    (0..width).fold(0, |v, b| {
+        let bit = lo + b;
+        v | (words[bit / 64] >> (bit % 64) & 1) << b
+    })
+}
+
+/// Sets bits `[lo +: width]` (width ≤ 64) of a little-endian word buffer to the low bits of `v`.
+pub fn set_bits(words: &mut [u64], lo: usize, width: usize, v: u64) {
+    for b in 0..width {
+        let bit = lo + b;
+        let w = &mut words[bit / 64];
+        *w = (*w & !(1 << (bit % 64))) | ((v >> b & 1) << (bit % 64));
+    }
 }
 
 /// The stimulus inputs (every input but `clock`, which backends drive) and the outputs.
@@ -75,23 +110,42 @@ impl Layout {
         self.outputs.iter().find(|s| s.name == name)
     }
 
-    /// Low word of output `name` in `buf` (0 when the block has no such port).
+    /// Input `name`; an unknown name is a bug in the caller and panics with the port list
+    /// (user-named ports go through [`Layout::find_input`]).
+    pub fn in_slot(&self, name: &str) -> &Slot {
+        self.find_input(name).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// Output `name`; an unknown name panics with the port list (see [`Layout::in_slot`]).
+    pub fn out_slot(&self, name: &str) -> &Slot {
+        self.find_output(name).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// Input `name`, or an error naming the allowed inputs.
+    pub fn find_input(&self, name: &str) -> Result<&Slot, String> {
+        self.input(name)
+            .ok_or_else(|| unknown("input", name, &self.inputs))
+    }
+
+    /// Output `name`, or an error naming the allowed outputs.
+    pub fn find_output(&self, name: &str) -> Result<&Slot, String> {
+        self.output(name)
+            .ok_or_else(|| unknown("output", name, &self.outputs))
+    }
+
+    /// Low word of output `name` in `buf`; panics on an unknown name (never a silent 0).
     pub fn read_out(&self, buf: &[u64], name: &str) -> u64 {
-        self.output(name).map_or(0, |s| s.of(buf)[0])
+        self.out_slot(name).get(buf)
     }
 
-    /// Writes `v` (at most 64 bits) to output `name` in `buf`, if the port exists.
+    /// Writes `v` (at most 64 bits) to output `name` in `buf`; panics on an unknown name.
     pub fn write_out(&self, buf: &mut [u64], name: &str, v: u64) {
-        if let Some(s) = self.output(name) {
-            put(s.of_mut(buf), v);
-        }
+        self.out_slot(name).set(buf, v)
     }
 
-    /// Writes `v` (at most 64 bits) to input `name` in `buf`, if the port exists.
+    /// Writes `v` (at most 64 bits) to input `name` in `buf`; panics on an unknown name.
     pub fn write_in(&self, buf: &mut [u64], name: &str, v: u64) {
-        if let Some(s) = self.input(name) {
-            put(s.of_mut(buf), v);
-        }
+        self.in_slot(name).set(buf, v)
     }
 
     /// Whether the block has a clock (registers or a clock port).
@@ -100,7 +154,10 @@ impl Layout {
     }
 }
 
-fn put(words: &mut [u64], v: u64) {
-    words.fill(0);
-    words[0] = v;
+fn unknown(kind: &str, name: &str, slots: &[Slot]) -> String {
+    let names: Vec<&str> = slots.iter().map(|s| s.name.as_str()).collect();
+    format!(
+        "unknown {kind} port `{name}`; allowed: {}",
+        names.join(", ")
+    )
 }

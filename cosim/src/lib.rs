@@ -1,9 +1,11 @@
 //! smrtl co-simulation: behavioral models written from the spec, the block-level harness that
-//! compares them cycle by cycle with an RTL backend, the backends, and the VCD writer.
+//! compares them cycle by cycle with an RTL backend, the backends, and the VCD and GTKWave
+//! save-file writers.
 
 pub mod backend;
 pub mod bank_conflict_detector;
 pub mod elastic_pipeline;
+pub mod gtkw;
 pub mod harness;
 pub mod history_cache;
 pub mod layout;

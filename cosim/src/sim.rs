@@ -7,10 +7,36 @@ pub trait Simulator {
     /// One cycle: apply `inputs`, let the logic settle, write this cycle's `outputs` (what a
     /// consumer samples at the coming edge), then take the rising clock edge.
     fn step(&mut self, inputs: &[u64], outputs: &mut [u64]);
+    /// `cycles` consecutive [`Simulator::step`]s over flat buffers: cycle `c` reads
+    /// `inputs[c * iw..][..iw]` and writes `outputs[c * ow..][..ow]`, where the strides are
+    /// `iw = inputs.len() / cycles` and `ow = outputs.len() / cycles` (see [`batch_strides`]).
+    /// Backends with a per-call cost (an FFI crossing) override it to pay that cost once.
+    fn step_many(&mut self, inputs: &[u64], outputs: &mut [u64], cycles: usize) {
+        let Some((iw, ow)) = batch_strides(inputs.len(), outputs.len(), cycles) else {
+            return;
+        };
+        for c in 0..cycles {
+            self.step(&inputs[c * iw..][..iw], &mut outputs[c * ow..][..ow]);
+        }
+    }
     /// Internal signals for waveforms: (name, width, words). Empty when not exposed.
     fn internals(&self) -> Vec<(String, usize, Vec<u64>)> {
         vec![]
     }
+}
+
+/// The per-cycle strides `(input words, output words)` of a [`Simulator::step_many`] batch of
+/// `cycles` cycles over buffers of `inputs` and `outputs` words; `None` for an empty batch.
+/// Panics unless both buffers hold a whole number of cycles.
+pub fn batch_strides(inputs: usize, outputs: usize, cycles: usize) -> Option<(usize, usize)> {
+    if cycles == 0 {
+        return None;
+    }
+    assert!(
+        inputs.is_multiple_of(cycles) && outputs.is_multiple_of(cycles),
+        "step_many: buffers of {inputs} and {outputs} words do not hold {cycles} whole cycles"
+    );
+    Some((inputs / cycles, outputs / cycles))
 }
 
 /// An RTL backend that can also settle without a clock edge: for testbenches that answer an

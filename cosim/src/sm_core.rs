@@ -2,10 +2,23 @@
 //! D15–D22, D24–D26): W warp contexts with program counters, a strict-barrel issue unit, the
 //! round-robin scheduler and the BCAWS hardware, driving the trace-mode [`Pipeline`].
 //!
-//! Reused, not duplicated: [`Pipeline::cycle_with`] (the issue source is asked once `in_ready`
-//! = ¬fe_hold is known), [`HistoryCache`], [`Accumulator`], [`DistanceCounter`] and
-//! [`masked_ready`]. The pipeline is used unchanged: MEM0-leave and WB-load events are read off
-//! the latches before and after each cycle.
+//! Reused, not duplicated: [`Pipeline::cycle_with`] / [`Pipeline::step_with`] (the issue
+//! source is asked once `in_ready` = ¬fe_hold is known), [`HistoryCache`], [`Accumulator`] and
+//! [`DistanceCounter`] (with its `ready'` mask). The pipeline is used unchanged: MEM0-leave and
+//! WB-load events are read off the latches before and after each cycle.
+//!
+//! **Records only when asked.** [`SmCore::cycle`] returns the §3.5 [`SmRecord`];
+//! [`SmCore::step`] returns the cycle's [`SmEvents`] (`Copy`) and builds no record, and
+//! [`SmCore::run_stats`] / [`SmCore::run_kernel_with`] run a kernel on it: the state is
+//! allocated once per core and kernel, and no cycle allocates.
+//!
+//! **Issue sources** (spec §6: the testbench owns the programs and the ICNT FIFO). One core,
+//! two drivers of what the `sm_core` inputs carry:
+//! - [`SmCore`], program mode: a workload's instruction lists and the ICNT return FIFO, as the
+//!   co-simulation testbench drives the RTL;
+//! - [`PortModel`], port mode: the `sm_core` input ports themselves, cycle by cycle (`has_next`,
+//!   `kind`, `pc` per warp; the same-cycle descriptor answer `desc_*`; `icnt_*`;
+//!   `kernel_start`; `reset`), producing the output ports, like every RTL backend.
 //!
 //! **Entry tags** pack `(warp, seq, sw)` into the pipeline's `tag_bits`:
 //! `tag = warp << (SEQB + SWB) | (seq mod 2^SEQB) << SWB | sw`, with SWB = lg S, WB = lg W
@@ -14,22 +27,23 @@
 //!
 //! **Per-cycle order** (cycle t): the pipeline runs §3.2 steps 1–8; in step 7, if ¬fe_hold(t),
 //! the issue unit either feeds the pending subwarp of the current warp instruction or, when
-//! none is pending, makes a decision (RR over `ready'`, §5.6) and feeds subwarp 0. At the edge:
-//! busy bits clear for warps whose completing entry was loaded into WB (or whose last ICNT
-//! return was presented), the accumulator sees the SMEM entry that left MEM0, the cache is
-//! written on `acc_valid`, and the counter loads (SMEM decision) or decrements (§5.4).
+//! none is pending (and no `kernel_start`), makes a decision (RR over `ready'`, §5.6) and feeds
+//! subwarp 0. At the edge: busy bits set for the decided warp and clear for warps whose
+//! completing entry was loaded into WB (or whose last ICNT return was presented), the
+//! accumulator sees the SMEM entry that left MEM0, the cache is written on `acc_valid`, and the
+//! counter loads (SMEM decision) or decrements (§5.4); `kernel_start` instead clears the
+//! cache, accumulator, counter, busy bits, sequence numbers and RR pointer (§5.2, D21).
 //!
 //! Under `sched = rr` the BCAWS hardware still runs (cache, accumulator, counter) but its mask
 //! enable is 0, so the trace fields stay comparable between the two schedulers.
 
-use crate::bank_conflict_detector::Cfg;
-use crate::elastic_pipeline::{
-    detector_cfg, service_cycles, Entry, Pipeline, Record, Summary, WbContent,
-};
+use crate::elastic_pipeline::{Entry, InFlight, Pipeline, Record, Stall, Wb, WbContent};
 use crate::history_cache::{Accumulator, DistanceCounter, HistoryCache};
-use crate::layout::Layout;
+use crate::layout::{Layout, Slot};
+use crate::sim::{Rtl, Simulator};
 use serde::{Deserialize, Serialize};
-use smrtl_hdl::elastic_pipeline::{Cause, Kind};
+use smrtl_hdl::elastic_pipeline::{Cause, Kind, WbSrc};
+use smrtl_hdl::sm_core::port;
 use smrtl_hdl::BlockParams;
 use std::collections::VecDeque;
 
@@ -112,9 +126,9 @@ impl Instr {
             return e;
         }
         if let Some(a) = &self.addrs {
-            e.addrs = a[sw].clone();
-            if let Some(act) = &self.active {
-                e.act = act[sw].clone();
+            for l in 0..lanes {
+                e.addrs[l] = a[sw][l];
+                e.act[l] = self.active.as_ref().is_none_or(|act| act[sw][l]);
             }
         } else {
             e.deg_override = Some(self.degrees.as_ref().map_or(1, |d| d[sw]));
@@ -179,6 +193,49 @@ pub struct SmRecord {
     pub outcome: Outcome,
 }
 
+impl SmRecord {
+    /// The record of a cycle: the pipeline's latches plus what the core did.
+    pub fn new(pipe: Record, ev: &SmEvents) -> SmRecord {
+        SmRecord {
+            pipe,
+            decision: ev.decision,
+            mask: ev.mask,
+            counter: ev.counter,
+            pred: ev.pred,
+            hc_write: ev.hc_write,
+            hc_lookup: ev.hc_lookup,
+            issue: ev.issue,
+            warp_done: ev.warp_done,
+            icnt_req: ev.icnt_req,
+            outcome: ev.outcome,
+        }
+    }
+}
+
+/// What one cycle did, without the pipeline's latch contents (no allocation): the
+/// [`SmRecord`] fields plus the few pipeline facts the statistics and stall breakdowns use.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SmEvents {
+    /// The cycle (the record's `t`).
+    pub t: u64,
+    /// WB during the cycle (§3.5 `WB`).
+    pub wb: Wb,
+    /// The EXE latch during the cycle (the held entry of a stall, §3.3 cause table).
+    pub exe: Option<u32>,
+    pub fe_hold: bool,
+    pub cause: Cause,
+    pub decision: Option<u32>,
+    pub mask: bool,
+    pub counter: u32,
+    pub pred: u32,
+    pub hc_write: Option<HcWrite>,
+    pub hc_lookup: Option<bool>,
+    pub issue: Option<(u32, u32)>,
+    pub warp_done: Option<u32>,
+    pub icnt_req: Option<(u32, u32)>,
+    pub outcome: Outcome,
+}
+
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct OutcomeCounts {
     pub issue: u64,
@@ -208,32 +265,71 @@ impl SmStats {
     /// The figures of a kernel's records (spec §3.3): every count comes from the records, so
     /// a co-simulated run that matches the model has identical stats.
     pub fn of(records: &[SmRecord]) -> SmStats {
-        let mut o = OutcomeCounts::default();
+        let mut acc = StatsAcc::default();
         for r in records {
-            *match r.outcome {
-                Outcome::Issue => &mut o.issue,
-                Outcome::BankConflict => &mut o.bank_conflict,
-                Outcome::Other => &mut o.other,
-                Outcome::SchedFail => &mut o.sched_fail,
-                Outcome::Idle => &mut o.idle,
-            } += 1;
+            acc.add(r.outcome, r.decision.is_some(), r.hc_lookup, r.pipe.wb);
         }
-        let pipe: Vec<Record> = records.iter().map(|r| r.pipe.clone()).collect();
-        let cycles = records.len() as u64;
-        let count = |f: &dyn Fn(&SmRecord) -> bool| records.iter().filter(|r| f(r)).count() as u64;
+        acc.finish()
+    }
+}
+
+/// [`SmStats`] accumulated cycle by cycle, in cycle order.
+#[derive(Clone, Debug, Default)]
+struct StatsAcc {
+    cycles: u64,
+    decisions: u64,
+    outcomes: OutcomeCounts,
+    hc_hits: u64,
+    hc_misses: u64,
+    /// WB bubbles (§3.3): empty cycles strictly between the first and the last cycle with a
+    /// stream entry in WB; `gap` counts the empty ones since the last such cycle.
+    seen_entry: bool,
+    gap: u64,
+    wb_bubbles: u64,
+}
+
+impl StatsAcc {
+    fn add(&mut self, outcome: Outcome, decision: bool, hc_lookup: Option<bool>, wb: Wb) {
+        self.cycles += 1;
+        let o = &mut self.outcomes;
+        *match outcome {
+            Outcome::Issue => &mut o.issue,
+            Outcome::BankConflict => &mut o.bank_conflict,
+            Outcome::Other => &mut o.other,
+            Outcome::SchedFail => &mut o.sched_fail,
+            Outcome::Idle => &mut o.idle,
+        } += 1;
+        self.decisions += decision as u64;
+        match hc_lookup {
+            Some(true) => self.hc_hits += 1,
+            Some(false) => self.hc_misses += 1,
+            None => {}
+        }
+        match wb {
+            Wb::Entry(_) => {
+                self.wb_bubbles += std::mem::take(&mut self.gap);
+                self.seen_entry = true;
+            }
+            Wb::Empty if self.seen_entry => self.gap += 1,
+            _ => {}
+        }
+    }
+
+    fn finish(self) -> SmStats {
+        let issues = self.outcomes.issue;
         SmStats {
-            cycles,
-            issued_warp_instructions: count(&|r| r.decision.is_some()),
-            issues: o.issue,
-            wb_bubbles: Summary::of(&pipe).wb_bubbles,
-            ipc: if cycles == 0 {
+            cycles: self.cycles,
+            issued_warp_instructions: self.decisions,
+            issues,
+            wb_bubbles: self.wb_bubbles,
+            ipc: if self.cycles == 0 {
                 0.0
             } else {
-                o.issue as f64 / cycles as f64
+                issues as f64 / self.cycles as f64
             },
-            hc_hits: count(&|r| r.hc_lookup == Some(true)),
-            hc_misses: count(&|r| r.hc_lookup == Some(false)),
-            outcomes: o,
+            hc_hits: self.hc_hits,
+            hc_misses: self.hc_misses,
+            outcomes: self.outcomes,
         }
     }
 }
@@ -251,280 +347,468 @@ impl SmRun {
     }
 }
 
-#[derive(Clone, Debug, Default)]
-struct Warp {
-    /// Index of the next instruction.
-    next: usize,
-    busy: bool,
-    /// PC of the in-flight instruction.
-    inflight_pc: u32,
+// ---------------------------------------------------------------------------------------------
+// Issue sources (spec §6: what the testbench drives)
+// ---------------------------------------------------------------------------------------------
+
+/// What drives the issue unit: the `sm_core` inputs of the current cycle, however produced.
+trait Source {
+    /// `has_next` and `is_mem` as bit vectors (warp w = bit w; §5.4 D24: is_mem from the
+    /// warp's next-instruction descriptor, kind ≠ ALU).
+    fn vectors(&self) -> (u64, u64);
+    /// The next instruction (`kind`, `pc`) of warp `w`, which has one.
+    fn next(&self, w: usize) -> (Kind, u32);
+    /// Warp `w` was granted: its next instruction becomes the one in flight.
+    fn decided(&mut self, w: usize);
+    /// The entry of subwarp `sw` of warp `warp`'s instruction in flight (`desc_*`).
+    fn entry(&self, tag: u32, kind: Kind, warp: u32, sw: u32) -> Entry;
+    /// The ICNT return presented in cycle `t` (≤ 1 per cycle, §5.6).
+    fn icnt_return(&mut self, t: u64) -> Option<(u32, u32)>;
+    /// A GLD subwarp leaves MEM_last for ICNT at the end of cycle `t` (`Icnt{lat}`).
+    fn icnt_request(&mut self, t: u64, warp: u32, sw: u32);
 }
 
-/// The issue unit's current warp instruction.
-#[derive(Clone, Debug)]
+/// Program mode: the workload's instruction lists, each warp's next and in-flight instruction,
+/// and the fixed-latency ICNT return FIFO (D26).
+#[derive(Clone, Debug, Default)]
+struct Program {
+    warps: Vec<Vec<Instr>>,
+    next: Vec<usize>,
+    inflight: Vec<usize>,
+    has_next: u64,
+    is_mem: u64,
+    lanes: usize,
+    latency: u64,
+    /// Returns: (first cycle it may be presented, warp, sw).
+    icnt: VecDeque<(u64, u32, u32)>,
+}
+
+impl Program {
+    fn load(&mut self, p: &SmParams, program: &[Vec<Instr>]) {
+        let w = p.warps as usize;
+        assert!(program.len() <= w, "more warps than W");
+        self.warps.clear();
+        self.warps.extend_from_slice(program);
+        self.warps.resize(w, Vec::new());
+        for v in [&mut self.next, &mut self.inflight] {
+            v.clear();
+            v.resize(w, 0);
+        }
+        self.lanes = p.pipe.lanes as usize;
+        self.latency = match p.gmem_return {
+            GmemReturn::Icnt(lat) => lat as u64,
+            GmemReturn::AtWriteback => 0,
+        };
+        self.icnt.clear();
+        // At most one instruction in flight per warp: ≤ W·S returns outstanding.
+        self.icnt.reserve(w * p.pipe.subwarps as usize);
+        (self.has_next, self.is_mem) = (0, 0);
+        for w in 0..w {
+            self.update(w);
+        }
+    }
+
+    /// Recomputes warp `w`'s bits of `has_next` and `is_mem`.
+    fn update(&mut self, w: usize) {
+        let bit = 1u64 << w;
+        let next = self.warps[w].get(self.next[w]);
+        self.has_next = self.has_next & !bit | if next.is_some() { bit } else { 0 };
+        let mem = next.is_some_and(|i| i.op.is_mem());
+        self.is_mem = self.is_mem & !bit | if mem { bit } else { 0 };
+    }
+
+    fn done(&self) -> bool {
+        self.has_next == 0 && self.icnt.is_empty()
+    }
+}
+
+impl Source for Program {
+    fn vectors(&self) -> (u64, u64) {
+        (self.has_next, self.is_mem)
+    }
+
+    fn next(&self, w: usize) -> (Kind, u32) {
+        let i = &self.warps[w][self.next[w]];
+        (i.op, i.pc)
+    }
+
+    fn decided(&mut self, w: usize) {
+        self.inflight[w] = self.next[w];
+        self.next[w] += 1;
+        self.update(w);
+    }
+
+    fn entry(&self, tag: u32, _kind: Kind, warp: u32, sw: u32) -> Entry {
+        let w = warp as usize;
+        self.warps[w][self.inflight[w]].entry(tag, sw as usize, self.lanes)
+    }
+
+    fn icnt_return(&mut self, t: u64) -> Option<(u32, u32)> {
+        match self.icnt.front() {
+            Some(&(at, w, sw)) if at <= t => {
+                self.icnt.pop_front();
+                Some((w, sw))
+            }
+            _ => None,
+        }
+    }
+
+    fn icnt_request(&mut self, t: u64, warp: u32, sw: u32) {
+        self.icnt.push_back((t + self.latency, warp, sw));
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The core: pipeline, BCAWS hardware, scheduler and issue unit
+// ---------------------------------------------------------------------------------------------
+
+/// The issue unit's current warp instruction (its subwarps still to feed).
+#[derive(Clone, Copy, Debug)]
 struct Current {
     warp: u32,
     seq: u32,
-    instr: Instr,
+    kind: Kind,
+    pc: u32,
     /// Subwarps already loaded into F.
     issued: u32,
 }
 
-/// What happened in the source callback of one cycle.
-#[derive(Clone, Debug, Default)]
+/// What happened in the issue unit in one cycle.
+#[derive(Clone, Copy, Debug, Default)]
 struct IssueEvent {
     decision: Option<u32>,
     pred: u32,
+    /// An SMEM decision: the counter loads `pred` (§5.4), after a cache lookup that hit or not.
     load: bool,
     hit: bool,
     /// The subwarp loaded into F.
     loaded: Option<(u32, u32)>,
+    /// The PC it carries, if it is SMEM (for the accumulator, §5.3).
+    smem_pc: Option<u32>,
     sched_fail: bool,
 }
 
-/// The SM core in scheduler mode.
+/// The scheduler and issue unit (§5.6): RR pointer, busy bits, per-warp registers, the current
+/// warp instruction.
 #[derive(Clone, Debug)]
-pub struct SmCore {
+struct Issue {
+    tags: TagCodec,
+    subwarps: u32,
+    /// Per warp: the sequence number of its next decision (the RTL's `seq{w}_q`, SEQB bits).
+    seq: Vec<u32>,
+    /// Busy bits, warp w = bit w (W ≤ 64).
+    busy: u64,
+    /// The RR pointer (`last`, reset W − 1).
+    last: u32,
+    current: Option<Current>,
+}
+
+impl Issue {
+    fn new(p: &SmParams) -> Issue {
+        let w = p.warps;
+        Issue {
+            tags: TagCodec::of(p),
+            subwarps: p.pipe.subwarps,
+            seq: vec![0; w as usize],
+            busy: 0,
+            last: w - 1,
+            current: None,
+        }
+    }
+
+    /// Busy bits, sequence numbers, RR pointer and the pending subwarps to their reset values.
+    fn clear(&mut self) {
+        self.seq.fill(0);
+        self.busy = 0;
+        self.last = self.seq.len() as u32 - 1;
+        self.current = None;
+    }
+
+    /// Step 7 of a cycle (§5.6) once `in_ready` = ¬fe_hold is known: the entry loaded into F,
+    /// the pending subwarp of the current warp instruction or, when none is pending (and no
+    /// `kernel_start`), subwarp 0 of a decision: RR over `ready'` = the BCAWS mask applied to
+    /// `has_next ∧ ¬busy`, with the cache lookup of the granted warp's PC.
+    fn feed<S: Source>(
+        &mut self,
+        in_ready: bool,
+        start: bool,
+        bcaws: Bcaws,
+        src: &mut S,
+        ev: &mut IssueEvent,
+    ) -> Option<Entry> {
+        if !in_ready {
+            return None;
+        }
+        if self.current.is_none() && !start {
+            let (has_next, is_mem) = src.vectors();
+            let ready = has_next & !self.busy;
+            let ready_m = bcaws.counter.ready_m(bcaws.enable, ready, is_mem);
+            let Some(w) = round_robin(ready_m, self.last) else {
+                ev.sched_fail = has_next != 0;
+                return None;
+            };
+            let (kind, pc) = src.next(w as usize);
+            src.decided(w as usize);
+            self.last = w;
+            let seq = self.seq[w as usize];
+            self.seq[w as usize] = seq.wrapping_add(1);
+            let hit = bcaws.cache.lookup(pc as u64);
+            ev.decision = Some(w);
+            ev.pred = hit.unwrap_or(0);
+            ev.load = kind == Kind::Smem;
+            ev.hit = hit.is_some();
+            self.current = Some(Current {
+                warp: w,
+                seq,
+                kind,
+                pc,
+                issued: 0,
+            });
+        }
+        let cur = self.current.as_mut()?;
+        let tag = self.tags.pack(cur.warp, cur.seq, cur.issued);
+        let e = src.entry(tag, cur.kind, cur.warp, cur.issued);
+        ev.loaded = Some((cur.warp, cur.issued));
+        ev.smem_pc = (cur.kind == Kind::Smem).then_some(cur.pc);
+        cur.issued += 1;
+        if cur.issued == self.subwarps {
+            self.current = None;
+        }
+        Some(e)
+    }
+}
+
+/// The BCAWS hardware as the scheduler sees it in a decision cycle (§5.2, §5.4): the cache
+/// lookup, and the ready mask (`enable` = 0 under `rr`).
+#[derive(Clone, Copy)]
+struct Bcaws<'a> {
+    cache: &'a HistoryCache,
+    counter: &'a DistanceCounter,
+    enable: bool,
+}
+
+/// The outcome of a cycle (§3.3 "Cycle outcomes"): a stall by its cause, else an issue, a
+/// scheduling failure or idle.
+fn outcome(stall: Stall, ev: &IssueEvent) -> Outcome {
+    if stall.fe_hold {
+        match stall.cause {
+            Cause::BankConflict => Outcome::BankConflict,
+            _ => Outcome::Other,
+        }
+    } else if ev.loaded.is_some() {
+        Outcome::Issue
+    } else if ev.sched_fail {
+        Outcome::SchedFail
+    } else {
+        Outcome::Idle
+    }
+}
+
+/// MEM0 at the start of a cycle, for its leave event (see [`Core::mem0_leave`]).
+#[derive(Clone, Copy, Debug)]
+struct MemLeave {
+    /// MEM0's entry if it is done (rem = 1).
+    done: Option<InFlight>,
+    /// Some MEM1..MEM_last is empty.
+    gap: bool,
+}
+
+impl MemLeave {
+    /// The entry that left, given the cycle's WB source.
+    fn left(self, wb_src: WbSrc) -> Option<InFlight> {
+        self.done.filter(|_| self.gap || wb_src == WbSrc::Mem)
+    }
+}
+
+/// Round robin (§5.6, D20): the first warp set in `eligible` among last+1 … last+W (mod W).
+fn round_robin(eligible: u64, last: u32) -> Option<u32> {
+    let above = eligible & u64::MAX.checked_shl(last + 1).unwrap_or(0);
+    match (above, eligible) {
+        (0, 0) => None,
+        (0, e) => Some(e.trailing_zeros()),
+        (a, _) => Some(a.trailing_zeros()),
+    }
+}
+
+/// The `sm_core` hardware (spec §6 `SmCore`), driven by a [`Source`].
+#[derive(Clone, Debug)]
+struct Core {
     p: SmParams,
-    cfg: Cfg,
     tags: TagCodec,
     pipe: Pipeline,
+    /// The PCs of the SMEM entries between F and MEM0, oldest first: an entry carries its PC
+    /// to the accumulator (§5.3), and SMEM entries reach MEM0 in issue order (in-order front
+    /// end, FIFO PRE, D11).
+    smem_pcs: VecDeque<u32>,
+    /// `acc_svc_m1` is lg L bits (spec §6 `DegreeAccumulator`).
+    svc_mask: u32,
     cache: HistoryCache,
     acc: Accumulator,
     counter: DistanceCounter,
-    program: Vec<Vec<Instr>>,
-    warps: Vec<Warp>,
-    last: u32,
-    current: Option<Current>,
-    /// ICNT returns: (cycle it may be presented, warp, sw).
-    icnt: VecDeque<(u64, u32, u32)>,
+    issue: Issue,
 }
 
-impl SmCore {
-    /// A core with params `p` (validated) and no program.
-    pub fn new(p: &SmParams) -> Result<SmCore, String> {
-        p.validate().map_err(|e| e.to_string())?;
-        let pp = p.pipe.clone();
-        Ok(SmCore {
-            cfg: detector_cfg(&pp),
+impl Core {
+    /// The reset state (params validated by the caller).
+    fn new(p: &SmParams) -> Core {
+        let pp = &p.pipe;
+        Core {
             tags: TagCodec::of(p),
-            pipe: Pipeline::new(&pp),
+            pipe: Pipeline::new(pp),
+            // F, D1..Dk, EXE, PRE, MEM0 and the one issued before MEM0's leaves.
+            smem_pcs: VecDeque::with_capacity(pp.fe_depth as usize + 4 + pp.pre_slots()),
+            svc_mask: (1 << p.history_cache().svc_bits()) - 1,
             cache: HistoryCache::new(p.hc_sets, p.hc_ways, p.pc_bits, p.dw()),
-            acc: Accumulator::new(p.pipe.subwarps, p.dw()),
+            acc: Accumulator::new(pp.subwarps, p.dw()),
             counter: DistanceCounter::new(
-                p.pipe.subwarps,
+                pp.subwarps,
                 p.dw(),
                 p.counter_mode,
                 p.bcaws_freeze_on_stall,
                 p.bcaws_policy,
             ),
-            program: Vec::new(),
-            warps: vec![Warp::default(); p.warps as usize],
-            last: p.warps - 1,
-            current: None,
-            icnt: VecDeque::new(),
+            issue: Issue::new(p),
             p: p.clone(),
-        })
+        }
     }
 
-    pub fn params(&self) -> &SmParams {
-        &self.p
-    }
-    pub fn cache(&self) -> &HistoryCache {
-        &self.cache
-    }
-    pub fn counter(&self) -> &DistanceCounter {
-        &self.counter
-    }
-    pub fn accumulator(&self) -> &Accumulator {
-        &self.acc
-    }
-    pub fn pipeline(&self) -> &Pipeline {
-        &self.pipe
-    }
-    pub fn tags(&self) -> TagCodec {
-        self.tags
-    }
-
-    /// `kernel_start` (D21): the pipeline must be empty; clears the cache's valid and MRU bits,
-    /// the counter and the accumulator, and resets warps and the RR pointer. The cycle counter
-    /// restarts at 0.
-    pub fn kernel_start(&mut self, program: &[Vec<Instr>]) {
-        assert!(program.len() <= self.p.warps as usize, "more warps than W");
-        self.pipe = Pipeline::new(&self.p.pipe);
+    /// `kernel_start` at the edge (§5.2, D21): the BCAWS state and the scheduler's registers.
+    fn clear(&mut self) {
         self.cache.clear();
         self.acc.clear();
         self.counter.clear();
-        self.program = program.to_vec();
-        self.program.resize(self.p.warps as usize, Vec::new());
-        self.warps = vec![Warp::default(); self.p.warps as usize];
-        self.last = self.p.warps - 1;
-        self.current = None;
-        self.icnt.clear();
+        self.issue.clear();
     }
 
-    fn has_next(&self, w: usize) -> bool {
-        self.warps[w].next < self.program[w].len()
+    fn bcaws(&self) -> bool {
+        self.p.sched == Sched::Bcaws
     }
 
-    /// Bit vectors (ready, is_mem) at the start of the cycle (§5.6, D24).
-    fn ready_vectors(&self) -> (u64, u64) {
-        let (mut ready, mut is_mem) = (0u64, 0u64);
-        for w in 0..self.warps.len() {
-            if self.has_next(w) && !self.warps[w].busy {
-                ready |= 1 << w;
-            }
-            if self.has_next(w) && self.program[w][self.warps[w].next].op.is_mem() {
-                is_mem |= 1 << w;
-            }
-        }
-        (ready, is_mem)
-    }
-
-    /// All warps finished and everything drained.
-    pub fn done(&self) -> bool {
-        (0..self.warps.len()).all(|w| !self.has_next(w) && !self.warps[w].busy)
-            && self.current.is_none()
+    /// No warp busy, no subwarp pending, the pipeline (WB included) empty.
+    fn idle(&self) -> bool {
+        self.issue.busy == 0
+            && self.issue.current.is_none()
             && self.pipe.is_drained()
             && *self.pipe.wb() == WbContent::Empty
-            && self.icnt.is_empty()
     }
 
-    /// The issue source of one cycle (§5.6), called with `in_ready` = ¬fe_hold(t).
-    fn source(&mut self, in_ready: bool, ev: &mut IssueEvent) -> Option<Entry> {
-        if !in_ready {
-            return None;
+    /// The MEM0 entry that leaves at the coming edge, given the WB source selected in that
+    /// cycle (§3.2 steps 1, 3): it is done (rem = 1) and MEM1 is free after the ripple, i.e. one
+    /// of MEM1..MEM_last is empty at the start of the cycle or MEM_last is selected for WB
+    /// (M = 1: MEM0 is MEM_last). Call before [`Pipeline::step_with`], then apply
+    /// [`MemLeave::left`] to the source it selected.
+    fn mem0_leave(&self) -> MemLeave {
+        let mem = self.pipe.mem();
+        MemLeave {
+            done: mem.mem0().filter(|&(_, rem)| rem == 1).map(|(e, _)| *e),
+            gap: mem.stages()[1..].iter().any(Option::is_none),
         }
-        if self.current.is_none() {
-            let (ready, is_mem) = self.ready_vectors();
-            let enable = self.p.sched == Sched::Bcaws;
-            let ready_m = self.counter.ready_m(enable, ready, is_mem);
-            let n = self.p.warps;
-            let grant = (1..=n)
-                .map(|k| (self.last + k) % n)
-                .find(|&w| ready_m >> w & 1 == 1);
-            let Some(w) = grant else {
-                ev.sched_fail = (0..n as usize).any(|w| self.has_next(w));
-                return None;
-            };
-            self.last = w;
-            let warp = &mut self.warps[w as usize];
-            let seq = warp.next as u32;
-            let instr = self.program[w as usize][warp.next].clone();
-            warp.next += 1;
-            warp.busy = true;
-            warp.inflight_pc = instr.pc;
-            let pc = instr.pc as u64;
-            ev.decision = Some(w);
-            ev.pred = self.cache.pred(pc);
-            if instr.op == Kind::Smem {
-                ev.load = true;
-                ev.hit = self.cache.lookup(pc).is_some();
-            }
-            self.current = Some(Current {
-                warp: w,
-                seq,
-                instr,
-                issued: 0,
-            });
-        }
-        let cur = self.current.as_mut().expect("current instruction");
-        let tag = self.tags.pack(cur.warp, cur.seq, cur.issued);
-        let e = cur
-            .instr
-            .entry(tag, cur.issued as usize, self.p.pipe.lanes as usize);
-        ev.loaded = Some((cur.warp, cur.issued));
-        cur.issued += 1;
-        if cur.issued == self.p.pipe.subwarps {
-            self.current = None;
-        }
-        Some(e)
     }
 
-    /// One clock cycle.
-    pub fn cycle(&mut self) -> SmRecord {
+    /// One clock cycle (§3.2 with the issue unit in step 7, §5.6), then the edge. `start` =
+    /// `kernel_start`: no decision in this cycle, and the edge clears instead of updating the
+    /// BCAWS and scheduler state. `with_record` asks for the pipeline's latch record.
+    fn cycle<S: Source>(
+        &mut self,
+        src: &mut S,
+        start: bool,
+        with_record: bool,
+    ) -> (Option<Record>, SmEvents) {
         let t = self.pipe.t();
-        let mask = self.counter.mask(self.p.sched == Sched::Bcaws);
+        let enable = self.bcaws();
+        let mask = self.counter.mask(enable);
         let counter = self.counter.counter();
         // smem_sw_pending: the issue unit owes SMEM subwarps at the start of the cycle.
-        let smem_sw_pending = self
-            .current
-            .as_ref()
-            .is_some_and(|c| c.instr.op == Kind::Smem);
-        // ICNT: at most one return presented per cycle.
-        let icnt_ret = match self.icnt.front() {
-            Some(&(at, _, _)) if at <= t => self.icnt.pop_front(),
-            _ => None,
+        let smem_sw_pending = self.issue.current.is_some_and(|c| c.kind == Kind::Smem);
+        let icnt_ret = src.icnt_return(t);
+        let wb = match self.pipe.wb() {
+            WbContent::Empty => Wb::Empty,
+            WbContent::Icnt => Wb::Icnt,
+            WbContent::Entry(e) => Wb::Entry(e.tag),
         };
-        let mem0_before = self.pipe.mem().mem0().map(|(e, _)| e.clone());
+        let exe = self.pipe.front_end().exe().map(|e| e.tag);
+        let mem0_leave = self.mem0_leave();
 
         let mut ev = IssueEvent::default();
-        let mut pipe = std::mem::replace(&mut self.pipe, Pipeline::new(&self.p.pipe));
-        let rec = pipe.cycle_with(icnt_ret.is_some(), |in_ready| {
-            self.source(in_ready, &mut ev)
-        });
-        self.pipe = pipe;
+        let bcaws = Bcaws {
+            cache: &self.cache,
+            counter: &self.counter,
+            enable,
+        };
+        let issue = &mut self.issue;
+        let mut feed = |in_ready| issue.feed(in_ready, start, bcaws, src, &mut ev);
+        let icnt_valid = icnt_ret.is_some();
+        let (rec, stall) = if with_record {
+            let rec = self.pipe.cycle_with(icnt_valid, feed);
+            let stall = Stall {
+                fe_hold: rec.fe_hold,
+                cause: rec.cause,
+            };
+            (Some(rec), stall)
+        } else {
+            let cfg = *self.pipe.cfg();
+            let stall = self.pipe.step_with(icnt_valid, |in_ready| {
+                feed(in_ready).map(|e| InFlight::of(&cfg, &e))
+            });
+            (None, stall)
+        };
 
         // --- the clock edge ---
-        // MEM0 leave: the entry that was in MEM0 is no longer there (tags are unique in flight).
-        let left =
-            mem0_before.filter(|e| self.pipe.mem().mem0().is_none_or(|(n, _)| n.tag != e.tag));
+        if let Some(pc) = ev.smem_pc {
+            self.smem_pcs.push_back(pc);
+        }
+        // MEM0 leave (§5.3): the SMEM entry that was in MEM0 feeds the accumulator.
         let (mut v, mut sw, mut svc_m1, mut pc) = (false, 0, 0, 0u64);
+        let left = mem0_leave.left(self.pipe.wb_src());
         if let Some(e) = left.filter(|e| e.kind == Kind::Smem) {
-            let (w, _, s) = self.tags.unpack(e.tag);
             v = true;
-            sw = s;
-            svc_m1 = service_cycles(&self.cfg, &e) - 1;
-            pc = self.warps[w as usize].inflight_pc as u64;
+            sw = self.tags.unpack(e.tag).2;
+            svc_m1 = (e.cycles - 1) & self.svc_mask;
+            pc = self.smem_pcs.pop_front().expect("an SMEM entry's PC") as u64;
         }
-        let acc_out = self.acc.step(v, sw, svc_m1, pc);
-        let hc_write = acc_out.valid.then(|| {
-            self.cache.write(acc_out.pc, acc_out.value);
-            HcWrite {
-                pc: acc_out.pc as u32,
-                value: acc_out.value,
-            }
+        let acc_out = self.acc.eval(v, sw, svc_m1, pc);
+        let hc_write = acc_out.valid.then_some(HcWrite {
+            pc: acc_out.pc as u32,
+            value: acc_out.value,
         });
-        self.counter
-            .tick(ev.load, ev.pred, smem_sw_pending, rec.fe_hold);
-        // WB load: busy clears when the completing entry is loaded into WB.
+        // WB load (§5.6, D26): busy clears when the completing entry is loaded into WB, or
+        // when the ICNT return of a GLD's last subwarp is presented.
         let last_sw = self.p.pipe.subwarps - 1;
-        let (mut warp_done, mut icnt_req) = (None, None);
+        let (mut wb_done, mut icnt_req) = (None, None);
         if let WbContent::Entry(e) = self.pipe.wb() {
-            let (w, _, s) = self.tags.unpack(e.tag);
-            match self.p.gmem_return {
-                GmemReturn::Icnt(lat) if e.kind == Kind::Gld => {
-                    // It left MEM_last at this edge; its return may be presented at t + lat.
-                    self.icnt.push_back((t + lat as u64, w, s));
-                    icnt_req = Some((w, s));
-                }
-                _ if s == last_sw => warp_done = Some(w),
-                _ => {}
+            let (w, _, sw) = self.tags.unpack(e.tag);
+            if e.kind == Kind::Gld && self.p.gld_via_icnt() {
+                icnt_req = Some((w, sw));
+            } else if sw == last_sw {
+                wb_done = Some(w);
             }
         }
-        if let Some((_, w, s)) = icnt_ret {
-            if s == last_sw {
-                warp_done = Some(w);
-            }
+        let icnt_done = icnt_ret.filter(|&(_, sw)| sw == last_sw).map(|(w, _)| w);
+        let warp_done = wb_done.or(icnt_done);
+        if let Some((w, sw)) = icnt_req {
+            // It left MEM_last at this edge; its return may be presented at t + lat.
+            src.icnt_request(t, w, sw);
         }
-        if let Some(w) = warp_done {
-            self.warps[w as usize].busy = false;
+        if start {
+            self.clear();
+        } else {
+            if acc_out.valid {
+                self.cache.write(acc_out.pc, acc_out.value);
+            }
+            self.acc.tick(v, sw, svc_m1);
+            self.counter
+                .tick(ev.load, ev.pred, smem_sw_pending, stall.fe_hold);
+            let set = ev.decision.map_or(0, |w| 1u64 << w);
+            let done = warp_done.map_or(0, |w| 1u64 << w);
+            self.issue.busy = self.issue.busy & !done | set;
         }
 
-        let outcome = if rec.fe_hold {
-            match rec.cause {
-                Cause::BankConflict => Outcome::BankConflict,
-                _ => Outcome::Other,
-            }
-        } else if ev.loaded.is_some() {
-            Outcome::Issue
-        } else if ev.sched_fail {
-            Outcome::SchedFail
-        } else {
-            Outcome::Idle
-        };
-        SmRecord {
-            pipe: rec,
+        let events = SmEvents {
+            t,
+            wb,
+            exe,
+            fe_hold: stall.fe_hold,
+            cause: stall.cause,
             decision: ev.decision,
             mask,
             counter,
@@ -534,32 +818,140 @@ impl SmCore {
             issue: ev.loaded,
             warp_done,
             icnt_req,
-            outcome,
-        }
+            outcome: outcome(stall, &ev),
+        };
+        (rec, events)
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Program mode
+// ---------------------------------------------------------------------------------------------
+
+/// The SM core in scheduler mode, driven by a workload (program mode).
+#[derive(Clone, Debug)]
+pub struct SmCore {
+    core: Core,
+    program: Program,
+}
+
+impl SmCore {
+    /// A core with params `p` (validated) and no program.
+    pub fn new(p: &SmParams) -> Result<SmCore, String> {
+        p.validate().map_err(|e| e.to_string())?;
+        let mut program = Program::default();
+        program.load(p, &[]);
+        Ok(SmCore {
+            core: Core::new(p),
+            program,
+        })
+    }
+
+    pub fn params(&self) -> &SmParams {
+        &self.core.p
+    }
+    pub fn cache(&self) -> &HistoryCache {
+        &self.core.cache
+    }
+    pub fn counter(&self) -> &DistanceCounter {
+        &self.core.counter
+    }
+    pub fn accumulator(&self) -> &Accumulator {
+        &self.core.acc
+    }
+    pub fn pipeline(&self) -> &Pipeline {
+        &self.core.pipe
+    }
+    pub fn tags(&self) -> TagCodec {
+        self.core.tags
+    }
+
+    /// `kernel_start` (D21): the pipeline must be empty; clears the cache's valid and MRU bits,
+    /// the counter and the accumulator, and resets warps and the RR pointer. The cycle counter
+    /// restarts at 0.
+    pub fn kernel_start(&mut self, program: &[Vec<Instr>]) {
+        self.core.pipe.reset();
+        self.core.smem_pcs.clear();
+        self.core.clear();
+        self.program.load(&self.core.p, program);
+    }
+
+    /// All warps finished and everything drained.
+    pub fn done(&self) -> bool {
+        self.program.done() && self.core.idle()
+    }
+
+    /// One clock cycle, with its record.
+    pub fn cycle(&mut self) -> SmRecord {
+        let (rec, ev) = self.core.cycle(&mut self.program, false, true);
+        SmRecord::new(rec.expect("record asked for"), &ev)
+    }
+
+    /// One clock cycle without the pipeline's record.
+    pub fn step(&mut self) -> SmEvents {
+        self.core.cycle(&mut self.program, false, false).1
     }
 
     /// Runs `program` as one kernel: `kernel_start` at cycle 0, then cycles until every warp
     /// has finished and the pipeline (WB included) and ICNT are empty.
     pub fn run_kernel(&mut self, program: &[Vec<Instr>]) -> SmRun {
-        self.kernel_start(program);
         let mut records = Vec::new();
+        let stats = self.run(program, |core| {
+            let rec = core.cycle();
+            let ev = (
+                rec.outcome,
+                rec.decision.is_some(),
+                rec.hc_lookup,
+                rec.pipe.wb,
+            );
+            records.push(rec);
+            ev
+        });
+        SmRun { records, stats }
+    }
+
+    /// [`SmCore::run_kernel`] without records: only the statistics are accumulated.
+    pub fn run_stats(&mut self, program: &[Vec<Instr>]) -> SmStats {
+        self.run_kernel_with(program, |_| {})
+    }
+
+    /// [`SmCore::run_stats`], showing `f` every cycle's events (no records are built).
+    pub fn run_kernel_with(
+        &mut self,
+        program: &[Vec<Instr>],
+        mut f: impl FnMut(&SmEvents),
+    ) -> SmStats {
+        self.run(program, |core| {
+            let ev = core.step();
+            f(&ev);
+            (ev.outcome, ev.decision.is_some(), ev.hc_lookup, ev.wb)
+        })
+    }
+
+    /// The kernel loop: `cycle` runs one cycle and returns what the statistics count.
+    fn run(
+        &mut self,
+        program: &[Vec<Instr>],
+        mut cycle: impl FnMut(&mut SmCore) -> (Outcome, bool, Option<bool>, Wb),
+    ) -> SmStats {
+        self.kernel_start(program);
+        let mut acc = StatsAcc::default();
         let limit = 10_000_000u64;
         while !self.done() {
             assert!(
-                self.pipe.t() < limit,
+                self.core.pipe.t() < limit,
                 "sm_core: no completion within {limit} cycles"
             );
-            records.push(self.cycle());
+            let (outcome, decision, lookup, wb) = cycle(self);
+            acc.add(outcome, decision, lookup, wb);
         }
-        let stats = SmStats::of(&records);
-        SmRun { records, stats }
+        acc.finish()
     }
 }
 
 /// Writes `r` onto the `sm_core` RTL's output ports (spec §6): what the RTL must show in that
 /// cycle. Ports without an event read 0.
 pub fn encode_record(p: &SmParams, layout: &Layout, r: &SmRecord, out: &mut [u64]) {
-    use smrtl_hdl::sm_core::port;
     crate::elastic_pipeline::encode_record(&p.pipe, layout, &r.pipe, out);
     let mut w = |name: &str, v: u64| layout.write_out(out, name, v);
     let (iw, isw) = r.issue.unwrap_or((0, 0));
@@ -588,7 +980,16 @@ pub fn encode_record(p: &SmParams, layout: &Layout, r: &SmRecord, out: &mut [u64
 
 /// Runs a workload on a fresh core (deterministic).
 pub fn run(w: &Workload) -> Result<SmRun, String> {
-    let mut core = SmCore::new(&w.params)?;
+    Ok(core_for(w)?.run_kernel(&w.warps))
+}
+
+/// [`run`] without records: the statistics only.
+pub fn run_stats(w: &Workload) -> Result<SmStats, String> {
+    Ok(core_for(w)?.run_stats(&w.warps))
+}
+
+fn core_for(w: &Workload) -> Result<SmCore, String> {
+    let core = SmCore::new(&w.params)?;
     if w.warps.len() > w.params.warps as usize {
         return Err(format!(
             "warps: {} warps exceed W = {}",
@@ -596,5 +997,207 @@ pub fn run(w: &Workload) -> Result<SmRun, String> {
             w.params.warps
         ));
     }
-    Ok(core.run_kernel(&w.warps))
+    Ok(core)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Port mode
+// ---------------------------------------------------------------------------------------------
+
+/// Port mode: the `sm_core` inputs of one cycle, decoded (spec §6).
+#[derive(Clone, Debug)]
+struct Ports {
+    has_next: u64,
+    is_mem: u64,
+    kind: Vec<Kind>,
+    pc: Vec<u32>,
+    /// The descriptor answer for (`issue_warp`, `issue_sw`), tag and kind aside: `desc_deg`
+    /// as `deg_override` (0 = the detector computes the degree), `desc_addr`, `desc_act`.
+    desc: Entry,
+    icnt: Option<(u32, u32)>,
+}
+
+impl Source for Ports {
+    fn vectors(&self) -> (u64, u64) {
+        (self.has_next, self.is_mem)
+    }
+
+    fn next(&self, w: usize) -> (Kind, u32) {
+        (self.kind[w], self.pc[w])
+    }
+
+    fn decided(&mut self, _w: usize) {}
+
+    fn entry(&self, tag: u32, kind: Kind, _warp: u32, _sw: u32) -> Entry {
+        Entry {
+            tag,
+            kind,
+            ..self.desc.clone()
+        }
+    }
+
+    fn icnt_return(&mut self, _t: u64) -> Option<(u32, u32)> {
+        self.icnt
+    }
+
+    fn icnt_request(&mut self, _t: u64, _warp: u32, _sw: u32) {}
+}
+
+/// The input slots of the `sm_core` layout, looked up once.
+#[derive(Clone, Debug)]
+struct InSlots {
+    reset: Slot,
+    kernel_start: Slot,
+    has_next: Slot,
+    kind: Slot,
+    pc: Slot,
+    desc_addr: Slot,
+    desc_act: Slot,
+    desc_deg: Slot,
+    icnt_valid: Slot,
+    icnt_warp: Slot,
+    icnt_sw: Slot,
+}
+
+/// The behavioral `sm_core` on its ports (spec §5.6, §6): driven by the input ports cycle by
+/// cycle exactly as the RTL is, writing the output ports ([`encode_record`]). The same core as
+/// [`SmCore`], with the inputs as its issue source; `kernel_start` is a cycle without a
+/// decision whose edge clears the BCAWS and scheduler state (D21), and `reset` high returns
+/// everything to the reset state at the edge. Its reset state is the RTL's.
+///
+/// As an [`Rtl`], [`Rtl::eval`] computes the cycle's outputs without committing it (the
+/// testbench may answer the descriptor request and evaluate again) and [`Rtl::edge`] commits
+/// the last evaluation.
+#[derive(Clone, Debug)]
+pub struct PortModel {
+    layout: Layout,
+    slots: InSlots,
+    core: Core,
+    ports: Ports,
+    /// The state after the last [`Rtl::eval`], committed by [`Rtl::edge`].
+    evaluated: Option<Core>,
+}
+
+impl PortModel {
+    /// The model of the `sm_core` with params `p` (validated) on `layout` (its ports, spec §6),
+    /// in its reset state.
+    pub fn new(p: &SmParams, layout: &Layout) -> Result<PortModel, String> {
+        p.validate().map_err(|e| e.to_string())?;
+        let slot = |name: &str| layout.find_input(name).cloned();
+        let slots = InSlots {
+            reset: slot("reset")?,
+            kernel_start: slot(port::KERNEL_START)?,
+            has_next: slot(port::HAS_NEXT)?,
+            kind: slot(port::KIND)?,
+            pc: slot(port::PC)?,
+            desc_addr: slot(port::DESC_ADDR)?,
+            desc_act: slot(port::DESC_ACT)?,
+            desc_deg: slot(port::DESC_DEG)?,
+            icnt_valid: slot(port::ICNT_VALID)?,
+            icnt_warp: slot(port::ICNT_WARP)?,
+            icnt_sw: slot(port::ICNT_SW)?,
+        };
+        let (w, l) = (p.warps as usize, p.pipe.lanes as usize);
+        Ok(PortModel {
+            layout: layout.clone(),
+            slots,
+            core: Core::new(p),
+            ports: Ports {
+                has_next: 0,
+                is_mem: 0,
+                kind: vec![Kind::Alu; w],
+                pc: vec![0; w],
+                desc: Entry::new(0, Kind::Alu, l),
+                icnt: None,
+            },
+            evaluated: None,
+        })
+    }
+
+    /// The params.
+    pub fn params(&self) -> &SmParams {
+        &self.core.p
+    }
+
+    /// Decodes `inputs` into the issue source; returns (`kernel_start`, `reset`).
+    fn decode(&mut self, inputs: &[u64]) -> (bool, bool) {
+        let (s, p, ports) = (&self.slots, &self.core.p, &mut self.ports);
+        // A port's value; bits beyond its width are not part of it.
+        let val = |slot: &Slot| slot.field(inputs, 0, slot.width.min(64));
+        let bit = |slot: &Slot| val(slot) == 1;
+        let w = p.warps as usize;
+        let (pcw, aw) = (p.pc_bits as usize, p.pipe.addr_bits as usize);
+        ports.has_next = s.has_next.field(inputs, 0, w);
+        ports.is_mem = 0;
+        for k in 0..w {
+            ports.kind[k] = Kind::from_bits(s.kind.field(inputs, 2 * k, 2));
+            ports.pc[k] = s.pc.field(inputs, pcw * k, pcw) as u32;
+            ports.is_mem |= (ports.kind[k].is_mem() as u64) << k;
+        }
+        let desc = &mut ports.desc;
+        let deg = val(&s.desc_deg) as u32;
+        desc.deg_override = (deg != 0).then_some(deg);
+        for l in 0..desc.addrs.len() {
+            desc.addrs[l] = s.desc_addr.field(inputs, l * aw, aw) as u32;
+            desc.act[l] = s.desc_act.field(inputs, l, 1) == 1;
+        }
+        ports.icnt = bit(&s.icnt_valid).then(|| (val(&s.icnt_warp) as u32, val(&s.icnt_sw) as u32));
+        (bit(&s.kernel_start), bit(&s.reset))
+    }
+
+    /// One cycle of `core` on the decoded inputs: writes the outputs, then takes the edge.
+    fn cycle(&mut self, inputs: &[u64], outputs: &mut [u64], commit: bool) {
+        let (start, reset) = self.decode(inputs);
+        let mut next = if commit {
+            None
+        } else {
+            Some(self.core.clone())
+        };
+        let core = next.as_mut().unwrap_or(&mut self.core);
+        let (rec, ev) = core.cycle(&mut self.ports, start, true);
+        if reset {
+            *core = Core::new(&core.p);
+        }
+        outputs.fill(0);
+        let rec = SmRecord::new(rec.expect("record asked for"), &ev);
+        encode_record(&self.core.p, &self.layout, &rec, outputs);
+        self.evaluated = next;
+    }
+}
+
+impl Simulator for PortModel {
+    fn name(&self) -> &str {
+        "model"
+    }
+
+    fn step(&mut self, inputs: &[u64], outputs: &mut [u64]) {
+        self.cycle(inputs, outputs, true);
+    }
+}
+
+impl Rtl for PortModel {
+    fn eval(&mut self, inputs: &[u64], outputs: &mut [u64]) {
+        self.cycle(inputs, outputs, false);
+    }
+
+    fn edge(&mut self) {
+        if let Some(core) = self.evaluated.take() {
+            self.core = core;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_robin_from_last() {
+        assert_eq!(round_robin(0, 3), None);
+        assert_eq!(round_robin(0b1011, 3), Some(0));
+        assert_eq!(round_robin(0b1011, 0), Some(1));
+        assert_eq!(round_robin(0b1011, 1), Some(3));
+        assert_eq!(round_robin(1 << 63 | 1, 63), Some(0));
+        assert_eq!(round_robin(1 << 63 | 1, 62), Some(63));
+    }
 }

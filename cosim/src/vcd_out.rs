@@ -1,6 +1,7 @@
 //! Waveforms of a co-simulation run: scopes `stim` (inputs), `model` and `rtl` (outputs; `rtl`
 //! also holds the backend's internal nets), a `clock` and a `mismatch` flag, so a viewer (GTKWave,
-//! Surfer) shows model and RTL side by side and the first divergence at a glance.
+//! Surfer) shows model and RTL side by side and the first divergence at a glance. Cycle `c` is at
+//! time `c * CYCLE_TIME`; [`crate::gtkw`] writes the GTKWave save file that opens on it.
 
 use crate::harness::Trace;
 use crate::layout::{Layout, Slot};
@@ -9,6 +10,32 @@ use vcd::{IdCode, TimescaleUnit, Value, VarType};
 
 /// Time units per cycle; the clock rises in the middle of each cycle.
 pub const CYCLE_TIME: u64 = 10;
+
+/// Cycles a dump runs on past its last recorded cycle, every signal `x` (nothing was recorded):
+/// room for a viewer to show the last cycle, often the divergence, away from the end of time.
+pub const TAIL_CYCLES: u64 = 40;
+
+/// VCD time at which `cycle`'s values appear (cycle `c` spans `[c, c + 1) * CYCLE_TIME`).
+pub fn time(cycle: u64) -> u64 {
+    cycle * CYCLE_TIME
+}
+
+/// Whether the VCD of `trace` has an `rtl` scope (a model-only run records no RTL outputs).
+pub fn has_rtl(trace: &Trace) -> bool {
+    trace.rows.front().is_some_and(|r| !r.rtl.is_empty())
+}
+
+/// The RTL internal nets (dotted instance path, width) the VCD of `trace` shows under `rtl`.
+pub fn internals(trace: &Trace) -> Vec<(String, usize)> {
+    match trace.rows.front() {
+        Some(r) if has_rtl(trace) => r
+            .internals
+            .iter()
+            .map(|(n, w, _)| (n.clone(), *w))
+            .collect(),
+        _ => vec![],
+    }
+}
 
 fn bits(words: &[u64], width: usize) -> Vec<Value> {
     (0..width)
@@ -48,6 +75,16 @@ impl Var {
         }
         self.last = Some(words.to_vec());
         Ok(())
+    }
+
+    /// Sets the variable to `x`.
+    fn unknown<W: Write>(&mut self, w: &mut vcd::Writer<W>) -> io::Result<()> {
+        self.last = None;
+        if self.width == 1 {
+            w.change_scalar(self.id, Value::X)
+        } else {
+            w.change_vector(self.id, &vec![Value::X; self.width])
+        }
     }
 }
 
@@ -109,20 +146,10 @@ pub fn write<W: Write>(out: W, block: &str, layout: &Layout, trace: &Trace) -> i
     let mismatch = w.add_wire(1, "mismatch")?;
     let mut stim = add_vars(&mut w, "stim", &named(&layout.inputs))?;
     let mut model = add_vars(&mut w, "model", &named(&layout.outputs))?;
-    let internal_names: Vec<(String, usize)> = trace
-        .rows
-        .front()
-        .map(|r| {
-            r.internals
-                .iter()
-                .map(|(n, wd, _)| (n.clone(), *wd))
-                .collect()
-        })
-        .unwrap_or_default();
     // A model-only run (rows without RTL outputs) has no `rtl` scope.
-    let has_rtl = trace.rows.front().is_some_and(|r| !r.rtl.is_empty());
+    let has_rtl = has_rtl(trace);
     let mut rtl_slots = named(&layout.outputs);
-    rtl_slots.extend(internal_names);
+    rtl_slots.extend(internals(trace));
     let mut rtl = if has_rtl {
         add_vars(&mut w, "rtl", &rtl_slots)?
     } else {
@@ -136,7 +163,7 @@ pub fn write<W: Write>(out: W, block: &str, layout: &Layout, trace: &Trace) -> i
         last: None,
     };
     for row in &trace.rows {
-        w.timestamp(row.cycle * CYCLE_TIME)?;
+        w.timestamp(time(row.cycle))?;
         w.change_scalar(clock, Value::V0)?;
         for (var, slot) in stim.iter_mut().zip(&layout.inputs) {
             var.emit(&mut w, slot.of(&row.inputs))?;
@@ -154,12 +181,17 @@ pub fn write<W: Write>(out: W, block: &str, layout: &Layout, trace: &Trace) -> i
             }
         }
         flag.emit(&mut w, &[row.mismatch as u64])?;
-        w.timestamp(row.cycle * CYCLE_TIME + CYCLE_TIME / 2)?;
+        w.timestamp(time(row.cycle) + CYCLE_TIME / 2)?;
         w.change_scalar(clock, Value::V1)?;
     }
     if let Some(last) = trace.rows.back() {
-        w.timestamp((last.cycle + 1) * CYCLE_TIME)?;
-        w.change_scalar(clock, Value::V0)?;
+        w.timestamp(time(last.cycle + 1))?;
+        w.change_scalar(clock, Value::X)?;
+        for var in stim.iter_mut().chain(&mut model).chain(&mut rtl) {
+            var.unknown(&mut w)?;
+        }
+        flag.unknown(&mut w)?;
+        w.timestamp(time(last.cycle + 1 + TAIL_CYCLES))?;
     }
     Ok(())
 }

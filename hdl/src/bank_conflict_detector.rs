@@ -6,7 +6,7 @@
 //! it in its group, so the degree is the maximum count and no L × B one-hot popcount is needed.
 
 use crate::netlist::{concat, or_all, Expr, Module};
-use crate::params::{bits_for, in_range, log2, one_of, BlockParams, ParamError, ParamInfo};
+use crate::params::{bits_for, in_range, log2, Allowed, BlockParams, ParamError};
 use serde::{Deserialize, Serialize};
 
 /// Broadcast mode (spec §1.4).
@@ -36,44 +36,26 @@ impl std::fmt::Display for Mode {
     }
 }
 
-/// Generator parameters (spec §1.2, §2.1). The single source of every width below.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Params {
-    /// Lanes per access.
-    #[serde(rename = "L")]
-    pub lanes: u32,
-    /// Banks.
-    #[serde(rename = "B")]
-    pub banks: u32,
-    /// Layer width in bytes.
-    #[serde(rename = "W")]
-    pub layer_bytes: u32,
-    /// Byte-address bits per lane.
-    #[serde(rename = "A")]
-    pub addr_bits: u32,
-    /// Ports per bank.
-    #[serde(rename = "P")]
-    pub ports: u32,
-    #[serde(rename = "MODE")]
-    pub mode: Mode,
-    /// Register the outputs (one cycle of latency).
-    #[serde(rename = "REG_OUT")]
-    pub reg_out: bool,
-}
-
-impl Default for Params {
-    /// The `kepler` preset.
-    fn default() -> Self {
-        Params {
-            lanes: 32,
-            banks: 32,
-            layer_bytes: 8,
-            addr_bits: 16,
-            ports: 1,
-            mode: Mode::Multicast,
-            reg_out: false,
-        }
+crate::block_params! {
+    /// Generator parameters (spec §1.2, §2.1). The single source of every width below; the
+    /// defaults are the `kepler` preset.
+    #[derive(Eq)]
+    #[serde(deny_unknown_fields)]
+    pub struct Params {
+        /// Lanes per access.
+        lanes: u32 = 32, "L", Allowed::OneOf(&[8, 16, 32]);
+        /// Banks.
+        banks: u32 = 32, "B", Allowed::OneOf(&[8, 16, 32]);
+        /// Layer width in bytes (W = 8 adds the mode8 / size8 inputs).
+        layer_bytes: u32 = 8, "W", Allowed::OneOf(&[4, 8]);
+        /// Byte-address bits per lane.
+        addr_bits: u32 = 16, "A", Allowed::Range(2, 32), "at least log2(B*W)+1";
+        /// Ports per bank.
+        ports: u32 = 1, "P", Allowed::OneOf(&[1, 2, 4]);
+        /// Broadcast mode.
+        mode: Mode = Mode::Multicast, "MODE", Allowed::Names(&["literal", "multicast", "gpgpusim-limited"]);
+        /// Register the outputs (one cycle of latency).
+        reg_out: bool = false, "REG_OUT", Allowed::Bool;
     }
 }
 
@@ -140,51 +122,7 @@ impl BlockParams for Params {
         ]
     }
 
-    fn describe() -> Vec<ParamInfo> {
-        vec![
-            ParamInfo {
-                name: "L",
-                meaning: "lanes per access",
-                allowed: "8, 16, 32".into(),
-            },
-            ParamInfo {
-                name: "B",
-                meaning: "banks",
-                allowed: "8, 16, 32".into(),
-            },
-            ParamInfo {
-                name: "W",
-                meaning: "layer width in bytes (W = 8 adds mode8/size8 inputs)",
-                allowed: "4, 8".into(),
-            },
-            ParamInfo {
-                name: "A",
-                meaning: "byte-address bits per lane",
-                allowed: "log2(B*W)+1 ..= 32".into(),
-            },
-            ParamInfo {
-                name: "P",
-                meaning: "ports per bank",
-                allowed: "1, 2, 4".into(),
-            },
-            ParamInfo {
-                name: "MODE",
-                meaning: "broadcast mode",
-                allowed: "literal, multicast, gpgpusim-limited".into(),
-            },
-            ParamInfo {
-                name: "REG_OUT",
-                meaning: "register the outputs (1 cycle latency)",
-                allowed: "0, 1".into(),
-            },
-        ]
-    }
-
-    fn validate(&self) -> Result<(), ParamError> {
-        one_of("L", self.lanes, &[8, 16, 32])?;
-        one_of("B", self.banks, &[8, 16, 32])?;
-        one_of("W", self.layer_bytes, &[4, 8])?;
-        one_of("P", self.ports, &[1, 2, 4])?;
+    fn check(&self) -> Result<(), ParamError> {
         in_range("A", self.addr_bits, self.min_addr_bits(), 32)
     }
 }

@@ -7,7 +7,7 @@
 
 use crate::bank_conflict_detector::Mode;
 use crate::netlist::{Dir, Port};
-use crate::params::{bits_for, in_range, one_of, BlockParams, ParamError, ParamInfo};
+use crate::params::{bits_for, in_range, Allowed, BlockParams, ParamError};
 use serde::{Deserialize, Serialize};
 
 /// Backend wiring (spec §2 table).
@@ -98,65 +98,41 @@ impl Cause {
     }
 }
 
-/// Pipeline parameters (spec §1, §10), by their spec names.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct Params {
-    pub pipe_mode: PipeMode,
-    /// Memory stages.
-    #[serde(rename = "M")]
-    pub mem_stages: u32,
-    /// PREMEM depth (Elastic); 0 = no PREMEM FIFO.
-    #[serde(rename = "N")]
-    pub premem_depth: u32,
-    /// NONMEM depth (Elastic).
-    #[serde(rename = "Q")]
-    pub nonmem_depth: u32,
-    /// D stages between F and EXE.
-    pub fe_depth: u32,
-    /// Ports per bank.
-    #[serde(rename = "P")]
-    pub ports: u32,
-    /// Subwarps per warp.
-    #[serde(rename = "S")]
-    pub subwarps: u32,
-    /// SIMD lanes.
-    #[serde(rename = "L")]
-    pub lanes: u32,
-    /// Shared-memory banks.
-    #[serde(rename = "B")]
-    pub banks: u32,
-    pub wb_priority: WbPriority,
-    /// Debug: NQ head eligible for WB only at this age; EXE never writes back directly.
-    pub nonmem_min_age: u32,
-    /// Detector broadcast mode (`multicast` = the paper's DistinctWord).
-    pub broadcast: Mode,
-    /// Word-address bits per lane.
-    #[serde(rename = "AW")]
-    pub addr_bits: u32,
-    /// Entry tag bits (trace mode: stream index).
-    pub tag_bits: u32,
-}
-
-impl Default for Params {
-    /// The paper's evaluated core (`table4`), Elastic with Q = M.
-    fn default() -> Self {
-        Params {
-            pipe_mode: PipeMode::Elastic,
-            mem_stages: 4,
-            premem_depth: 3,
-            nonmem_depth: 4,
-            fe_depth: 17,
-            ports: 1,
-            subwarps: 4,
-            lanes: 8,
-            banks: 8,
-            wb_priority: WbPriority::MemFirst,
-            nonmem_min_age: 0,
-            broadcast: Mode::Multicast,
-            addr_bits: 12,
-            tag_bits: 16,
-        }
+crate::block_params! {
+    /// Generator parameters (spec §1, §4); the defaults are the paper's evaluated core
+    /// (`table4`), Elastic with Q = M.
+    #[derive(Eq)]
+    #[serde(deny_unknown_fields, default)]
+    pub struct Params {
+        /// Backend wiring.
+        pipe_mode: PipeMode = PipeMode::Elastic, "pipe_mode", Allowed::Names(&["unified", "split", "elastic"]);
+        /// Memory stages.
+        mem_stages: u32 = 4, "M", Allowed::Range(1, 8);
+        /// PREMEM FIFO depth (elastic; 0 = none).
+        premem_depth: u32 = 3, "N", Allowed::Range(0, 8);
+        /// NONMEM FIFO depth (elastic).
+        nonmem_depth: u32 = 4, "Q", Allowed::Range(0, 16), "at least 1 when nonmem_min_age > 0 (elastic)";
+        /// D stages between F and EXE.
+        fe_depth: u32 = 17, "fe_depth", Allowed::Range(1, 32);
+        /// Ports per bank.
+        ports: u32 = 1, "P", Allowed::OneOf(&[1, 2, 4]);
+        /// Subwarps per warp.
+        subwarps: u32 = 4, "S", Allowed::OneOf(&[1, 2, 4]);
+        /// SIMD lanes.
+        lanes: u32 = 8, "L", Allowed::OneOf(&[8, 16, 32]);
+        /// Shared-memory banks.
+        banks: u32 = 8, "B", Allowed::OneOf(&[8, 16, 32]);
+        /// MEM_last vs NONMEM head at WB.
+        wb_priority: WbPriority = WbPriority::MemFirst, "wb_priority", Allowed::Names(&["mem_first", "nonmem_first"]);
+        /// Debug: NQ head eligible for WB only at this age (0 = ASAP); EXE never writes back
+        /// directly.
+        nonmem_min_age: u32 = 0, "nonmem_min_age", Allowed::Range(0, 16);
+        /// Detector broadcast mode (multicast = the paper's DistinctWord).
+        broadcast: Mode = Mode::Multicast, "broadcast", Allowed::Names(&["literal", "multicast", "gpgpusim-limited"]);
+        /// Word-address bits per lane.
+        addr_bits: u32 = 12, "AW", Allowed::Range(2, 30), "at least log2(B)+1";
+        /// Entry tag bits (trace mode: stream index).
+        tag_bits: u32 = 16, "tag_bits", Allowed::Range(4, 32);
     }
 }
 
@@ -229,91 +205,7 @@ impl BlockParams for Params {
         ]
     }
 
-    fn describe() -> Vec<ParamInfo> {
-        vec![
-            ParamInfo {
-                name: "pipe_mode",
-                meaning: "backend wiring",
-                allowed: "unified, split, elastic".into(),
-            },
-            ParamInfo {
-                name: "M",
-                meaning: "memory stages",
-                allowed: "1..=8".into(),
-            },
-            ParamInfo {
-                name: "N",
-                meaning: "PREMEM FIFO depth (elastic; 0 = none)",
-                allowed: "0..=8".into(),
-            },
-            ParamInfo {
-                name: "Q",
-                meaning: "NONMEM FIFO depth (elastic)",
-                allowed: "0..=16".into(),
-            },
-            ParamInfo {
-                name: "fe_depth",
-                meaning: "D stages between F and EXE",
-                allowed: "1..=32".into(),
-            },
-            ParamInfo {
-                name: "P",
-                meaning: "ports per bank",
-                allowed: "1, 2, 4".into(),
-            },
-            ParamInfo {
-                name: "S",
-                meaning: "subwarps per warp",
-                allowed: "1, 2, 4".into(),
-            },
-            ParamInfo {
-                name: "L",
-                meaning: "SIMD lanes",
-                allowed: "8, 16, 32".into(),
-            },
-            ParamInfo {
-                name: "B",
-                meaning: "shared-memory banks",
-                allowed: "8, 16, 32".into(),
-            },
-            ParamInfo {
-                name: "wb_priority",
-                meaning: "MEM_last vs NONMEM head at WB",
-                allowed: "mem_first, nonmem_first".into(),
-            },
-            ParamInfo {
-                name: "nonmem_min_age",
-                meaning: "debug: NQ head eligible at this age (0 = ASAP)",
-                allowed: "0..=16".into(),
-            },
-            ParamInfo {
-                name: "broadcast",
-                meaning: "detector mode (multicast = DistinctWord)",
-                allowed: "literal, multicast, gpgpusim-limited".into(),
-            },
-            ParamInfo {
-                name: "AW",
-                meaning: "word-address bits",
-                allowed: "log2(B)+1..=30".into(),
-            },
-            ParamInfo {
-                name: "tag_bits",
-                meaning: "entry tag bits (trace stream index)",
-                allowed: "4..=32".into(),
-            },
-        ]
-    }
-
-    fn validate(&self) -> Result<(), ParamError> {
-        in_range("M", self.mem_stages, 1, 8)?;
-        in_range("N", self.premem_depth, 0, 8)?;
-        in_range("Q", self.nonmem_depth, 0, 16)?;
-        in_range("fe_depth", self.fe_depth, 1, 32)?;
-        one_of("P", self.ports, &[1, 2, 4])?;
-        one_of("S", self.subwarps, &[1, 2, 4])?;
-        one_of("L", self.lanes, &[8, 16, 32])?;
-        one_of("B", self.banks, &[8, 16, 32])?;
-        in_range("nonmem_min_age", self.nonmem_min_age, 0, 16)?;
+    fn check(&self) -> Result<(), ParamError> {
         if self.pipe_mode == PipeMode::Elastic && self.nonmem_min_age > 0 && self.nonmem_depth == 0
         {
             // EXE is no WB source then, so ALU entries could never leave.
@@ -323,8 +215,7 @@ impl BlockParams for Params {
                 allowed: "1..=16 when nonmem_min_age > 0 (elastic)".into(),
             });
         }
-        in_range("AW", self.addr_bits, self.banks.trailing_zeros() + 1, 30)?;
-        in_range("tag_bits", self.tag_bits, 4, 32)
+        in_range("AW", self.addr_bits, self.banks.trailing_zeros() + 1, 30)
     }
 }
 

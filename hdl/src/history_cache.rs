@@ -9,7 +9,7 @@
 //! `clear` (kernel_start) zeroes in one cycle.
 
 use crate::netlist::{Dir, Port};
-use crate::params::{bits_for, log2, one_of, BlockParams, ParamError, ParamInfo};
+use crate::params::{bits_for, log2, one_of, Allowed, BlockParams, ParamError};
 use serde::{Deserialize, Serialize};
 
 /// What the counter loads when an SMEM warp is scheduled (§5.4, D18).
@@ -33,45 +33,30 @@ pub enum BcawsPolicy {
     IssueIfNoNonMem,
 }
 
-/// Params by their spec names (§1, §5, §10).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Params {
-    /// History-cache sets.
-    pub hc_sets: u32,
-    /// History-cache ways (2 in the paper; 1 = direct-mapped).
-    pub hc_ways: u32,
-    /// PC bits (the cache key).
-    #[serde(rename = "PCW")]
-    pub pc_bits: u32,
-    /// Warp size (threads); DW = ⌈log2 WS⌉ is the width of stored degrees and the counter.
-    #[serde(rename = "WS")]
-    pub warp_size: u32,
-    /// Warp contexts.
-    #[serde(rename = "W")]
-    pub warps: u32,
-    /// SIMD lanes; `acc_svc_m1` is lg L bits.
-    #[serde(rename = "L")]
-    pub lanes: u32,
-    pub counter_mode: CounterMode,
-    pub bcaws_freeze_on_stall: bool,
-    pub bcaws_policy: BcawsPolicy,
-}
-
-impl Default for Params {
-    /// The paper's configuration (Table 3 / Table 4).
-    fn default() -> Self {
-        Params {
-            hc_sets: 256,
-            hc_ways: 2,
-            pc_bits: 14,
-            warp_size: 32,
-            warps: 32,
-            lanes: 8,
-            counter_mode: CounterMode::LoadPred,
-            bcaws_freeze_on_stall: true,
-            bcaws_policy: BcawsPolicy::Strict,
-        }
+crate::block_params! {
+    /// Params by their spec names (§1, §5, §10); the defaults are the paper's configuration
+    /// (Table 3 / Table 4).
+    #[derive(Eq)]
+    #[serde(deny_unknown_fields)]
+    pub struct Params {
+        /// History-cache sets.
+        hc_sets: u32 = 256, "hc_sets", Allowed::Pow2(1, 1024);
+        /// History-cache ways (2 in the paper; 1 = direct-mapped).
+        hc_ways: u32 = 2, "hc_ways", Allowed::OneOf(&[1, 2]);
+        /// PC bits (the cache key).
+        pc_bits: u32 = 14, "PCW", Allowed::Range(1, 32), "at least log2(hc_sets)+1";
+        /// Warp size (threads); DW = log2 WS is the width of stored degrees and the counter.
+        warp_size: u32 = 32, "WS", Allowed::OneOf(&[8, 16, 32, 64, 128]);
+        /// Warp contexts.
+        warps: u32 = 32, "W", Allowed::Range(1, 64);
+        /// SIMD lanes (S = WS / L; acc_svc_m1 is lg L bits).
+        lanes: u32 = 8, "L", Allowed::OneOf(&[8, 16, 32]), "at most WS";
+        /// Counter load value.
+        counter_mode: CounterMode = CounterMode::LoadPred, "counter_mode", Allowed::Names(&["load_pred", "load_pred_plus_sm1"]);
+        /// Hold the counter while fe_hold.
+        bcaws_freeze_on_stall: bool = true, "bcaws_freeze_on_stall", Allowed::Bool;
+        /// Empty eligible set under the mask.
+        bcaws_policy: BcawsPolicy = BcawsPolicy::Strict, "bcaws_policy", Allowed::Names(&["strict", "issue_if_no_nonmem"]);
     }
 }
 
@@ -133,63 +118,8 @@ impl BlockParams for Params {
         ]
     }
 
-    fn describe() -> Vec<ParamInfo> {
-        vec![
-            ParamInfo {
-                name: "hc_sets",
-                meaning: "history-cache sets",
-                allowed: "1, 2, 4, ..., 1024".into(),
-            },
-            ParamInfo {
-                name: "hc_ways",
-                meaning: "history-cache ways",
-                allowed: "1, 2".into(),
-            },
-            ParamInfo {
-                name: "PCW",
-                meaning: "PC bits (cache key)",
-                allowed: "log2(hc_sets)+1..=32".into(),
-            },
-            ParamInfo {
-                name: "WS",
-                meaning: "warp size; DW = log2 WS",
-                allowed: "8, 16, 32, 64, 128".into(),
-            },
-            ParamInfo {
-                name: "W",
-                meaning: "warp contexts",
-                allowed: "1..=64".into(),
-            },
-            ParamInfo {
-                name: "L",
-                meaning: "SIMD lanes (S = WS / L)",
-                allowed: "8, 16, 32 (and <= WS)".into(),
-            },
-            ParamInfo {
-                name: "counter_mode",
-                meaning: "counter load value",
-                allowed: "load_pred, load_pred_plus_sm1".into(),
-            },
-            ParamInfo {
-                name: "bcaws_freeze_on_stall",
-                meaning: "hold the counter while fe_hold",
-                allowed: "0, 1".into(),
-            },
-            ParamInfo {
-                name: "bcaws_policy",
-                meaning: "empty eligible set under the mask",
-                allowed: "strict, issue_if_no_nonmem".into(),
-            },
-        ]
-    }
-
-    fn validate(&self) -> Result<(), ParamError> {
-        let sets: Vec<u32> = (0..=10).map(|k| 1 << k).collect();
-        one_of("hc_sets", self.hc_sets, &sets)?;
-        one_of("hc_ways", self.hc_ways, &[1, 2])?;
+    fn check(&self) -> Result<(), ParamError> {
         crate::params::in_range("PCW", self.pc_bits, log2(self.hc_sets) + 1, 32)?;
-        one_of("WS", self.warp_size, &[8, 16, 32, 64, 128])?;
-        crate::params::in_range("W", self.warps, 1, 64)?;
         let lanes: Vec<u32> = [8, 16, 32]
             .into_iter()
             .filter(|&l| l <= self.warp_size)

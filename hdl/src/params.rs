@@ -33,24 +33,242 @@ pub enum ParamError {
     },
 }
 
-/// One parameter as `smrtl list` shows it.
+/// One parameter as `smrtl list` shows it (derived from its [`ParamDecl`]).
 #[derive(Clone, Debug, Serialize)]
 pub struct ParamInfo {
     pub name: &'static str,
-    pub meaning: &'static str,
+    pub meaning: String,
     pub allowed: String,
+    pub default: serde_json::Value,
 }
 
-/// The contract every block's params struct meets.
-pub trait BlockParams: Serialize + DeserializeOwned + Clone + Default {
+/// The values a parameter may take, as declared once beside the field.
+#[derive(Clone, Copy, Debug)]
+pub enum Allowed {
+    /// One of these numbers.
+    OneOf(&'static [u64]),
+    /// `lo..=hi`.
+    Range(u64, u64),
+    /// A power of two in `lo..=hi`.
+    Pow2(u64, u64),
+    /// `0` / `1` (or `false` / `true`).
+    Bool,
+    /// One of these names (an enum: serde already refuses anything else).
+    Names(&'static [&'static str]),
+    /// A structured value, in words; the block's [`BlockParams::check`] checks it.
+    Json(&'static str),
+    /// Declared by another block's params under the same name (a shared parameter).
+    As(fn() -> Vec<ParamDecl>),
+}
+
+/// One parameter's declaration: the single source of its name, meaning, allowed values and
+/// default, from which `smrtl list`, `--set` errors and range validation all come.
+#[derive(Clone, Debug)]
+pub struct ParamDecl {
+    /// The name on the command line, in JSON and in the Verilog header.
+    pub name: &'static str,
+    /// The field's doc comment.
+    pub meaning: &'static str,
+    pub allowed: Allowed,
+    /// A cross-parameter limit, in words (checked by [`BlockParams::check`]).
+    pub note: Option<&'static str>,
+    pub default: serde_json::Value,
+}
+
+impl ParamDecl {
+    /// The declaration with [`Allowed::As`] resolved to the declaring block's.
+    pub fn resolved(&self) -> ParamDecl {
+        match self.allowed {
+            Allowed::As(other) => {
+                let d = other()
+                    .into_iter()
+                    .find(|d| d.name == self.name)
+                    .unwrap_or_else(|| panic!("parameter {} is not declared there", self.name))
+                    .resolved();
+                ParamDecl {
+                    meaning: if self.meaning.is_empty() {
+                        d.meaning
+                    } else {
+                        self.meaning
+                    },
+                    note: self.note.or(d.note),
+                    default: self.default.clone(),
+                    ..d
+                }
+            }
+            _ => self.clone(),
+        }
+    }
+
+    /// The allowed values in words, as `smrtl list` and errors show them.
+    pub fn allowed_text(&self) -> String {
+        let d = self.resolved();
+        let text = match d.allowed {
+            Allowed::OneOf(v) => join(v.iter()),
+            Allowed::Range(lo, hi) => format!("{lo}..={hi}"),
+            Allowed::Pow2(lo, hi) => format!("powers of two {lo}..={hi}"),
+            Allowed::Bool => "0, 1".into(),
+            Allowed::Names(n) => n.join(", "),
+            Allowed::Json(text) => text.into(),
+            Allowed::As(_) => unreachable!("resolved"),
+        };
+        match d.note {
+            Some(note) => format!("{text} ({note})"),
+            None => text,
+        }
+    }
+
+    /// Checks `value` (the parameter as serialized) against the declared values.
+    pub fn check(&self, value: &serde_json::Value) -> Result<(), ParamError> {
+        let d = self.resolved();
+        let ok = match (d.allowed, value.as_u64()) {
+            (Allowed::OneOf(v), Some(x)) => v.contains(&x),
+            (Allowed::Range(lo, hi), Some(x)) => (lo..=hi).contains(&x),
+            (Allowed::Pow2(lo, hi), Some(x)) => x.is_power_of_two() && (lo..=hi).contains(&x),
+            (Allowed::OneOf(_) | Allowed::Range(..) | Allowed::Pow2(..), None) => false,
+            _ => true,
+        };
+        if ok {
+            Ok(())
+        } else {
+            Err(ParamError::Range {
+                name: d.name.into(),
+                value: value.to_string(),
+                allowed: self.allowed_text(),
+            })
+        }
+    }
+
+    pub fn info(&self) -> ParamInfo {
+        let d = self.resolved();
+        ParamInfo {
+            name: d.name,
+            meaning: d
+                .meaning
+                .split_whitespace()
+                .collect::<Vec<_>>()
+                .join(" ")
+                .trim_end_matches('.')
+                .to_string(),
+            allowed: self.allowed_text(),
+            default: self.default.clone(),
+        }
+    }
+}
+
+fn join<T: std::fmt::Display>(items: impl Iterator<Item = T>) -> String {
+    items.map(|x| x.to_string()).collect::<Vec<_>>().join(", ")
+}
+
+/// The parameter declarations of a params struct (written by [`block_params!`]).
+pub trait Declared {
+    fn declared() -> Vec<ParamDecl>;
+}
+
+/// `P`'s declarations, as a function pointer for [`Allowed::As`].
+pub fn declared_by<P: Declared>() -> Vec<ParamDecl> {
+    P::declared()
+}
+
+/// Declares a block's params struct once: each field with its doc comment (the meaning), its
+/// default, its name on the command line and its allowed values (and optionally a note on a
+/// cross-parameter limit). Generates the serde struct, `Default` and [`Declared`];
+/// [`BlockParams::validate`] checks every declared range, then the block's own
+/// [`BlockParams::check`]. A leading `..field: Type;` flattens another block's params in.
+///
+/// ```ignore
+/// block_params! {
+///     /// Generator parameters.
+///     #[serde(deny_unknown_fields)]
+///     pub struct Params {
+///         /// Lanes per access.
+///         lanes: u32 = 32, "L", Allowed::OneOf(&[8, 16, 32]);
+///     }
+/// }
+/// ```
+#[macro_export]
+macro_rules! block_params {
+    (
+        $(#[$meta:meta])*
+        pub struct $name:ident {
+            $(.. $flat:ident : $flat_ty:ty ;)?
+            $(
+                $(#[doc = $doc:literal])*
+                $field:ident : $ty:ty = $default:expr, $pname:literal, $allowed:expr $(, $note:literal)? ;
+            )*
+        }
+    ) => {
+        #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+        $(#[$meta])*
+        pub struct $name {
+            $(
+                #[serde(flatten)]
+                pub $flat: $flat_ty,
+            )?
+            $(
+                $(#[doc = $doc])*
+                #[serde(rename = $pname)]
+                pub $field: $ty,
+            )*
+        }
+
+        impl Default for $name {
+            fn default() -> Self {
+                $name {
+                    $($flat: <$flat_ty>::default(),)?
+                    $($field: $default,)*
+                }
+            }
+        }
+
+        impl $crate::params::Declared for $name {
+            fn declared() -> Vec<$crate::params::ParamDecl> {
+                #[allow(unused_mut)]
+                let mut v: Vec<$crate::params::ParamDecl> = vec![];
+                $(v.extend(<$flat_ty as $crate::params::Declared>::declared());)?
+                let d = <$name as Default>::default();
+                $(
+                    v.retain(|x| x.name != $pname);
+                    v.push($crate::params::ParamDecl {
+                        name: $pname,
+                        meaning: concat!($($doc, " "),*),
+                        allowed: $allowed,
+                        note: None $(.or(Some($note)))?,
+                        default: ::serde_json::to_value(&d.$field).expect("params serialize"),
+                    });
+                )*
+                v
+            }
+        }
+    };
+}
+
+/// The contract every block's params struct meets (declared with [`block_params!`]).
+pub trait BlockParams: Serialize + DeserializeOwned + Clone + Default + Declared {
     /// Block name, as on the command line and as the Verilog top module.
     const BLOCK: &'static str;
     /// Named presets (the first is the default).
     fn presets() -> Vec<(&'static str, Self)>;
-    /// Parameters with meaning and allowed values.
-    fn describe() -> Vec<ParamInfo>;
-    /// Checks ranges and consistency; the one place a block's params are checked.
-    fn validate(&self) -> Result<(), ParamError>;
+
+    /// Cross-parameter limits beyond the declared ranges (e.g. A ≥ log2(B·W) + 1).
+    fn check(&self) -> Result<(), ParamError> {
+        Ok(())
+    }
+
+    /// Parameters with meaning and allowed values, from the declarations.
+    fn describe() -> Vec<ParamInfo> {
+        Self::declared().iter().map(ParamDecl::info).collect()
+    }
+
+    /// Checks every declared range, then [`BlockParams::check`]: the one place a block's params
+    /// are checked.
+    fn validate(&self) -> Result<(), ParamError> {
+        let json = serde_json::to_value(self).expect("params serialize");
+        for d in Self::declared() {
+            d.check(&json[d.name])?;
+        }
+        self.check()
+    }
 
     /// [`BlockParams::resolve`] with overrides as string pairs (tests, examples).
     fn resolve_pairs(preset: Option<&str>, sets: &[(&str, &str)]) -> Result<Self, ParamError> {

@@ -11,7 +11,7 @@
 use crate::elastic_pipeline::{self as pipe, Kind, PipeMode};
 use crate::history_cache::{self as hc, BcawsPolicy, CounterMode};
 use crate::netlist::{concat, or_all, select_onehot, Dir, Expr, Module, Port};
-use crate::params::{in_range, BlockParams, ParamError, ParamInfo};
+use crate::params::{declared_by, Allowed, BlockParams, ParamError};
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 
@@ -33,42 +33,26 @@ pub enum GmemReturn {
     Icnt(u32),
 }
 
-/// SM core params by their spec names (§1, §10): the pipeline's, flattened, plus the
-/// scheduler's and the history cache's. WS = S·L is derived.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(default)]
-pub struct Params {
-    #[serde(flatten)]
-    pub pipe: pipe::Params,
-    pub sched: Sched,
-    pub bcaws_policy: BcawsPolicy,
-    pub counter_mode: CounterMode,
-    pub bcaws_freeze_on_stall: bool,
-    pub hc_sets: u32,
-    pub hc_ways: u32,
-    #[serde(rename = "PCW")]
-    pub pc_bits: u32,
-    /// Warp contexts.
-    #[serde(rename = "W")]
-    pub warps: u32,
-    pub gmem_return: GmemReturn,
-}
-
-impl Default for Params {
-    /// `table4` with BCAWS and `Icnt{400}` global-load returns (D26).
-    fn default() -> Self {
-        Params {
-            pipe: pipe::Params::default(),
-            sched: Sched::Bcaws,
-            bcaws_policy: BcawsPolicy::Strict,
-            counter_mode: CounterMode::LoadPred,
-            bcaws_freeze_on_stall: true,
-            hc_sets: 256,
-            hc_ways: 2,
-            pc_bits: 14,
-            warps: 32,
-            gmem_return: GmemReturn::Icnt(400),
-        }
+crate::block_params! {
+    /// SM core params by their spec names (§1, §10): the pipeline's, flattened, plus the
+    /// scheduler's and the history cache's (declared there). WS = S·L is derived. The defaults
+    /// are `table4` with BCAWS and `Icnt{400}` global-load returns (D26).
+    #[derive(Eq)]
+    #[serde(default)]
+    pub struct Params {
+        ..pipe: pipe::Params;
+        /// Warp scheduler.
+        sched: Sched = Sched::Bcaws, "sched", Allowed::Names(&["rr", "bcaws"]);
+        bcaws_policy: BcawsPolicy = BcawsPolicy::Strict, "bcaws_policy", Allowed::As(declared_by::<hc::Params>);
+        counter_mode: CounterMode = CounterMode::LoadPred, "counter_mode", Allowed::As(declared_by::<hc::Params>);
+        bcaws_freeze_on_stall: bool = true, "bcaws_freeze_on_stall", Allowed::As(declared_by::<hc::Params>);
+        hc_sets: u32 = 256, "hc_sets", Allowed::As(declared_by::<hc::Params>);
+        hc_ways: u32 = 2, "hc_ways", Allowed::As(declared_by::<hc::Params>);
+        pc_bits: u32 = 14, "PCW", Allowed::As(declared_by::<hc::Params>);
+        /// Warp contexts.
+        warps: u32 = 32, "W", Allowed::Range(1, 64), "tag_bits at least lg W + lg S + 1";
+        /// Global-load completion.
+        gmem_return: GmemReturn = GmemReturn::Icnt(400), "gmem_return", Allowed::Json("at_writeback, {\"icnt\": 1..=100000}");
     }
 }
 
@@ -177,43 +161,8 @@ impl BlockParams for Params {
         ]
     }
 
-    fn describe() -> Vec<ParamInfo> {
-        let mut v = pipe::Params::describe();
-        v.retain(|i| i.name != "tag_bits");
-        v.extend([
-            ParamInfo {
-                name: "tag_bits",
-                meaning: "entry tag bits holding (warp, seq, sw)",
-                allowed: "lg W + lg S + 1..=32".into(),
-            },
-            ParamInfo {
-                name: "sched",
-                meaning: "warp scheduler",
-                allowed: "rr, bcaws".into(),
-            },
-            ParamInfo {
-                name: "W",
-                meaning: "warp contexts",
-                allowed: "1..=64".into(),
-            },
-            ParamInfo {
-                name: "gmem_return",
-                meaning: "global-load completion",
-                allowed: "at_writeback, {\"icnt\": 1..=100000}".into(),
-            },
-        ]);
-        let hc_names = ["hc_sets", "hc_ways", "PCW", "counter_mode"];
-        v.extend(
-            hc::Params::describe()
-                .into_iter()
-                .filter(|i| hc_names.contains(&i.name) || i.name.starts_with("bcaws")),
-        );
-        v
-    }
-
-    fn validate(&self) -> Result<(), ParamError> {
-        self.pipe.validate()?;
-        in_range("W", self.warps, 1, 64)?;
+    fn check(&self) -> Result<(), ParamError> {
+        self.pipe.check()?;
         self.history_cache().validate()?;
         let need = (lg(self.warps) + lg(self.pipe.subwarps) + 1) as usize;
         if (self.pipe.tag_bits as usize) < need {

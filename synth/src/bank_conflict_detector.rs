@@ -242,6 +242,30 @@ fn growth(points: &[DetectorCost]) -> Vec<Growth> {
     out
 }
 
+/// The detector's lines in `smrtl synth`: its structure and the spec's expectations.
+pub fn notes(p: &Params) -> Result<crate::Notes, ToolError> {
+    let mut n = crate::Notes::default();
+    let s = Structure::of(p);
+    n.add(
+        format!(
+            "structure: {} lane pairs x {} compare bits (layer tag {} bits), {} popcount inputs, {} max compares",
+            s.lane_pairs, s.compare_bits_per_pair, s.layer_tag_bits, s.popcount_inputs, s.max_compares
+        ),
+        "structure",
+        &s,
+    );
+    let expect: Vec<String> = EXPECTATIONS
+        .iter()
+        .map(|e| format!("\n    - {e}"))
+        .collect();
+    n.add(
+        format!("spec bank-conflicts.md §2.3 expects:{}", expect.concat()),
+        "expectations",
+        EXPECTATIONS,
+    );
+    Ok(n)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -178,7 +178,7 @@ pub fn overhead(p: &Params) -> Result<Overhead, ToolError> {
     let rtl_ff_bits = Delta::new(eg.rtl_flip_flops, ug.rtl_flip_flops);
     let ff_bits = Delta::new(eg.flip_flops, ug.flip_flops);
     let entry_bits_per_lane = e.registers.latch_bits as f64 / f64::from(p.lanes);
-    let notes = notes(&elastic, &e.registers, rtl_ff_bits, ff_bits);
+    let notes = overhead_notes(&elastic, &e.registers, rtl_ff_bits, ff_bits);
     Ok(Overhead {
         rtl_ff_bits,
         ff_bits,
@@ -204,7 +204,7 @@ fn paper_muxes(p: &Params, r: &Registers) -> u64 {
 }
 
 /// The explanation of the difference, with the figures of `p` (an Elastic configuration).
-fn notes(p: &Params, r: &Registers, rtl: Delta, ff: Delta) -> Vec<String> {
+fn overhead_notes(p: &Params, r: &Registers, rtl: Delta, ff: Delta) -> Vec<String> {
     let (l, aw, tag) = (p.lanes, p.addr_bits, p.tag_bits);
     let (m, n, q) = (p.mem_stages, p.premem_depth, p.nonmem_depth);
     let extra = u64::from(n + q) * r.latch_bits + r.age_bits;
@@ -282,6 +282,38 @@ fn notes(p: &Params, r: &Registers, rtl: Delta, ff: Delta) -> Vec<String> {
     notes
 }
 
+/// The pipeline's lines in `smrtl synth`: for an Elastic configuration, its overhead over Unified
+/// beside the paper's Table 2.
+pub fn notes(p: &Params) -> Result<crate::Notes, ToolError> {
+    let mut n = crate::Notes::default();
+    if p.pipe_mode != PipeMode::Elastic {
+        return Ok(n);
+    }
+    let o = overhead(p)?;
+    n.add(
+        format!(
+            "Elastic minus Unified (same params): +{} register bits in the RTL = {:.1} lane latches of {:.3} bits, +{} flip-flops after synthesis, +{} cells ({} 2:1 MUX cells)\n  paper Table 2 for M = {}, N = {}, L = {}: {} SIMD latches = {} lane latches, a {}:1 WB MUX and a {}:1 MEM0 MUX",
+            o.rtl_ff_bits.difference,
+            o.rtl_lane_latches,
+            o.entry_bits_per_lane,
+            o.ff_bits.difference,
+            o.cells.difference,
+            o.mux_cells.difference,
+            p.mem_stages,
+            p.premem_depth,
+            p.lanes,
+            o.paper.simd_latches,
+            o.paper.lane_latches,
+            o.paper.wb_mux_inputs,
+            p.premem_depth + 1,
+        ),
+        "overhead",
+        &o,
+    );
+    n.lines.extend(o.notes.iter().map(|x| format!("  - {x}")));
+    Ok(n)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -307,7 +339,7 @@ mod tests {
             ..preset("micro")
         };
         let d = Delta::new(0, 0);
-        let notes = notes(&p, &Registers::of(&p), d, d);
+        let notes = overhead_notes(&p, &Registers::of(&p), d, d);
         assert!(notes.iter().any(|n| n.contains("Q = 5")));
         assert!(notes.iter().any(|n| n.contains("N = 0 leaves EXE")));
     }

@@ -145,3 +145,38 @@ pub fn cost(p: &Params) -> Result<HistoryCacheCost, ToolError> {
         generic,
     })
 }
+
+/// The history cache's lines in `smrtl synth`: storage and mask gates beside the paper's Table 3.
+pub fn notes(p: &Params) -> Result<crate::Notes, ToolError> {
+    let c = cost(p)?;
+    let mut n = crate::Notes {
+        generic: Some(c.generic.clone()),
+        ..Default::default()
+    };
+    let s = &c.storage;
+    n.add(
+        format!(
+            "cache storage: {} bits in the RTL, registers and memories ({} flip-flops after generic synthesis); paper Table 3: {} bits = {} bytes (lines x (DW + tag)), {} bits = {} bytes with valid and MRU bits",
+            s.measured_cache_bits,
+            s.synthesized_cache_bits,
+            s.paper_bits,
+            s.paper_bits / 8,
+            s.with_state_bits,
+            s.with_state_bits / 8
+        ),
+        "storage",
+        s,
+    );
+    let m = &c.mask_gates;
+    n.add(
+        format!(
+            "ready mask alone: {} cells (depth {}); paper Table 3: {} AND/NAND gates (2 x W)",
+            m.measured_cells,
+            m.measured_depth.map_or("n/a".into(), |x| x.to_string()),
+            m.paper
+        ),
+        "mask_gates",
+        m,
+    );
+    Ok(n)
+}

@@ -21,6 +21,29 @@ use serde::Serialize;
 use smrtl_hdl::Module;
 use std::sync::Arc;
 
+/// A block's own lines in `smrtl synth`: its figures beside the paper's (each block's file here
+/// writes them in `notes`).
+#[derive(Clone, Debug, Default)]
+pub struct Notes {
+    /// Text lines, in order.
+    pub lines: Vec<String>,
+    /// The same figures for `--json`, merged into the report's object.
+    pub json: serde_json::Map<String, serde_json::Value>,
+    /// The generic flow's report when the block already ran it on the same Verilog.
+    pub generic: Option<GenericReport>,
+}
+
+impl Notes {
+    /// Adds a text line and its JSON field.
+    pub fn add(&mut self, line: String, key: &str, value: impl Serialize) {
+        self.lines.push(line);
+        self.json.insert(
+            key.into(),
+            serde_json::to_value(value).expect("notes serialize"),
+        );
+    }
+}
+
 /// Yosys figures of any block: the generic flow always, the iCE40 and Xilinx flows and the
 /// iCE40 Fmax on request.
 #[derive(Clone, Debug, PartialEq, Serialize)]

@@ -67,3 +67,37 @@ pub fn cost(p: &Params) -> Result<SmCoreCost, ToolError> {
         generic,
     })
 }
+
+/// The core's lines in `smrtl synth`: storage bits per part and the cache beside Table 3.
+pub fn notes(p: &Params) -> Result<crate::Notes, ToolError> {
+    let c = cost(p)?;
+    let mut n = crate::Notes {
+        generic: Some(c.generic.clone()),
+        ..Default::default()
+    };
+    let r = &c.registers;
+    n.add(
+        format!(
+            "storage bits: pipeline {} (entries carry a {}-bit PC), BCAWS {} (history cache, accumulator, counter), scheduler + issue unit {} = {} (netlist: {} register + {} memory bits)",
+            r.pipeline, p.pc_bits, r.bcaws, r.scheduler, r.total, c.built_register_bits, c.built_memory_bits
+        ),
+        "registers",
+        r,
+    );
+    let hp = p.history_cache();
+    let cache_bits = r.bcaws - 2 * u64::from(p.dw());
+    n.add(
+        format!(
+            "cache storage: {cache_bits} bits in the RTL; paper Table 3: {} bits = {} bytes, {} bits = {} bytes with valid and MRU bits",
+            hp.storage_bits(),
+            hp.storage_bits() / 8,
+            hp.storage_bits_with_state(),
+            hp.storage_bits_with_state() / 8
+        ),
+        "cache_storage_bits",
+        cache_bits,
+    );
+    n.json
+        .insert("paper_storage_bits".into(), hp.storage_bits().into());
+    Ok(n)
+}

@@ -8,6 +8,7 @@ use smrtl_cosim::bank_conflict_detector::Model;
 use smrtl_cosim::{Layout, Simulator};
 use smrtl_hdl::bank_conflict_detector::{build, port, Params};
 use smrtl_hdl::netlist::mask;
+use smrtl_hdl::tools::ToolError;
 use smrtl_hdl::Module;
 
 /// One shared-memory access as the detector's inputs see it.
@@ -53,14 +54,6 @@ impl Access {
     }
 }
 
-fn set_field(buf: &mut [u64], lo: usize, width: usize, value: u64) {
-    for b in 0..width {
-        let bit = lo + b;
-        let word = &mut buf[bit / 64];
-        *word = (*word & !(1 << (bit % 64))) | ((value >> b & 1) << (bit % 64));
-    }
-}
-
 /// The access as one cycle's input buffer.
 pub fn encode(p: &Params, layout: &Layout, a: &Access) -> Vec<u64> {
     let mut buf = vec![0u64; layout.in_words];
@@ -76,9 +69,8 @@ pub fn encode(p: &Params, layout: &Layout, a: &Access) -> Vec<u64> {
     put("reset", a.reset as u64);
     let slot = layout.input(port::ADDR).expect("addr port");
     let aw = p.addr_bits as usize;
-    let words = slot.of_mut(&mut buf);
     for (l, &addr) in a.addrs.iter().enumerate().take(p.lanes as usize) {
-        set_field(words, l * aw, aw, addr & mask(aw));
+        slot.set_field(&mut buf, l * aw, aw, addr);
     }
     buf
 }
@@ -143,12 +135,13 @@ pub struct Detector;
 
 impl Bench for Detector {
     type Params = Params;
+    const SUMMARY: &'static str = "shared-memory bank-conflict detector: lane addresses -> degree, service cycles (seeds 000, 002)";
 
     fn module(p: &Params) -> Module {
         build(p)
     }
 
-    fn model(p: &Params, layout: &Layout) -> Box<dyn Simulator> {
+    fn model(p: &Params, layout: &Layout) -> Box<dyn Simulator + Send> {
         Box::new(Model::new(p, layout))
     }
 
@@ -157,5 +150,9 @@ impl Bench for Detector {
         prop::collection::vec(access(p), 1..=CASE_CYCLES)
             .prop_map(move |accs| accs.iter().map(|a| encode(&p2, &layout, a)).collect())
             .boxed()
+    }
+
+    fn cost_notes(p: &Params) -> Result<smrtl_synth::Notes, ToolError> {
+        smrtl_synth::bank_conflict_detector::notes(p)
     }
 }

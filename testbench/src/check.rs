@@ -130,3 +130,95 @@ fn shrink(
         run_case(design, rtl, c, None).mismatch
     })
 }
+
+/// A run of user vectors (`smrtl run`): every cycle's outputs, and with an RTL backend the
+/// first difference from the model.
+#[derive(Debug)]
+pub struct VectorRun {
+    /// Per cycle, the outputs shown: the RTL's with a backend (equal to the model's up to the
+    /// mismatch, which is the last cycle), else the model's.
+    pub outputs: Vec<Vec<u64>>,
+    pub mismatch: Option<Mismatch>,
+    /// The last `record` cycles, for a VCD.
+    pub trace: Option<harness::Trace>,
+}
+
+/// Runs `case` through the design's model and, if given, `rtl` beside it, comparing every
+/// output every cycle; stops after the first difference. With `record`, keeps the last
+/// `record` cycles (model and RTL outputs, RTL internals) for a VCD.
+pub fn run_vectors(
+    design: &Design,
+    mut rtl: Option<&mut dyn smrtl_cosim::Simulator>,
+    case: &Case,
+    record: Option<usize>,
+) -> VectorRun {
+    let layout = &design.layout;
+    let mut model = design.model();
+    let mut expected = vec![0u64; layout.out_words];
+    let mut actual = vec![0u64; layout.out_words];
+    let mut trace = record.map(harness::Trace::new);
+    let mut outputs = Vec::with_capacity(case.len());
+    let mut mismatch = None;
+    for (cycle, inputs) in case.iter().enumerate() {
+        model.step(inputs, &mut expected);
+        let shown = match rtl.as_deref_mut() {
+            Some(r) => {
+                r.step(inputs, &mut actual);
+                if actual != expected {
+                    mismatch = Some(harness::first_difference(
+                        layout,
+                        cycle as u64,
+                        &expected,
+                        &actual,
+                    ));
+                }
+                &actual
+            }
+            None => &expected,
+        };
+        if let Some(t) = trace.as_mut() {
+            t.push(harness::Row {
+                cycle: cycle as u64,
+                inputs: inputs.clone(),
+                model: expected.clone(),
+                rtl: shown.clone(),
+                internals: rtl.as_deref().map(|r| r.internals()).unwrap_or_default(),
+                mismatch: mismatch.is_some(),
+            });
+        }
+        outputs.push(shown.clone());
+        if mismatch.is_some() {
+            break;
+        }
+    }
+    VectorRun {
+        outputs,
+        mismatch,
+        trace,
+    }
+}
+
+/// A backend that already ran (Icarus's batch replay): plays its recorded outputs back.
+pub struct Replayed {
+    name: String,
+    outputs: std::vec::IntoIter<Vec<u64>>,
+}
+
+impl Replayed {
+    pub fn new(name: &str, outputs: Vec<Vec<u64>>) -> Replayed {
+        Replayed {
+            name: name.into(),
+            outputs: outputs.into_iter(),
+        }
+    }
+}
+
+impl smrtl_cosim::Simulator for Replayed {
+    fn name(&self) -> &str {
+        &self.name
+    }
+    fn step(&mut self, _inputs: &[u64], outputs: &mut [u64]) {
+        let next = self.outputs.next().expect("a recorded output per cycle");
+        outputs.copy_from_slice(&next);
+    }
+}

@@ -30,6 +30,7 @@ use smrtl_cosim::harness::{hex, Row, Trace as WaveRows};
 use smrtl_cosim::{Layout, Simulator};
 use smrtl_hdl::elastic_pipeline::{port, ports, Kind, Params, PipeMode};
 use smrtl_hdl::netlist::mask;
+use smrtl_hdl::tools::ToolError;
 use smrtl_hdl::{BlockParams, Module, ParamError};
 use std::collections::BTreeSet;
 use std::fmt;
@@ -273,14 +274,6 @@ pub fn layout(p: &Params) -> Layout {
     Layout::new(&ports(p))
 }
 
-fn set_bits(words: &mut [u64], lo: usize, width: usize, value: u64) {
-    for b in 0..width {
-        let bit = lo + b;
-        let w = &mut words[bit / 64];
-        *w = (*w & !(1 << (bit % 64))) | ((value >> b & 1) << (bit % 64));
-    }
-}
-
 /// One cycle's inputs: `offer` on `in_*` (in_valid = 1), `icnt_valid`, reset low.
 pub fn encode_inputs(
     p: &Params,
@@ -307,10 +300,9 @@ pub fn encode_inputs(
         .fold(0u64, |m, (l, &on)| m | (on as u64) << l);
     put(port::IN_ACT, act);
     let aw = p.addr_bits as usize;
-    let slot = layout.input(port::IN_ADDR).expect("in_addr port");
-    let words = slot.of_mut(&mut buf);
+    let slot = layout.in_slot(port::IN_ADDR);
     for (l, &a) in e.addrs.iter().enumerate().take(p.lanes as usize) {
-        set_bits(words, l * aw, aw, a as u64 & mask(aw));
+        slot.set_field(&mut buf, l * aw, aw, a as u64);
     }
     buf
 }
@@ -588,17 +580,22 @@ pub struct ElasticPipeline;
 
 impl Bench for ElasticPipeline {
     type Params = Params;
+    const SUMMARY: &'static str = "SM pipeline, trace mode: front end + unified / split / elastic backend (PREMEM, NONMEM FIFOs, WB priority) (seed 000)";
 
     fn module(p: &Params) -> Module {
         smrtl_hdl::elastic_pipeline::build(p)
     }
 
-    fn model(p: &Params, layout: &Layout) -> Box<dyn Simulator> {
+    fn model(p: &Params, layout: &Layout) -> Box<dyn Simulator + Send> {
         Box::new(Model::new(p, layout))
     }
 
     fn cases(p: &Params, layout: &Layout) -> BoxedStrategy<Case> {
         cases(p, layout)
+    }
+
+    fn cost_notes(p: &Params) -> Result<smrtl_synth::Notes, ToolError> {
+        smrtl_synth::elastic_pipeline::notes(p)
     }
 }
 

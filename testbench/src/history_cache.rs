@@ -9,6 +9,7 @@ use smrtl_cosim::history_cache::{Inputs, Model};
 use smrtl_cosim::{Layout, Simulator};
 use smrtl_hdl::history_cache::{build, port, Params};
 use smrtl_hdl::netlist::mask;
+use smrtl_hdl::tools::ToolError;
 use smrtl_hdl::Module;
 
 pub use smrtl_cosim::history_cache::Inputs as Cycle;
@@ -168,12 +169,13 @@ pub struct HistoryCacheBench;
 
 impl Bench for HistoryCacheBench {
     type Params = Params;
+    const SUMMARY: &'static str = "BCAWS: conflict history cache, degree accumulator, distance counter and memory-warp mask (seed 000)";
 
     fn module(p: &Params) -> Module {
         build(p)
     }
 
-    fn model(p: &Params, layout: &Layout) -> Box<dyn Simulator> {
+    fn model(p: &Params, layout: &Layout) -> Box<dyn Simulator + Send> {
         Box::new(Model::new(p, layout))
     }
 
@@ -182,5 +184,9 @@ impl Bench for HistoryCacheBench {
         cycles(p, CASE_CYCLES)
             .prop_map(move |cs| cs.iter().map(|c| encode(&layout, c)).collect())
             .boxed()
+    }
+
+    fn cost_notes(p: &Params) -> Result<smrtl_synth::Notes, ToolError> {
+        smrtl_synth::history_cache::notes(p)
     }
 }

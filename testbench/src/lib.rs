@@ -3,15 +3,20 @@
 
 pub mod bank_conflict_detector;
 pub mod check;
+pub mod conflict;
 pub mod design;
 pub mod elastic_pipeline;
 pub mod history_cache;
 pub mod profiles;
+pub mod registry;
 pub mod repro;
+pub mod sim;
 pub mod sm_core;
 pub mod stimulus_file;
+pub mod sweep;
 
-pub use design::{block, blocks, Bench, Case, Design};
+pub use design::{Bench, BlockEntry, Case, Design};
+pub use registry::{block, blocks};
 
 /// Whether tests may use external `tool` (see [`smrtl_hdl::tools::external`]).
 pub fn external(tool: &str) -> bool {

@@ -7,9 +7,10 @@
 
 use crate::profiles::{profiles, Profile, LANES, SUBWARPS};
 use crate::sm_core::workload_from_value;
+use crate::sweep::par_map;
 use serde::Serialize;
 use serde_json::Value;
-use smrtl_cosim::sm_core::{run as run_sm, Outcome, SmCore, SmStats, Workload};
+use smrtl_cosim::sm_core::{run_stats, Outcome, SmCore, SmStats, Workload};
 use smrtl_hdl::elastic_pipeline::Kind;
 use std::fmt::Write as _;
 
@@ -327,25 +328,22 @@ fn simulate(workload: &Value, waves: u32) -> Result<Run, String> {
     let w = workload_from_value(workload)?;
     let mut core = SmCore::new(&w.params)?;
     let tags = core.tags();
-    let r = core.run_kernel(&w.warps);
-    let first = r.stats.cycles / u64::from(waves.max(1));
-    let (mut bank_conflict_first_wave, mut bank_conflict_alu) = (0, 0);
-    for x in r
-        .records
-        .iter()
-        .filter(|x| x.outcome == Outcome::BankConflict)
-    {
-        bank_conflict_first_wave += u64::from(x.pipe.t < first);
-        let alu = x.pipe.exe.is_some_and(|tag| {
-            let (warp, seq, _) = tags.unpack(tag);
-            w.warps[warp as usize][seq as usize].op == Kind::Alu
-        });
-        bank_conflict_alu += u64::from(alu);
-    }
+    // (cycle, ALU entry in EXE) of every bank-conflict stall; no records are built.
+    let mut conflicts = vec![];
+    let stats = core.run_kernel_with(&w.warps, |ev| {
+        if ev.outcome == Outcome::BankConflict {
+            let alu = ev.exe.is_some_and(|tag| {
+                let (warp, seq, _) = tags.unpack(tag);
+                w.warps[warp as usize][seq as usize].op == Kind::Alu
+            });
+            conflicts.push((ev.t, alu));
+        }
+    });
+    let first = stats.cycles / u64::from(waves.max(1));
     Ok(Run {
-        stats: r.stats,
-        bank_conflict_first_wave,
-        bank_conflict_alu,
+        bank_conflict_first_wave: conflicts.iter().filter(|c| c.0 < first).count() as u64,
+        bank_conflict_alu: conflicts.iter().filter(|c| c.1).count() as u64,
+        stats,
     })
 }
 
@@ -372,34 +370,6 @@ fn lockstep(a: &Workload, b: &Workload) -> Result<(bool, u64, u64), String> {
             return Err(format!("no completion within {CYCLE_LIMIT} cycles"));
         }
     }
-}
-
-/// Runs `jobs` on up to `available_parallelism` threads; results in job order.
-fn run_parallel<J: Sync, R: Send>(jobs: &[J], f: impl Fn(&J) -> R + Sync) -> Vec<R> {
-    use std::sync::atomic::{AtomicUsize, Ordering};
-    use std::sync::Mutex;
-    let threads = std::thread::available_parallelism()
-        .map(|n| n.get())
-        .unwrap_or(1)
-        .min(jobs.len())
-        .max(1);
-    let next = AtomicUsize::new(0);
-    let out: Mutex<Vec<Option<R>>> = Mutex::new((0..jobs.len()).map(|_| None).collect());
-    std::thread::scope(|s| {
-        for _ in 0..threads {
-            s.spawn(|| loop {
-                let i = next.fetch_add(1, Ordering::Relaxed);
-                let Some(job) = jobs.get(i) else { break };
-                let r = f(job);
-                out.lock().expect("result lock")[i] = Some(r);
-            });
-        }
-    });
-    out.into_inner()
-        .expect("result lock")
-        .into_iter()
-        .map(|r| r.expect("every job ran"))
-        .collect()
 }
 
 /// What one job runs.
@@ -437,7 +407,8 @@ pub fn run(opts: Options) -> Result<Report, String> {
         jobs.extend(Config::ALL.iter().map(|&c| Job::Main(i, c)));
         jobs.extend([Config::ElasticRr, Config::ElasticBcaws].map(|c| Job::NoIcnt(i, c)));
     }
-    let outs = run_parallel(&jobs, |job| -> Result<JobOut, String> {
+    // Every core, results in job order (the sweep engine's parallel map).
+    let outs = par_map(&jobs, None, |job| -> Result<JobOut, String> {
         match *job {
             Job::Main(i, c) => {
                 let mut w = workloads[i].clone();
@@ -460,7 +431,7 @@ pub fn run(opts: Options) -> Result<Report, String> {
                     c.apply(&mut w);
                     workload_from_value(&w)
                 };
-                let u = run_sm(&parse(Config::UnifiedRr)?)?.stats.cycles;
+                let u = run_stats(&parse(Config::UnifiedRr)?)?.cycles;
                 let (same, rr, b) =
                     lockstep(&parse(Config::ElasticRr)?, &parse(Config::ElasticBcaws)?)?;
                 Ok(JobOut::ConflictFree(ConflictFreeRow {

@@ -236,22 +236,16 @@ fn parse_instr(p: &SmParams, at: &str, v: &Value) -> Result<Instr, String> {
 use proptest::prelude::*;
 use proptest::strategy::ValueTree;
 use smrtl_cosim::harness::{Mismatch, Row, Trace as WaveRows};
-use smrtl_cosim::sm_core::{encode_record, GmemReturn, SmCore, SmRecord, SmRun, SmStats};
-use smrtl_cosim::{Layout, Rtl};
+use smrtl_cosim::sm_core::{
+    encode_record, GmemReturn, PortModel, SmCore, SmRecord, SmRun, SmStats,
+};
+use smrtl_cosim::{Layout, Rtl, Simulator};
 use smrtl_hdl::sm_core::{self as core_rtl, port};
 use std::collections::VecDeque;
 
 /// The `sm_core` top's buffer layout.
 pub fn layout(p: &SmParams) -> Layout {
     Layout::new(&core_rtl::ports(p))
-}
-
-/// Sets bits `[lo +: width]` (width ≤ 64) of a little-endian word buffer.
-fn put_bits(words: &mut [u64], lo: usize, width: usize, v: u64) {
-    for b in 0..width {
-        let (i, k) = ((lo + b) / 64, (lo + b) % 64);
-        words[i] = words[i] & !(1 << k) | (v >> b & 1) << k;
-    }
 }
 
 /// What the testbench owns (spec §6): the programs, each warp's next instruction, the
@@ -284,8 +278,7 @@ impl<'a> Env<'a> {
     }
 
     fn set(&self, buf: &mut [u64], name: &str, lo: usize, width: usize, v: u64) {
-        let slot = self.layout.input(name).expect("sm_core input");
-        put_bits(slot.of_mut(buf), lo, width, v);
+        self.layout.in_slot(name).set_field(buf, lo, width, v);
     }
 
     /// Inputs of cycle `t` with zero descriptors; presents the ICNT return due by `t`.
@@ -386,16 +379,26 @@ pub fn cosim(
     p: &SmParams,
     kernels: &[Vec<Vec<Instr>>],
     rtl: &mut dyn Rtl,
+    rows: Option<&mut WaveRows>,
+) -> Result<Vec<SmRun>, Box<SmDivergence>> {
+    cosim_on(p, &layout(p), kernels, rtl, rows)
+}
+
+/// [`cosim`] on the core's `layout`.
+fn cosim_on(
+    p: &SmParams,
+    layout: &Layout,
+    kernels: &[Vec<Vec<Instr>>],
+    rtl: &mut dyn Rtl,
     mut rows: Option<&mut WaveRows>,
 ) -> Result<Vec<SmRun>, Box<SmDivergence>> {
-    let layout = layout(p);
     let mut model = SmCore::new(p).expect("validated params");
     let mut inputs = vec![0u64; layout.in_words];
     let (mut expected, mut actual) = (vec![0u64; layout.out_words], vec![0u64; layout.out_words]);
     let mut global = 0u64;
     let mut runs = Vec::new();
     for (k, program) in kernels.iter().enumerate() {
-        let mut env = Env::new(p, &layout, program);
+        let mut env = Env::new(p, layout, program);
         model.kernel_start(program);
         env.inputs(0, true, &mut inputs);
         rtl.eval(&inputs, &mut actual);
@@ -409,7 +412,7 @@ pub fn cosim(
             let rec = model.cycle();
             let t = rec.pipe.t;
             expected.fill(0);
-            encode_record(p, &layout, &rec, &mut expected);
+            encode_record(p, layout, &rec, &mut expected);
             env.inputs(t, false, &mut inputs);
             rtl.eval(&inputs, &mut actual);
             if layout.read_out(&actual, port::ISSUE_VALID) == 1 {
@@ -554,7 +557,7 @@ pub fn kernels(p: &SmParams) -> impl Strategy<Value = Vec<Vec<Vec<Instr>>>> {
 }
 
 /// Random cases over `configs` (each config is built once per backend by the caller).
-pub fn cases(configs: Vec<SmParams>) -> impl Strategy<Value = SmCase> {
+pub fn sm_cases(configs: Vec<SmParams>) -> impl Strategy<Value = SmCase> {
     proptest::sample::select(configs).prop_flat_map(|params| {
         kernels(&params).prop_map(move |kernels| SmCase {
             params: params.clone(),
@@ -592,7 +595,7 @@ fn run_sm_case(rtl: &SmRtlFactory, case: &SmCase) -> Result<u64, Box<SmDivergenc
 /// the first failure is shrunk by proptest to a minimal case. Deterministic per `seed`.
 pub fn random(configs: Vec<SmParams>, rtl: &SmRtlFactory, cycles: u64, seed: u64) -> SmReport {
     let mut runner = crate::check::runner(seed);
-    let strategy = cases(configs);
+    let strategy = sm_cases(configs);
     let (mut total, mut n) = (0, 0);
     while total < cycles {
         let mut tree = strategy.new_tree(&mut runner).expect("case strategy");
@@ -715,4 +718,60 @@ pub fn verilator(p: &SmParams) -> Result<Box<dyn Rtl>, smrtl_hdl::tools::ToolErr
         }
     };
     Ok(Box::new(lib.instance()?))
+}
+
+// ---------------------------------------------------------------------------------------------
+// Block level: the port model and per-cycle stimulus (spec §6)
+// ---------------------------------------------------------------------------------------------
+
+/// The behavioral `sm_core` on its ports ([`PortModel`]), in its reset state: the block-level
+/// model that the block's random [`cases`] drive.
+pub fn port_model(p: &SmParams) -> Box<dyn Simulator + Send> {
+    Box::new(PortModel::new(p, &layout(p)).expect("validated params"))
+}
+
+/// The per-cycle inputs of `kernels` on the `sm_core` ports (`layout`), from reset: the
+/// testbench ([`cosim`]'s `Env`) drives the [`PortModel`], so every descriptor answer and ICNT
+/// return fits the core's outputs. Each kernel starts with its `kernel_start` cycle. Panics if
+/// the port model diverges from [`SmCore`] (a model bug).
+pub fn stimulus(p: &SmParams, layout: &Layout, kernels: &[Vec<Vec<Instr>>]) -> Vec<Vec<u64>> {
+    let mut dut = PortModel::new(p, layout).expect("validated params");
+    let mut rows = WaveRows::new(usize::MAX);
+    if let Err(d) = cosim_on(p, layout, kernels, &mut dut, Some(&mut rows)) {
+        panic!("sm_core port model diverges from SmCore: {d}");
+    }
+    rows.rows.into_iter().map(|r| r.inputs).collect()
+}
+
+/// Random block-level cases for params `p`: [`stimulus`] of random [`kernels`] (1–3 launches);
+/// shrinking works on the workload.
+pub fn cases(p: &SmParams, layout: &Layout) -> BoxedStrategy<Vec<Vec<u64>>> {
+    let (p2, layout) = (p.clone(), layout.clone());
+    kernels(p)
+        .prop_map(move |k| stimulus(&p2, &layout, &k))
+        .boxed()
+}
+
+/// The `sm_core` block's descriptor (see [`crate::registry`]).
+pub struct SmCoreBench;
+
+impl crate::design::Bench for SmCoreBench {
+    type Params = SmParams;
+    const SUMMARY: &'static str = "SM core, scheduler mode: RR scheduler + BCAWS mask, issue unit, history cache and the pipeline; block level on its ports, SM level with workloads (`smrtl sim --workload`) (seed 000)";
+
+    fn module(p: &SmParams) -> smrtl_hdl::Module {
+        core_rtl::build(p)
+    }
+
+    fn model(p: &SmParams, _layout: &Layout) -> Box<dyn Simulator + Send> {
+        port_model(p)
+    }
+
+    fn cases(p: &SmParams, layout: &Layout) -> BoxedStrategy<crate::Case> {
+        cases(p, layout)
+    }
+
+    fn cost_notes(p: &SmParams) -> Result<smrtl_synth::Notes, smrtl_hdl::tools::ToolError> {
+        smrtl_synth::sm_core::notes(p)
+    }
 }

@@ -1,5 +1,8 @@
-//! Replayable stimulus files: the block, its params and one object per cycle mapping input port
-//! names to values (hex strings or numbers). Written for a shrunk failure, read by `--replay`.
+//! Stimulus files, in two forms: the replay form (the block, its params and one object per cycle
+//! mapping input port names to values, hex strings or numbers; written for a shrunk failure,
+//! read by `smrtl cosim --replay` and `smrtl run`) and JSON lines (one `{port: value}` object per
+//! cycle, read by `smrtl run`). A port not given in a cycle keeps its previous value (0 before
+//! its first); every error names the cycle and the port.
 
 use crate::design::Case;
 use serde::{Deserialize, Serialize};
@@ -51,28 +54,94 @@ impl StimulusFile {
 
     /// The cycles as input buffers; errors name the cycle and port.
     pub fn to_case(&self, layout: &Layout) -> Result<Case, String> {
-        self.cycles
-            .iter()
-            .enumerate()
-            .map(|(c, cycle)| {
-                let mut buf = vec![0u64; layout.in_words];
-                for (name, value) in cycle {
-                    let slot = layout.input(name).ok_or_else(|| {
-                        let names: Vec<&str> =
-                            layout.inputs.iter().map(|s| s.name.as_str()).collect();
-                        format!(
-                            "cycle {c}: unknown input port `{name}`; allowed: {}",
-                            names.join(", ")
-                        )
-                    })?;
-                    let words = parse_words(value, slot.width)
-                        .map_err(|e| format!("cycle {c}: port {name}: {e}"))?;
-                    slot.of_mut(&mut buf).copy_from_slice(&words);
-                }
-                Ok(buf)
-            })
-            .collect()
+        to_case(self.cycles.iter(), layout)
     }
+}
+
+/// A stimulus as read from a file, before the block's ports are known.
+#[derive(Debug)]
+pub enum Stimulus {
+    /// The replay form, with its block and params.
+    Replay(StimulusFile),
+    /// JSON lines: one object per cycle.
+    Lines(Vec<Map<String, Value>>),
+}
+
+impl Stimulus {
+    /// Reads either form: a JSON object with `cycles` is the replay form, anything else is read
+    /// as JSON lines (blank lines skipped). Errors name the line.
+    pub fn parse(text: &str) -> Result<Stimulus, String> {
+        let trimmed = text.trim_start();
+        if trimmed.starts_with('{') {
+            if let Ok(Value::Object(map)) = serde_json::from_str::<Value>(trimmed) {
+                if map.contains_key("cycles") {
+                    let file: StimulusFile = serde_json::from_value(Value::Object(map))
+                        .map_err(|e| format!("malformed stimulus file: {e}"))?;
+                    return Ok(Stimulus::Replay(file));
+                }
+            }
+        }
+        let mut cycles = vec![];
+        for (i, line) in text.lines().enumerate() {
+            if line.trim().is_empty() {
+                continue;
+            }
+            let cycle = cycles.len();
+            match serde_json::from_str::<Value>(line) {
+                Ok(Value::Object(map)) => cycles.push(map),
+                Ok(_) => {
+                    return Err(format!(
+                        "line {} (cycle {cycle}): expected an object {{\"port\": value, ...}}",
+                        i + 1
+                    ))
+                }
+                Err(e) => {
+                    return Err(format!(
+                        "line {} (cycle {cycle}): malformed JSON: {e}",
+                        i + 1
+                    ))
+                }
+            }
+        }
+        Ok(Stimulus::Lines(cycles))
+    }
+
+    /// The per-cycle objects.
+    pub fn cycles(&self) -> &[Map<String, Value>] {
+        match self {
+            Stimulus::Replay(f) => &f.cycles,
+            Stimulus::Lines(c) => c,
+        }
+    }
+
+    /// The cycles as input buffers (see [`to_case`]).
+    pub fn to_case(&self, layout: &Layout) -> Result<Case, String> {
+        to_case(self.cycles().iter(), layout)
+    }
+}
+
+/// Per-cycle `{port: value}` objects as input buffers: a port not given keeps its previous value
+/// (0 before its first); an unknown port or a value wider than its port is an error naming the
+/// cycle and the port.
+pub fn to_case<'a>(
+    cycles: impl Iterator<Item = &'a Map<String, Value>>,
+    layout: &Layout,
+) -> Result<Case, String> {
+    let mut buf = vec![0u64; layout.in_words];
+    cycles
+        .enumerate()
+        .map(|(c, cycle)| {
+            for (name, value) in cycle {
+                let slot = layout
+                    .find_input(name)
+                    .map_err(|e| format!("cycle {c}: {e}"))?;
+                let words = parse_words(value, slot.width)
+                    .map_err(|e| format!("cycle {c}: port {name}: {e}"))?;
+                slot.of_mut(&mut buf).copy_from_slice(&words);
+            }
+            Ok(buf.clone())
+        })
+        .collect()
 }
 
 /// A number or hex / decimal string as little-endian words of a `width`-bit port.
@@ -80,7 +149,11 @@ fn parse_words(v: &Value, width: usize) -> Result<Vec<u64>, String> {
     let n = smrtl_hdl::netlist::words_for(width);
     let mut words = vec![0u64; n];
     match v {
-        Value::Number(x) => words[0] = x.as_u64().ok_or("not an unsigned integer")?,
+        Value::Number(x) => {
+            words[0] = x
+                .as_u64()
+                .ok_or(format!("{x} is not an unsigned integer"))?
+        }
         Value::Bool(b) => words[0] = *b as u64,
         Value::String(s) => {
             if let Some(h) = s.strip_prefix("0x") {
@@ -88,21 +161,23 @@ fn parse_words(v: &Value, width: usize) -> Result<Vec<u64>, String> {
                 for (i, ch) in digits.iter().rev().enumerate() {
                     let d = ch.to_digit(16).ok_or(format!("bad hex digit `{ch}`"))? as u64;
                     if d != 0 && i * 4 >= width {
-                        return Err(format!("value wider than {width} bits"));
+                        return Err(format!("value {s} is wider than the port's {width} bits"));
                     }
                     if i / 16 < n {
                         words[i / 16] |= d << (4 * (i % 16));
                     }
                 }
             } else {
-                words[0] = s.parse().map_err(|_| format!("bad number `{s}`"))?;
+                words[0] = s
+                    .parse()
+                    .map_err(|_| format!("bad number `{s}` (a number or a \"0x...\" string)"))?;
             }
         }
-        _ => return Err("expected a number or a hex string".into()),
+        _ => return Err(format!("{v} is not a number or a \"0x...\" string")),
     }
     let top = width - 64 * (n - 1);
     if words[n - 1] & !mask(top) != 0 {
-        return Err(format!("value wider than {width} bits"));
+        return Err(format!("value {v} is wider than the port's {width} bits"));
     }
     Ok(words)
 }

@@ -111,10 +111,11 @@ struct Broken;
 
 impl Bench for Broken {
     type Params = Params;
+    const SUMMARY: &'static str = "the detector with a deliberate bug";
     fn module(p: &Params) -> Module {
         build_with(p, Fault::Lane1IgnoresLayer)
     }
-    fn model(p: &Params, layout: &Layout) -> Box<dyn Simulator> {
+    fn model(p: &Params, layout: &Layout) -> Box<dyn Simulator + Send> {
         Box::new(Model::new(p, layout))
     }
     fn cases(p: &Params, layout: &Layout) -> BoxedStrategy<Case> {

@@ -2,15 +2,17 @@
 //! workloads (random warps, kinds, degrees, lane addresses, PCs that hit, miss and evict, several
 //! kernel launches per case) co-simulated against the behavioral SM model, every output port
 //! compared every cycle, on `rusthdl` (wide) and `verilator` (a few configurations), plus a
-//! full-size Table 4 core on a synthetic profile. The G17–G22 / G28 workloads run with the RTL
-//! in the loop in `sm_core_model.rs`.
+//! full-size Table 4 core on a synthetic profile (the port-level model in the loop too), and
+//! the block-level stimulus and port model of the `table4` preset against the RTL. The G17–G22
+//! / G28 workloads run with the RTL in the loop in `sm_core_model.rs`.
 
 use smrtl_cosim::harness::Trace as WaveRows;
-use smrtl_cosim::sm_core::SmParams;
+use smrtl_cosim::sm_core::{PortModel, SmParams};
 use smrtl_cosim::{vcd_out, Rtl};
 use smrtl_hdl::sm_core::Sched;
 use smrtl_testbench::sm_core::{
-    cosim, layout, random, random_configs, rusthdl, verilator, workload_from_value,
+    cases, cosim, layout, port_model, random, random_configs, rusthdl, verilator,
+    workload_from_value,
 };
 
 /// Random co-simulation on rusthdl: ≥ 100k compared cycles over every random configuration.
@@ -44,12 +46,16 @@ fn random_verilator() {
 }
 
 /// The full-size Table 4 core (W = 32 warps as the profile sets it, 256 × 2 cache,
-/// fe_depth 17, Icnt{400}) on the Transpose profile: every cycle agrees.
+/// fe_depth 17, Icnt{400}) on the Transpose profile: every cycle agrees, on the RTL and on the
+/// port-level model.
 #[test]
 fn table4_core_on_a_profile() {
     let p = smrtl_testbench::profiles::profile("transpose").unwrap();
     let w = workload_from_value(&p.workload(1, 1, 8, 4)).unwrap();
-    let mut duts: Vec<Box<dyn Rtl>> = vec![rusthdl(&w.params)];
+    let mut duts: Vec<Box<dyn Rtl>> = vec![
+        rusthdl(&w.params),
+        Box::new(PortModel::new(&w.params, &layout(&w.params)).unwrap()),
+    ];
     if smrtl_testbench::external("verilator") {
         duts.push(verilator(&w.params).expect("verilator build"));
     }
@@ -103,4 +109,28 @@ fn a_wrong_rtl_is_caught_shrunk_and_shown() {
     let flagged = rows.rows.iter().filter(|r| r.mismatch).count();
     assert_eq!(flagged, 1, "exactly the last row is flagged");
     assert!(rows.rows.back().unwrap().mismatch);
+}
+
+/// The block-level pair at the `table4` preset (the full-size core): per-cycle stimulus from
+/// random workloads ([`cases`]) drives the port model and the rusthdl RTL through the block
+/// harness; every output agrees every cycle.
+#[test]
+fn block_level_table4_preset() {
+    use proptest::strategy::{Strategy, ValueTree};
+    let p = SmParams::default();
+    let lay = layout(&p);
+    let strategy = cases(&p, &lay);
+    let mut runner = proptest::test_runner::TestRunner::deterministic();
+    for _ in 0..3 {
+        let case = strategy.new_tree(&mut runner).unwrap().current();
+        let out = smrtl_cosim::harness::run(
+            &lay,
+            port_model(&p).as_mut(),
+            rusthdl(&p).as_mut(),
+            case.iter().map(|v| v.as_slice()),
+            None,
+        );
+        assert!(out.mismatch.is_none(), "{}", out.mismatch.unwrap());
+        assert_eq!(out.cycles, case.len() as u64);
+    }
 }

@@ -1,13 +1,14 @@
 //! The `verilator` backend: the block's Verilog compiled by Verilator into a shared library that
-//! is loaded in process. One FFI call per cycle: the generated C++ shim copies the flat input
-//! buffer into the model, evaluates, copies the outputs back and takes the clock edge.
+//! is loaded in process. Per cycle the generated C++ shim copies the flat input buffer into the
+//! model, evaluates, copies the outputs back and takes the clock edge; one FFI call covers one
+//! cycle ([`Simulator::step`]) or a whole batch of them ([`Simulator::step_many`]).
 //!
 //! Builds are cached per distinct Verilog text (see [`cache_root`]); a cached build loads in
 //! milliseconds. Registers start at their reset values, as in the `rusthdl` backend: the shim
 //! pulses `reset` over one clock edge when the model is created.
 
 use crate::layout::{Layout, Slot, CLOCK};
-use crate::sim::{Rtl, Simulator};
+use crate::sim::{batch_strides, Rtl, Simulator};
 use smrtl_hdl::netlist::{mask, Module};
 use smrtl_hdl::tools::{require, run, ToolError};
 use std::ffi::c_void;
@@ -25,7 +26,7 @@ const RESET: &str = "reset";
 const PREFIX: &str = "Vtop";
 /// Shared library built for the [`Verilator`] backend.
 const LIB_NAME: &str = "libsmrtl_model.so";
-/// Executable built for [`plain_loop_rate`].
+/// Executable built for [`PlainLoop`].
 const LOOP_NAME: &str = "smrtl_plain_loop";
 /// Minimum timed duration of the plain loop, in seconds.
 const LOOP_SECONDS: f64 = 0.5;
@@ -33,6 +34,8 @@ const LOOP_SECONDS: f64 = 0.5;
 type NewFn = unsafe extern "C" fn() -> *mut c_void;
 type DeleteFn = unsafe extern "C" fn(*mut c_void);
 type StepFn = unsafe extern "C" fn(*mut c_void, *const u64, *mut u64);
+/// `(model, inputs, input stride, outputs, output stride, cycles)`.
+type StepManyFn = unsafe extern "C" fn(*mut c_void, *const u64, usize, *mut u64, usize, usize);
 type EdgeFn = unsafe extern "C" fn(*mut c_void);
 
 /// A loaded build of one block's Verilated model: create any number of independent
@@ -40,6 +43,7 @@ type EdgeFn = unsafe extern "C" fn(*mut c_void);
 pub struct VerilatorLib {
     new_fn: NewFn,
     step_fn: StepFn,
+    step_many_fn: StepManyFn,
     eval_fn: StepFn,
     edge_fn: EdgeFn,
     delete_fn: DeleteFn,
@@ -68,12 +72,14 @@ impl VerilatorLib {
             let lib = libloading::Library::new(&lib_path).map_err(fail)?;
             let new_fn = *lib.get::<NewFn>(b"smrtl_new\0").map_err(fail)?;
             let step_fn = *lib.get::<StepFn>(b"smrtl_step\0").map_err(fail)?;
+            let step_many_fn = *lib.get::<StepManyFn>(b"smrtl_step_many\0").map_err(fail)?;
             let eval_fn = *lib.get::<StepFn>(b"smrtl_eval\0").map_err(fail)?;
             let edge_fn = *lib.get::<EdgeFn>(b"smrtl_clock\0").map_err(fail)?;
             let delete_fn = *lib.get::<DeleteFn>(b"smrtl_delete\0").map_err(fail)?;
             Ok(Arc::new(VerilatorLib {
                 new_fn,
                 step_fn,
+                step_many_fn,
                 eval_fn,
                 edge_fn,
                 delete_fn,
@@ -131,6 +137,28 @@ impl Simulator for Verilator {
         // reads and writes (checked above).
         unsafe { (self.lib.step_fn)(self.handle, inputs.as_ptr(), outputs.as_mut_ptr()) }
     }
+
+    /// The whole batch in one FFI call (`smrtl_step_many`).
+    fn step_many(&mut self, inputs: &[u64], outputs: &mut [u64], cycles: usize) {
+        let Some((iw, ow)) = batch_strides(inputs.len(), outputs.len(), cycles) else {
+            return;
+        };
+        assert!(iw >= self.lib.in_words, "input stride too short");
+        assert!(ow >= self.lib.out_words, "output stride too short");
+        // SAFETY: `handle` is live until drop; the shim reads `in_words` words at each multiple
+        // of `iw` below `cycles * iw` and writes `out_words` at each multiple of `ow` below
+        // `cycles * ow`, all inside the buffers (checked above and by `batch_strides`).
+        unsafe {
+            (self.lib.step_many_fn)(
+                self.handle,
+                inputs.as_ptr(),
+                iw,
+                outputs.as_mut_ptr(),
+                ow,
+                cycles,
+            )
+        }
+    }
 }
 
 impl Rtl for Verilator {
@@ -159,44 +187,77 @@ impl Drop for Verilator {
 
 /// Vectors per second of a plain C++ loop over the Verilated model (no FFI, no Rust): each
 /// vector is applied exactly as [`Simulator::step`] does, outputs are folded into a checksum,
-/// and the stimulus is repeated until at least half a second has been timed. The reference
-/// point for the backend's own rate.
+/// and the stimulus is repeated until at least half a second of the loop's CPU time has been
+/// timed (on an idle machine, wall time; on a busy one, what the loop would do alone). The
+/// reference point for the backend's own rate; [`PlainLoop`] times it repeatedly.
 pub fn plain_loop_rate(
     module: &Module,
     verilog: &str,
     stimulus: &[Vec<u64>],
 ) -> Result<f64, ToolError> {
-    let layout = Layout::new(&module.ports());
-    if stimulus.is_empty() {
-        return Err(failed(
-            "plain loop needs at least one stimulus vector".into(),
-        ));
-    }
-    let source = plain_loop_source(&layout);
-    let exe = build_cached(&module.name, verilog, &source, Artifact::Executable)?;
-    let mut bytes = Vec::with_capacity(stimulus.len() * layout.in_words * 8);
-    for v in stimulus {
-        if v.len() < layout.in_words {
+    PlainLoop::new(module, verilog, stimulus)?.rate(LOOP_SECONDS)
+}
+
+/// The plain C++ loop of [`plain_loop_rate`] on one stimulus, built and written once, to be
+/// timed as often as asked (each time in a fresh process).
+pub struct PlainLoop {
+    exe: PathBuf,
+    stimulus: PathBuf,
+    /// Holds the stimulus file until the loop is dropped.
+    _scratch: ScratchDir,
+}
+
+impl PlainLoop {
+    /// Builds (or finds in the cache) the loop for `module` and writes `stimulus` for it.
+    pub fn new(
+        module: &Module,
+        verilog: &str,
+        stimulus: &[Vec<u64>],
+    ) -> Result<PlainLoop, ToolError> {
+        let layout = Layout::new(&module.ports());
+        if stimulus.is_empty() {
             return Err(failed(
-                "stimulus vector shorter than the input layout".into(),
+                "plain loop needs at least one stimulus vector".into(),
             ));
         }
-        for w in &v[..layout.in_words] {
-            bytes.extend_from_slice(&w.to_le_bytes());
+        let source = plain_loop_source(&layout);
+        let exe = build_cached(&module.name, verilog, &source, Artifact::Executable)?;
+        let mut bytes = Vec::with_capacity(stimulus.len() * layout.in_words * 8);
+        for v in stimulus {
+            if v.len() < layout.in_words {
+                return Err(failed(
+                    "stimulus vector shorter than the input layout".into(),
+                ));
+            }
+            for w in &v[..layout.in_words] {
+                bytes.extend_from_slice(&w.to_le_bytes());
+            }
         }
+        let scratch = ScratchDir::new("plain-loop")?;
+        let path = scratch.path().join("stimulus.bin");
+        fs::write(&path, bytes).map_err(io("verilator"))?;
+        Ok(PlainLoop {
+            exe,
+            stimulus: path,
+            _scratch: scratch,
+        })
     }
-    let scratch = ScratchDir::new("plain-loop")?;
-    let stim = scratch.path().join("stimulus.bin");
-    fs::write(&stim, bytes).map_err(io("verilator"))?;
-    let out = run(
-        "verilator",
-        Command::new(&exe).arg(&stim).arg(LOOP_SECONDS.to_string()),
-    )?;
-    let text = String::from_utf8_lossy(&out.stdout);
-    text.split_whitespace()
-        .next()
-        .and_then(|t| t.parse::<f64>().ok())
-        .ok_or_else(|| failed(format!("plain loop printed `{}`", text.trim())))
+
+    /// Vectors per CPU second over at least `seconds` of timed passes (after one warm-up
+    /// pass).
+    pub fn rate(&self, seconds: f64) -> Result<f64, ToolError> {
+        let out = run(
+            "verilator",
+            Command::new(&self.exe)
+                .arg(&self.stimulus)
+                .arg(seconds.to_string()),
+        )?;
+        let text = String::from_utf8_lossy(&out.stdout);
+        text.split_whitespace()
+            .next()
+            .and_then(|t| t.parse::<f64>().ok())
+            .ok_or_else(|| failed(format!("plain loop printed `{}`", text.trim())))
+    }
 }
 
 /// Where builds are cached: `$SMRTL_CACHE_DIR`; else `smrtl-verilator/` in the Cargo target
@@ -472,7 +533,8 @@ fn cycle_source(layout: &Layout) -> String {
     code
 }
 
-/// The library shim: `smrtl_new`, `smrtl_step`, `smrtl_delete` with C linkage.
+/// The library shim with C linkage: `smrtl_new`, `smrtl_step`, `smrtl_step_many`, `smrtl_eval`,
+/// `smrtl_clock`, `smrtl_delete`. Its text is part of the build's cache key.
 fn shim_source(layout: &Layout) -> String {
     cycle_source(layout)
         + r#"
@@ -489,6 +551,12 @@ extern "C" void* smrtl_new() {
 
 extern "C" void smrtl_step(void* h, const uint64_t* in, uint64_t* out) {
     smrtl_cycle(&static_cast<SmrtlModel*>(h)->top, in, out);
+}
+
+extern "C" void smrtl_step_many(void* h, const uint64_t* in, size_t in_stride, uint64_t* out,
+                                size_t out_stride, size_t cycles) {
+    Vtop* t = &static_cast<SmrtlModel*>(h)->top;
+    for (size_t i = 0; i < cycles; ++i) smrtl_cycle(t, in + i * in_stride, out + i * out_stride);
 }
 
 extern "C" void smrtl_eval(void* h, const uint64_t* in, uint64_t* out) {
@@ -514,10 +582,17 @@ extern "C" void smrtl_delete(void* h) {
 fn plain_loop_source(layout: &Layout) -> String {
     cycle_source(layout)
         + r#"
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
 #include <vector>
+
+/// Seconds of CPU time this thread has used: the machine's other load does not count.
+static double cpu_seconds() {
+    timespec t;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return t.tv_sec + 1e-9 * t.tv_nsec;
+}
 
 int main(int argc, char** argv) {
     if (argc != 3) { std::fprintf(stderr, "usage: %s STIMULUS.bin MIN_SECONDS\n", argv[0]); return 2; }
@@ -543,14 +618,13 @@ int main(int argc, char** argv) {
         }
     };
     pass();  // warm-up
-    using clock = std::chrono::steady_clock;
-    const auto t0 = clock::now();
+    const double t0 = cpu_seconds();
     size_t vectors = 0;
     double elapsed = 0;
     do {
         pass();
         vectors += n;
-        elapsed = std::chrono::duration<double>(clock::now() - t0).count();
+        elapsed = cpu_seconds() - t0;
     } while (elapsed < min_seconds);
     top.final();
     std::printf("%.6e %llu\n", vectors / elapsed, static_cast<unsigned long long>(sum));

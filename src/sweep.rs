@@ -1,0 +1,124 @@
+//! `smrtl sweep` and `smrtl merge`: a grid of (params × workloads × waves × seeds) from a JSON
+//! spec on every core, and the join of its shards (engine and spec format in
+//! [`smrtl_testbench::sweep`]).
+
+use crate::output::{writable_dir, write_atomic};
+use crate::{Result, UsageError};
+use indicatif::{ProgressBar, ProgressStyle};
+use smrtl_testbench::sweep::{self, Shard, SmSweep};
+use std::io::{IsTerminal, Write};
+use std::num::NonZeroUsize;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Instant;
+
+/// How rows are written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    /// A header line, then one line per point.
+    Csv,
+    /// One JSON object per point, keys in column order.
+    Jsonl,
+}
+
+impl From<Format> for sweep::Format {
+    fn from(f: Format) -> Self {
+        match f {
+            Format::Csv => sweep::Format::Csv,
+            Format::Jsonl => sweep::Format::Jsonl,
+        }
+    }
+}
+
+#[derive(clap::Args)]
+pub struct SweepArgs {
+    /// Spec file, e.g. {"params": {"sched": ["rr", "bcaws"]}, "workloads": ["dct"],
+    /// "seeds": [1, 2], "waves": 1} (see examples/sweep/).
+    pub spec: PathBuf,
+    #[arg(long, value_enum, default_value = "csv")]
+    pub format: Format,
+    /// Output file [default: stdout].
+    #[arg(short, long)]
+    pub output: Option<PathBuf>,
+    /// Worker threads [default: every core]; the output does not depend on it.
+    #[arg(long)]
+    pub threads: Option<NonZeroUsize>,
+    /// Run only slice I of N, 0-based (0 <= I < N): the points whose grid index % N == I, as
+    /// Slurm's SLURM_ARRAY_TASK_ID with --array=0-(N-1). Join the slices with `smrtl merge`.
+    #[arg(long, value_name = "I/N")]
+    pub shard: Option<String>,
+}
+
+#[derive(clap::Args)]
+pub struct MergeArgs {
+    /// Merged output: the bytes an unsharded `smrtl sweep` writes.
+    pub output: PathBuf,
+    /// The outputs of `smrtl sweep --shard I/N` for every I, in any order.
+    #[arg(required = true)]
+    pub shards: Vec<PathBuf>,
+}
+
+/// A progress bar on stderr, hidden unless stderr is a terminal.
+fn progress_bar(len: usize) -> ProgressBar {
+    if !std::io::stderr().is_terminal() {
+        return ProgressBar::hidden();
+    }
+    let bar = ProgressBar::new(len as u64);
+    let style = ProgressStyle::with_template(
+        "{elapsed_precise} [{wide_bar}] {pos}/{len} points, eta {eta}",
+    )
+    .expect("a valid template");
+    bar.set_style(style);
+    bar
+}
+
+pub fn run(args: SweepArgs) -> Result<ExitCode> {
+    let path = &args.spec;
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| UsageError(format!("cannot read {}: {e}", path.display())))?;
+    let sweep =
+        SmSweep::parse(&text).map_err(|e| UsageError(format!("{}: {e}", path.display())))?;
+    let shard = match &args.shard {
+        Some(s) => s.parse::<Shard>().map_err(UsageError)?,
+        None => Shard::WHOLE,
+    };
+    if let Some(out) = &args.output {
+        writable_dir(out)?;
+    }
+    let todo = (0..sweep.grid().len())
+        .filter(|&i| shard.contains(i))
+        .count();
+    let threads = args.threads.unwrap_or_else(sweep::default_threads);
+    let start = Instant::now();
+    let bar = progress_bar(todo);
+    let table = sweep.run(shard, Some(threads), &|| bar.inc(1));
+    bar.finish_and_clear();
+    let text = table.map_err(UsageError)?.render(args.format.into());
+    match &args.output {
+        Some(out) => write_atomic(out, text.as_bytes())?,
+        None => std::io::stdout().write_all(text.as_bytes())?,
+    }
+    eprintln!(
+        "smrtl sweep: {todo} of {} points (shard {shard}) on {threads} thread{} in {:.1} s",
+        sweep.grid().len(),
+        if threads.get() == 1 { "" } else { "s" },
+        start.elapsed().as_secs_f64()
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+pub fn merge(args: MergeArgs) -> Result<ExitCode> {
+    writable_dir(&args.output)?;
+    let shards = args
+        .shards
+        .iter()
+        .map(|p| {
+            std::fs::read_to_string(p)
+                .map(|text| (p.display().to_string(), text))
+                .map_err(|e| UsageError(format!("cannot read {}: {e}", p.display())))
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let merged = sweep::merge(&shards).map_err(UsageError)?;
+    write_atomic(&args.output, merged.as_bytes())?;
+    Ok(ExitCode::SUCCESS)
+}

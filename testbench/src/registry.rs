@@ -1,0 +1,24 @@
+//! Every block smrtl knows: one line per block. Adding a block is one file per layer (`hdl/`,
+//! `cosim/`, `testbench/`, `synth/`, the same name) and one line here.
+
+use crate::design::BlockEntry;
+
+/// Every block, in `smrtl list` order.
+pub fn blocks() -> Vec<BlockEntry> {
+    vec![
+        BlockEntry::of::<crate::bank_conflict_detector::Detector>(),
+        BlockEntry::of::<crate::elastic_pipeline::ElasticPipeline>(),
+        BlockEntry::of::<crate::history_cache::HistoryCacheBench>(),
+        BlockEntry::of::<crate::sm_core::SmCoreBench>(),
+    ]
+}
+
+/// Looks a block up by name (`-` and `_` alike); the error lists the known blocks.
+pub fn block(name: &str) -> Result<BlockEntry, String> {
+    let all = blocks();
+    let names: Vec<&str> = all.iter().map(|b| b.name).collect();
+    let joined = names.join(", ");
+    all.into_iter()
+        .find(|b| b.name == name.replace('-', "_"))
+        .ok_or_else(|| format!("unknown block `{name}`; allowed: {joined}"))
+}

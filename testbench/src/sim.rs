@@ -1,0 +1,545 @@
+//! SM-level runs: a trace of subwarp entries on the elastic pipeline (spec elastic-pipeline.md
+//! §3) or a scheduler-mode workload on the SM core (§5), on the behavioral model alone or with
+//! the block's RTL in lock-step beside it, every cycle compared.
+
+use crate::elastic_pipeline::{self as pipeline, DriveError, ElasticPipeline, Trace, TraceError};
+use crate::sm_core::{self, SmDivergence};
+use crate::{profiles, Design};
+use serde::ser::Error as _;
+use serde::{Serialize, Serializer};
+use serde_json::Value;
+use smrtl_cosim::backend::{rusthdl::RustHdl, verilator::Verilator};
+use smrtl_cosim::elastic_pipeline::{Model, Record, Summary};
+use smrtl_cosim::harness::Trace as WaveRows;
+use smrtl_cosim::sm_core::{SmParams, SmRecord, SmRun};
+use smrtl_cosim::{Layout, Rtl};
+use smrtl_hdl::elastic_pipeline::Params;
+use smrtl_hdl::BlockParams;
+use std::fmt;
+
+/// Cycles kept in a waveform.
+const WAVE_WINDOW: usize = 100_000;
+
+/// Where a run executes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Backend {
+    Model,
+    Rusthdl,
+    Verilator,
+}
+
+impl Backend {
+    /// Its name in reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            Backend::Model => "model",
+            Backend::Rusthdl => "rusthdl",
+            Backend::Verilator => "verilator",
+        }
+    }
+
+    /// One line of help on what the backend runs.
+    pub fn help(self) -> &'static str {
+        match self {
+            Backend::Model => "The behavioral model alone",
+            Backend::Rusthdl => "The pipeline RTL in rust-hdl's simulator, beside the model",
+            Backend::Verilator => "The pipeline's Verilog, verilated, beside the model",
+        }
+    }
+}
+
+/// How to run.
+pub struct Options<'a> {
+    pub backend: Backend,
+    /// `KEY=VALUE` parameter overrides.
+    pub sets: &'a [(String, String)],
+    /// Keep the cycles for a waveform.
+    pub waveform: bool,
+}
+
+/// The cycles of a run, for a VCD of block `top`.
+pub struct Waveform {
+    pub top: &'static str,
+    pub layout: Layout,
+    pub rows: WaveRows,
+}
+
+/// What a run gives: its report, or how the RTL failed; and its waveform if asked for.
+pub struct Run<R> {
+    pub result: Result<R, Failure>,
+    pub waveform: Option<Waveform>,
+}
+
+/// The report of a passing run: text with `Display`, JSON with `Serialize`.
+pub trait Report: fmt::Display + Serialize {
+    type Record: Serialize;
+    /// One record per cycle.
+    fn records(&self) -> &[Self::Record];
+}
+
+/// How a run failed: the RTL diverged from the model, or the pipeline did not drain within
+/// its cycle budget.
+#[derive(Debug)]
+pub struct Failure {
+    block: &'static str,
+    backend: Backend,
+    cause: Cause,
+}
+
+#[derive(Debug)]
+enum Cause {
+    Pipeline(DriveError),
+    Core(Box<SmDivergence>),
+}
+
+impl Failure {
+    /// Whether the RTL diverged from the model (a waveform then shows where).
+    pub fn diverged(&self) -> bool {
+        !matches!(self.cause, Cause::Pipeline(DriveError::CycleLimit { .. }))
+    }
+}
+
+impl fmt::Display for Failure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "FAIL {} on {}: ", self.block, self.backend.name())?;
+        match &self.cause {
+            Cause::Pipeline(DriveError::Diverged(d)) => write!(
+                f,
+                "{d}\nmodel record: {}\nrtl record:   {}",
+                json(&d.model)?,
+                json(&d.rtl)?
+            ),
+            Cause::Pipeline(e) => write!(f, "{e}"),
+            Cause::Core(d) => write!(f, "{d}\nmodel record: {}", json(&d.model)?),
+        }
+    }
+}
+
+/// A record as one line of JSON, inside a `Display`.
+fn json(record: &impl Serialize) -> Result<String, fmt::Error> {
+    serde_json::to_string(record).map_err(|_| fmt::Error)
+}
+
+/// `value` serialized with `fields` added (keys sorted, as in every JSON value).
+fn with_fields<S: Serializer>(
+    value: &impl Serialize,
+    fields: impl IntoIterator<Item = (&'static str, Value)>,
+    s: S,
+) -> Result<S::Ok, S::Error> {
+    let mut v = serde_json::to_value(value).map_err(S::Error::custom)?;
+    for (key, field) in fields {
+        v[key] = field;
+    }
+    v.serialize(s)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Trace mode: the elastic pipeline
+// ---------------------------------------------------------------------------------------------
+
+/// The report of a trace run.
+pub struct TraceReport {
+    backend: Backend,
+    params: Params,
+    entries: usize,
+    summary: Summary,
+    records: Vec<Record>,
+}
+
+impl fmt::Display for TraceReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let s = &self.summary;
+        write!(
+            f,
+            "{:?} pipeline, {} entries: {} cycles, {} stalls ({} bank_conflict, {} other), {} WB bubbles, last WB in cycle {}",
+            self.params.pipe_mode,
+            self.entries,
+            s.cycles,
+            s.stalls,
+            s.stall_causes.bank_conflict,
+            s.stall_causes.other,
+            s.wb_bubbles,
+            s.last_wb_cycle.map_or("-".into(), |c| c.to_string()),
+        )?;
+        if self.backend != Backend::Model {
+            write!(f, ", RTL ({}) agrees on every record", self.backend.name())?;
+        }
+        Ok(())
+    }
+}
+
+impl Serialize for TraceReport {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let params = serde_json::to_value(&self.params).map_err(S::Error::custom)?;
+        let fields = [
+            ("backend", self.backend.name().into()),
+            ("entries", self.entries.into()),
+            ("params", params),
+        ];
+        with_fields(&self.summary, fields, s)
+    }
+}
+
+impl Report for TraceReport {
+    type Record = Record;
+    fn records(&self) -> &[Record] {
+        &self.records
+    }
+}
+
+/// Runs trace file `text` (`name` in messages), its params overridden by `o.sets`, on the
+/// pipeline model; with an RTL backend, the pipeline RTL beside it compares every record.
+pub fn run_trace(name: &str, text: &str, o: &Options) -> Result<Run<TraceReport>, String> {
+    let trace = load_trace(text, o.sets).map_err(|e| format!("{name}: {e}"))?;
+    let p = &trace.params;
+    let layout = pipeline::layout(p);
+    let limit = trace.cycle_budget();
+    let mut rows = o.waveform.then(|| WaveRows::new(WAVE_WINDOW));
+    let mut model = Model::new(p, &layout);
+    let result = match o.backend {
+        Backend::Model => pipeline::run_traced(&mut model, &layout, &trace, limit, rows.as_mut()),
+        rtl => {
+            let mut dut = pipeline_rtl(&Design::new::<ElasticPipeline>(p), rtl)?;
+            pipeline::cosim_traced(
+                &mut model,
+                dut.as_mut(),
+                &layout,
+                &trace,
+                limit,
+                rows.as_mut(),
+            )
+        }
+    };
+    let result = match result {
+        Ok(records) => Ok(TraceReport {
+            backend: o.backend,
+            params: trace.params.clone(),
+            entries: trace.stream.len(),
+            summary: Summary::of(&records),
+            records,
+        }),
+        Err(e) => Err(Failure {
+            block: Params::BLOCK,
+            backend: o.backend,
+            cause: Cause::Pipeline(e),
+        }),
+    };
+    let waveform = rows.map(|rows| Waveform {
+        top: Params::BLOCK,
+        layout,
+        rows,
+    });
+    Ok(Run { result, waveform })
+}
+
+/// Parses a trace file and applies `sets` to its params (numbers stay numbers; the params
+/// resolver reads everything else as text).
+fn load_trace(text: &str, sets: &[(String, String)]) -> Result<Trace, TraceError> {
+    let mut file: pipeline::TraceFile =
+        serde_json::from_str(text).map_err(|e| TraceError::Syntax(e.to_string()))?;
+    for (key, value) in sets {
+        let v = value
+            .parse::<u64>()
+            .map_or_else(|_| Value::from(value.as_str()), Value::from);
+        file.params.insert(key.clone(), v);
+    }
+    Trace::from_file(&file)
+}
+
+/// A fresh instance of the pipeline RTL on `backend`, in its reset state.
+fn pipeline_rtl(design: &Design, backend: Backend) -> Result<Box<dyn Rtl>, String> {
+    Ok(match backend {
+        Backend::Verilator => {
+            Box::new(Verilator::new(&design.module, &design.verilog()).map_err(|e| e.to_string())?)
+        }
+        _ => Box::new(RustHdl::new(design.module.clone())),
+    })
+}
+
+// ---------------------------------------------------------------------------------------------
+// Scheduler mode: the SM core
+// ---------------------------------------------------------------------------------------------
+
+/// A scheduler-mode workload before its parameter overrides, and its name in messages.
+pub struct Workload {
+    source: String,
+    value: Value,
+}
+
+impl Workload {
+    /// Workload file `text`, named `name` in messages.
+    pub fn parse(name: &str, text: &str) -> Result<Workload, String> {
+        let value =
+            serde_json::from_str(text).map_err(|e| format!("{name}: malformed workload: {e}"))?;
+        Ok(Workload {
+            source: name.to_string(),
+            value,
+        })
+    }
+
+    /// The synthetic kernel profile `name` (see [`profiles`]): `waves` repetitions of its body
+    /// per warp context, drawn with `seed`.
+    pub fn profile(name: &str, seed: u64, waves: u32) -> Result<Workload, String> {
+        let p = profiles::profile(name)?;
+        Ok(Workload {
+            source: format!("profile {name}"),
+            value: p.workload(seed, waves.max(1), profiles::LANES, profiles::SUBWARPS),
+        })
+    }
+}
+
+/// The report of a scheduler-mode run.
+pub struct WorkloadReport {
+    backend: Backend,
+    source: String,
+    params: SmParams,
+    run: SmRun,
+}
+
+impl fmt::Display for WorkloadReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let s = &self.run.stats;
+        write!(
+            f,
+            "{}: {} cycles, {} warp instructions, IPC per lane {:.3}, outcomes {}, {} WB bubbles, history cache {} hits / {} misses",
+            self.source,
+            s.cycles,
+            s.issued_warp_instructions,
+            s.ipc,
+            json(&s.outcomes)?,
+            s.wb_bubbles,
+            s.hc_hits,
+            s.hc_misses,
+        )?;
+        if self.backend != Backend::Model {
+            let (block, backend) = (SmParams::BLOCK, self.backend.name());
+            write!(f, ", {block} RTL ({backend}) agrees on every cycle")?;
+        }
+        Ok(())
+    }
+}
+
+impl Serialize for WorkloadReport {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let params = serde_json::to_value(&self.params).map_err(S::Error::custom)?;
+        let fields = [
+            ("backend", self.backend.name().into()),
+            ("source", self.source.as_str().into()),
+            ("params", params),
+        ];
+        with_fields(&self.run.stats, fields, s)
+    }
+}
+
+impl Report for WorkloadReport {
+    type Record = SmRecord;
+    fn records(&self) -> &[SmRecord] {
+        &self.run.records
+    }
+}
+
+/// Runs workload `w`, its params overridden by `o.sets` (JSON values, else text), on the SM
+/// core model; with an RTL backend, the core RTL beside it compares every output every cycle.
+pub fn run_workload(w: Workload, o: &Options) -> Result<Run<WorkloadReport>, String> {
+    let Workload { source, mut value } = w;
+    for (key, val) in o.sets {
+        let v = serde_json::from_str(val).unwrap_or_else(|_| Value::from(val.as_str()));
+        value["params"][key] = v;
+    }
+    let workload = sm_core::workload_from_value(&value).map_err(|e| format!("{source}: {e}"))?;
+    let p = &workload.params;
+    let kernels = [workload.warps.clone()];
+    let mut rows = o.waveform.then(|| WaveRows::new(WAVE_WINDOW));
+    let result = match o.backend {
+        Backend::Model => {
+            let run = smrtl_cosim::sm_core::run(&workload).map_err(|e| format!("{source}: {e}"))?;
+            if let Some(rows) = rows.as_mut() {
+                sm_core::model_rows(p, &kernels, std::slice::from_ref(&run), rows);
+            }
+            Ok(vec![run])
+        }
+        backend => {
+            let mut dut = match backend {
+                Backend::Verilator => sm_core::verilator(p).map_err(|e| e.to_string())?,
+                _ => sm_core::rusthdl(p),
+            };
+            sm_core::cosim(p, &kernels, dut.as_mut(), rows.as_mut())
+        }
+    };
+    let result = match result {
+        Ok(mut runs) => Ok(WorkloadReport {
+            backend: o.backend,
+            source,
+            params: p.clone(),
+            run: runs.remove(0),
+        }),
+        Err(d) => Err(Failure {
+            block: SmParams::BLOCK,
+            backend: o.backend,
+            cause: Cause::Core(d),
+        }),
+    };
+    let waveform = rows.map(|rows| Waveform {
+        top: SmParams::BLOCK,
+        layout: sm_core::layout(p),
+        rows,
+    });
+    Ok(Run { result, waveform })
+}
+
+/// A workload prepared for `smrtl bench --profile`: the SM core model alone, and the core RTL
+/// beside it on each backend, each run returning the cycles it simulated.
+pub struct WorkloadBench {
+    source: String,
+    workload: smrtl_cosim::sm_core::Workload,
+}
+
+impl WorkloadBench {
+    /// Workload `w` with its params overridden by `sets` (as [`run_workload`] applies them).
+    pub fn new(w: Workload, sets: &[(String, String)]) -> Result<WorkloadBench, String> {
+        let Workload { source, mut value } = w;
+        for (key, val) in sets {
+            let v = serde_json::from_str(val).unwrap_or_else(|_| Value::from(val.as_str()));
+            value["params"][key] = v;
+        }
+        let workload =
+            sm_core::workload_from_value(&value).map_err(|e| format!("{source}: {e}"))?;
+        Ok(WorkloadBench { source, workload })
+    }
+
+    /// The block the workload runs on.
+    pub fn block(&self) -> &'static str {
+        SmParams::BLOCK
+    }
+
+    pub fn params(&self) -> &SmParams {
+        &self.workload.params
+    }
+
+    /// The model's run: (cycles, warp instructions issued).
+    pub fn model(&self) -> Result<(u64, u64), String> {
+        let run = smrtl_cosim::sm_core::run(&self.workload)
+            .map_err(|e| format!("{}: {e}", self.source))?;
+        Ok((run.stats.cycles, run.stats.issued_warp_instructions))
+    }
+
+    /// Builds (or finds in the cache) what `backend` needs, so a missing tool shows before
+    /// any timing.
+    pub fn prepare(&self, backend: Backend) -> Result<(), String> {
+        match backend {
+            Backend::Verilator => sm_core::verilator(self.params())
+                .map(|_| ())
+                .map_err(|e| e.to_string()),
+            _ => Ok(()),
+        }
+    }
+
+    /// The model and the core RTL on `backend` in lock step; the cycles simulated.
+    pub fn cosim(&self, backend: Backend) -> Result<u64, String> {
+        let p = self.params();
+        let mut dut = match backend {
+            Backend::Verilator => sm_core::verilator(p).map_err(|e| e.to_string())?,
+            _ => sm_core::rusthdl(p),
+        };
+        let kernels = [self.workload.warps.clone()];
+        let runs = sm_core::cosim(p, &kernels, dut.as_mut(), None)
+            .map_err(|d| format!("{} does not co-simulate: {d}", self.source))?;
+        Ok(runs.iter().map(|r| r.stats.cycles).sum())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const FIG4: &str = include_str!("../../examples/traces/fig4_two_subwarps.json");
+
+    fn model(sets: &[(String, String)]) -> Options<'_> {
+        Options {
+            backend: Backend::Model,
+            sets,
+            waveform: true,
+        }
+    }
+
+    #[test]
+    fn trace_report_reads_as_in_the_readme() {
+        let sets = [("N".to_string(), "0".to_string())];
+        let run = run_trace("fig4.json", FIG4, &model(&sets)).unwrap();
+        let wave = run.waveform.expect("asked for");
+        assert_eq!((wave.top, wave.rows.rows.len()), ("elastic_pipeline", 18));
+        let report = run.result.unwrap();
+        assert_eq!(
+            report.to_string(),
+            "Elastic pipeline, 11 entries: 18 cycles, 1 stalls (1 bank_conflict, 0 other), 3 WB bubbles, last WB in cycle 17"
+        );
+        let v = serde_json::to_value(&report).unwrap();
+        assert_eq!(
+            (&v["backend"], &v["entries"], &v["cycles"]),
+            (&"model".into(), &11.into(), &18.into())
+        );
+        assert_eq!(v["params"]["N"], 0);
+        assert_eq!(report.records().len(), 18);
+    }
+
+    #[test]
+    fn bad_traces_and_workloads_are_named_in_errors() {
+        let err = |r: Result<Run<TraceReport>, String>| r.err().expect("rejected");
+        assert!(err(run_trace("t.json", "not json", &model(&[]))).starts_with("t.json: trace file"));
+        let sets = [("M".to_string(), "9".to_string())];
+        assert!(
+            err(run_trace("t.json", FIG4, &model(&sets))).starts_with("t.json: parameter M = 9")
+        );
+        let w = Workload::parse("w.json", r#"{"warps": [[{"op": "mul", "pc": 0}]]}"#).unwrap();
+        let e = run_workload(w, &model(&[])).err().expect("rejected");
+        assert!(e.starts_with("w.json: warps[0][0].op"), "{e}");
+        assert!(Workload::parse("w.json", "{")
+            .err()
+            .unwrap()
+            .starts_with("w.json: malformed workload"));
+        assert!(Workload::profile("fft", 1, 1)
+            .err()
+            .unwrap()
+            .starts_with("unknown profile `fft`"));
+    }
+
+    #[test]
+    fn failures_show_the_records_and_whether_the_rtl_diverged() {
+        let trace = load_trace(FIG4, &[]).unwrap();
+        let record = pipeline::run_model(&trace).unwrap().swap_remove(3);
+        let rec = serde_json::to_string(&record).unwrap();
+        let diverged = pipeline::Divergence {
+            cycle: 3,
+            field: "WB".into(),
+            expected: "1".into(),
+            actual: "2".into(),
+            model: record.clone(),
+            rtl: record,
+        };
+        let f = Failure {
+            block: Params::BLOCK,
+            backend: Backend::Rusthdl,
+            cause: Cause::Pipeline(DriveError::Diverged(Box::new(diverged))),
+        };
+        assert_eq!(
+            f.to_string(),
+            format!("FAIL elastic_pipeline on rusthdl: cycle 3: WB expected 1 (model) actual 2 (rtl)\nmodel record: {rec}\nrtl record:   {rec}")
+        );
+        assert!(f.diverged());
+        let limit = DriveError::CycleLimit {
+            limit: 5,
+            retired: 1,
+            total: 11,
+        };
+        let f = Failure {
+            block: Params::BLOCK,
+            backend: Backend::Model,
+            cause: Cause::Pipeline(limit),
+        };
+        assert_eq!(
+            f.to_string(),
+            "FAIL elastic_pipeline on model: cycle limit 5 reached: 1 of 11 stream entries left WB"
+        );
+        assert!(!f.diverged());
+    }
+}
