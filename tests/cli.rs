@@ -4,29 +4,8 @@
 use std::path::Path;
 use std::process::{Command, Output};
 
-fn smrtl(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_smrtl"))
-        .args(args)
-        .output()
-        .expect("smrtl runs")
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-/// Exit code 2, exactly one line on stderr naming `needle`, no panic.
-fn assert_usage_error(o: &Output, needle: &str) {
-    assert_eq!(o.status.code(), Some(2), "stderr: {}", stderr(o));
-    let err = stderr(o);
-    assert_eq!(err.trim_end().lines().count(), 1, "one line: {err}");
-    assert!(err.contains(needle), "`{needle}` in {err}");
-    assert!(!err.contains("panicked") && !err.contains("RUST_BACKTRACE"));
-}
+mod common;
+use common::{assert_usage_error, smrtl, stderr, stdout};
 
 #[test]
 fn list_shows_blocks_params_and_presets() {

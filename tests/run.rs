@@ -5,18 +5,10 @@ use proptest::strategy::{Strategy, ValueTree};
 use serde_json::Value;
 use smrtl_testbench::check;
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
-fn smrtl(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_smrtl"))
-        .args(args)
-        .output()
-        .expect("smrtl runs")
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
+mod common;
+use common::{smrtl, stderr};
 
 fn lines(o: &Output) -> Vec<Value> {
     String::from_utf8_lossy(&o.stdout)

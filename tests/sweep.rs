@@ -3,18 +3,13 @@
 //! and exit code 2, no partial files.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
+
+mod common;
+use common::{assert_usage_error, smrtl};
 
 /// 16 points (2 workloads × 2 × 2 params × 2 seeds), well under a second.
 const SPEC: &str = "examples/sweep/small.json";
-
-fn smrtl(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_smrtl"))
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .args(args)
-        .output()
-        .expect("smrtl runs")
-}
 
 fn ok(args: &[&str]) -> Output {
     let o = smrtl(args);
@@ -24,15 +19,6 @@ fn ok(args: &[&str]) -> Output {
         String::from_utf8_lossy(&o.stderr)
     );
     o
-}
-
-/// Exit code 2, exactly one line on stderr naming `needle`, no panic.
-fn assert_usage_error(o: &Output, needle: &str) {
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert_eq!(o.status.code(), Some(2), "stderr: {err}");
-    assert_eq!(err.trim_end().lines().count(), 1, "one line: {err}");
-    assert!(err.contains(needle), "`{needle}` in {err}");
-    assert!(!err.contains("panicked"));
 }
 
 fn path(dir: &Path, name: &str) -> String {

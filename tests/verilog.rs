@@ -5,14 +5,10 @@
 
 use smrtl_hdl::tools::external;
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Command;
 
-fn smrtl(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_smrtl"))
-        .args(args)
-        .output()
-        .expect("smrtl runs")
-}
+mod common;
+use common::smrtl;
 
 fn gen(dir: &Path, file: &str, args: &[&str]) -> String {
     let out = dir.join(file);

@@ -4,14 +4,9 @@
 
 use std::collections::HashSet;
 use std::path::Path;
-use std::process::{Command, Output};
 
-fn smrtl(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_smrtl"))
-        .args(args)
-        .output()
-        .expect("smrtl runs")
-}
+mod common;
+use common::smrtl;
 
 fn run_ok(args: &[&str]) {
     let o = smrtl(args);

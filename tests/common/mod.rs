@@ -1,0 +1,30 @@
+//! What every CLI test file shares: running the binary and checking a usage error.
+#![allow(dead_code)]
+
+use std::process::{Command, Output};
+
+/// Runs `smrtl` with `args` from the repository root.
+pub fn smrtl(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_smrtl"))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args(args)
+        .output()
+        .expect("smrtl runs")
+}
+
+pub fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+pub fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+/// Exit code 2, exactly one line on stderr naming `needle`, no panic.
+pub fn assert_usage_error(o: &Output, needle: &str) {
+    assert_eq!(o.status.code(), Some(2), "stderr: {}", stderr(o));
+    let err = stderr(o);
+    assert_eq!(err.trim_end().lines().count(), 1, "one line: {err}");
+    assert!(err.contains(needle), "`{needle}` in {err}");
+    assert!(!err.contains("panicked") && !err.contains("RUST_BACKTRACE"));
+}
