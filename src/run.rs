@@ -4,9 +4,11 @@
 //! and actual. Bad stimulus is a one-line error naming cycle and port, exit 2, before any file
 //! is written.
 
+use crate::cosim::rtl_factory;
 use crate::output::{writable_dir, write_atomic, write_waveform};
+use crate::RtlBackend;
 use crate::{parse_sets, BlockArgs, Result, UsageError};
-use smrtl_cosim::backend::{icarus, rusthdl::RustHdl, verilator::VerilatorLib};
+use smrtl_cosim::backend::icarus;
 use smrtl_cosim::{Layout, Simulator};
 use smrtl_testbench::check::{self, Replayed};
 use smrtl_testbench::stimulus_file::{params_as_sets, Stimulus};
@@ -117,11 +119,8 @@ fn design(args: &BlockArgs, stim: &Stimulus) -> Result<Design> {
 fn backend(d: &Design, b: Backend, case: &[Vec<u64>]) -> Result<Option<Box<dyn Simulator>>> {
     Ok(match b {
         Backend::Model => None,
-        Backend::Rusthdl => Some(Box::new(RustHdl::new(d.module.clone()))),
-        Backend::Verilator => {
-            let lib = VerilatorLib::load(&d.module, &d.verilog())?;
-            Some(Box::new(lib.instance()?))
-        }
+        Backend::Rusthdl => Some(rtl_factory(d, RtlBackend::Rusthdl)?()),
+        Backend::Verilator => Some(rtl_factory(d, RtlBackend::Verilator)?()),
         Backend::Icarus => {
             let run = icarus::run_batch(&d.module, &d.verilog(), case)?;
             Some(Box::new(Replayed::new("icarus", run.outputs)))

@@ -286,6 +286,22 @@ impl Workload {
             value: p.workload(seed, waves.max(1), profiles::LANES, profiles::SUBWARPS),
         })
     }
+
+    /// The workload with its params overridden by `sets` (JSON values, else text), checked;
+    /// with its name for messages.
+    fn resolve(
+        self,
+        sets: &[(String, String)],
+    ) -> Result<(String, smrtl_cosim::sm_core::Workload), String> {
+        let Workload { source, mut value } = self;
+        for (key, val) in sets {
+            let v = serde_json::from_str(val).unwrap_or_else(|_| Value::from(val.as_str()));
+            value["params"][key] = v;
+        }
+        let workload =
+            sm_core::workload_from_value(&value).map_err(|e| format!("{source}: {e}"))?;
+        Ok((source, workload))
+    }
 }
 
 /// The report of a scheduler-mode run.
@@ -341,12 +357,7 @@ impl Report for WorkloadReport {
 /// Runs workload `w`, its params overridden by `o.sets` (JSON values, else text), on the SM
 /// core model; with an RTL backend, the core RTL beside it compares every output every cycle.
 pub fn run_workload(w: Workload, o: &Options) -> Result<Run<WorkloadReport>, String> {
-    let Workload { source, mut value } = w;
-    for (key, val) in o.sets {
-        let v = serde_json::from_str(val).unwrap_or_else(|_| Value::from(val.as_str()));
-        value["params"][key] = v;
-    }
-    let workload = sm_core::workload_from_value(&value).map_err(|e| format!("{source}: {e}"))?;
+    let (source, workload) = w.resolve(o.sets)?;
     let p = &workload.params;
     let kernels = [workload.warps.clone()];
     let mut rows = o.waveform.then(|| WaveRows::new(WAVE_WINDOW));
@@ -397,13 +408,7 @@ pub struct WorkloadBench {
 impl WorkloadBench {
     /// Workload `w` with its params overridden by `sets` (as [`run_workload`] applies them).
     pub fn new(w: Workload, sets: &[(String, String)]) -> Result<WorkloadBench, String> {
-        let Workload { source, mut value } = w;
-        for (key, val) in sets {
-            let v = serde_json::from_str(val).unwrap_or_else(|_| Value::from(val.as_str()));
-            value["params"][key] = v;
-        }
-        let workload =
-            sm_core::workload_from_value(&value).map_err(|e| format!("{source}: {e}"))?;
+        let (source, workload) = w.resolve(sets)?;
         Ok(WorkloadBench { source, workload })
     }
 
