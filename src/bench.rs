@@ -5,7 +5,7 @@
 //! and Icarus. SM level (`--profile NAME`): a Table 4 profile's workload on the SM core's model
 //! alone and co-simulated against its RTL on rust-hdl and on Verilator.
 
-use crate::cosim::{first_cycles, rtl_factory, VCD_WINDOW};
+use crate::cosim::{rtl_factory, VCD_WINDOW};
 use crate::{design, parse_sets, BlockArgs, Result, RtlBackend, UsageError};
 use serde_json::{json, Value};
 use smrtl_cosim::backend::icarus;
@@ -13,6 +13,7 @@ use smrtl_cosim::backend::verilator::PlainLoop;
 use smrtl_cosim::harness::{self, CHUNK};
 use smrtl_cosim::Simulator;
 use smrtl_hdl::tools;
+use smrtl_testbench::check::first_cycles;
 use smrtl_testbench::{Case, Design};
 use std::process::ExitCode;
 use std::time::Instant;

@@ -134,7 +134,7 @@ pub fn run(o: Options) -> Result<ExitCode> {
             if let Some(vp) = &vcd_path {
                 let case: Case = match &replay_case {
                     Some(c) => c.clone(),
-                    None => first_cycles(&d, o.seed, VCD_WINDOW.min(o.cycles as usize)),
+                    None => check::first_cycles(&d, o.seed, VCD_WINDOW.min(o.cycles as usize)),
                 };
                 write_vcd(vp, &d, &factory, &case)?;
             }
@@ -186,17 +186,4 @@ pub fn run(o: Options) -> Result<ExitCode> {
     } else {
         ExitCode::SUCCESS
     })
-}
-
-/// The first `n` cycles of the random run with `seed`, for a waveform of a passing run.
-pub fn first_cycles(d: &Design, seed: u64, n: usize) -> Case {
-    use proptest::strategy::{Strategy, ValueTree};
-    let mut runner = check::runner(seed);
-    let strategy = d.cases();
-    let mut case = vec![];
-    while case.len() < n.max(1) {
-        case.extend(strategy.new_tree(&mut runner).expect("case").current());
-    }
-    case.truncate(n.max(1));
-    case
 }

@@ -31,12 +31,7 @@ fn small_preset(entry: &smrtl_testbench::BlockEntry) -> &'static str {
 /// A random case of `d` as JSON lines (every input, every cycle) and the model's outputs as
 /// `smrtl run` prints them.
 fn vectors(d: &smrtl_testbench::Design, cycles: usize) -> (String, Vec<Vec<u64>>) {
-    let mut runner = check::runner(7);
-    let mut case = vec![];
-    while case.len() < cycles {
-        case.extend(d.cases().new_tree(&mut runner).unwrap().current());
-    }
-    case.truncate(cycles);
+    let case = check::first_cycles(d, 7, cycles);
     let file =
         smrtl_testbench::stimulus_file::StimulusFile::new(d.name, &d.params, &d.layout, &case);
     let text: String = file

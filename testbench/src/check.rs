@@ -54,6 +54,19 @@ pub fn run_case(design: &Design, rtl: &RtlFactory, case: &Case, record: Option<u
     )
 }
 
+/// The first `n` (at least 1) cycles of the design's random cases drawn with `seed`, back to
+/// back: stimulus for a waveform of a passing run, `smrtl bench` and tests.
+pub fn first_cycles(design: &Design, seed: u64, n: usize) -> Case {
+    let mut runner = runner(seed);
+    let strategy = design.cases();
+    let mut case = vec![];
+    while case.len() < n.max(1) {
+        case.extend(strategy.new_tree(&mut runner).expect("case").current());
+    }
+    case.truncate(n.max(1));
+    case
+}
+
 /// Co-simulates at least `cycles` random cycles; shrinks the first failure.
 pub fn random(design: &Design, rtl: &RtlFactory, cycles: u64, seed: u64) -> Report {
     let mut runner = runner(seed);
