@@ -1,5 +1,5 @@
 //! `smrtl repro`: reproduce a paper's evaluation trends on the behavioral models
-//! (spec elastic-pipeline.md §8; library in [`smrtl_testbench::repro`]).
+//! (docs/elastic-pipeline.md §8; library in [`smrtl_testbench::repro`]).
 
 use crate::output::write_atomic;
 use crate::{Result, UsageError};

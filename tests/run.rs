@@ -137,7 +137,7 @@ fn external_backends_run_every_block_and_agree_with_the_model() {
     }
 }
 
-/// Spec bank-conflicts.md §1.4 on the `ep8` detector (L = B = 8, W = 4): eight lanes in bank 0,
+/// docs/bank-conflicts.md §1.4 on the `ep8` detector (L = B = 8, W = 4): eight lanes in bank 0,
 /// each in its own layer, take eight cycles; the same word for every lane is one broadcast;
 /// lanes not given keep their value, so the mask alone changes the third cycle.
 #[test]

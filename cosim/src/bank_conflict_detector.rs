@@ -1,4 +1,4 @@
-//! Behavioral model of shared-memory bank conflicts (spec bank-conflicts.md §1), written from
+//! Behavioral model of shared-memory bank conflicts (docs/bank-conflicts.md §1), written from
 //! the spec text, independently of the RTL: plain integer arithmetic and sets, one lane at a time.
 //! [`degree`] is the golden reference; [`Model`] wraps it in the detector's ports (§2.1). Both
 //! work in fixed-size tables: nothing allocates per access or per cycle.

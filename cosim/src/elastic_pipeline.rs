@@ -1,4 +1,4 @@
-//! Behavioral model of the SM pipeline of seed 000 (spec elastic-pipeline.md §2–4), written from
+//! Behavioral model of the SM pipeline of seed 000 (docs/elastic-pipeline.md §2–4), written from
 //! the spec text, independently of the RTL: F → D1..Dk → EXE, then the `Unified`, `Split` or
 //! `Elastic` backend, evaluated once per cycle in the order of §3.2.
 //!

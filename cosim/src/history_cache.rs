@@ -1,5 +1,5 @@
 //! Behavioral model of the bank-conflict-aware warp scheduling hardware of seed 000 (spec
-//! elastic-pipeline.md §5.2–5.4, §5.6), written from the spec text, independently of the RTL.
+//! docs/elastic-pipeline.md §5.2–5.4, §5.6), written from its docs page, independently of the RTL.
 //!
 //! Three reusable components — [`Accumulator`] (§5.3), [`HistoryCache`] (§5.2, D16) and
 //! [`DistanceCounter`] (§5.4, D18, with the §5.6 `bcaws_policy` ready mask) — and [`Model`],

@@ -40,7 +40,7 @@ pub fn batch_strides(inputs: usize, outputs: usize, cycles: usize) -> Option<(us
 }
 
 /// An RTL backend that can also settle without a clock edge: for testbenches that answer an
-/// output within the same cycle (the `sm_core` descriptor request, spec elastic-pipeline.md §6).
+/// output within the same cycle (the `sm_core` descriptor request, docs/elastic-pipeline.md §6).
 /// `eval` then `edge` is one [`Simulator::step`].
 pub trait Rtl: Simulator {
     /// Applies `inputs`, settles and writes `outputs`; no clock edge. May be called again in

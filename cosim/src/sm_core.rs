@@ -1,4 +1,4 @@
-//! Behavioral SM model in **scheduler mode** (spec elastic-pipeline.md §2, §3.3, §5; D3,
+//! Behavioral SM model in **scheduler mode** (docs/elastic-pipeline.md §2, §3.3, §5; D3,
 //! D15–D22, D24–D26): W warp contexts with program counters, a strict-barrel issue unit, the
 //! round-robin scheduler and the BCAWS hardware, driving the trace-mode [`Pipeline`].
 //!

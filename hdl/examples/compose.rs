@@ -103,7 +103,7 @@ impl Logic for ConflictCounter {
 }
 
 /// One access: each lane's byte address (`None`: inactive) and the degree the spec gives
-/// (bank-conflicts.md §1.5, multicast mode).
+/// (docs/bank-conflicts.md §1.5, multicast mode).
 #[derive(Clone, Debug)]
 pub struct Vector {
     pub name: &'static str,

@@ -1,4 +1,4 @@
-//! `BankConflictDetector` (spec bank-conflicts.md §2): lane addresses → bank group, layer and
+//! `BankConflictDetector` (docs/bank-conflicts.md §2): lane addresses → bank group, layer and
 //! element (§1.3) → conflict degree and service cycles (§1.4), in one of three broadcast modes.
 //!
 //! Structure (spec §2.2, with the count done per lane rather than per bank): pairwise group

@@ -1,4 +1,4 @@
-//! The SM pipeline of seed 000 (spec elastic-pipeline.md §1–4, §6): front end F → D1..Dk → EXE,
+//! The SM pipeline of seed 000 (docs/elastic-pipeline.md §1–4, §6): front end F → D1..Dk → EXE,
 //! then the `Unified`, `Split` or `Elastic` backend (PREMEM FIFO, MEM0 with the bank-conflict
 //! detector, MEM1..M−1, NONMEM FIFO or NM latches, WB priority mux).
 //!

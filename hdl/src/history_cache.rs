@@ -1,4 +1,4 @@
-//! Bank-conflict-aware warp scheduling hardware of seed 000 (spec elastic-pipeline.md §5,
+//! Bank-conflict-aware warp scheduling hardware of seed 000 (docs/elastic-pipeline.md §5,
 //! §6): the degree accumulator (§5.3), the 2-way conflict history cache (§5.2) and the distance
 //! counter with the memory-warp ready mask (§5.4, §5.6), as one block `history_cache`.
 //!
@@ -408,7 +408,7 @@ pub fn build(p: &Params) -> Module {
     m
 }
 
-/// The logic of the block (spec elastic-pipeline.md §5.2–5.4, §5.6, D16–D19):
+/// The logic of the block (docs/elastic-pipeline.md §5.2–5.4, §5.6, D16–D19):
 ///
 /// - the degree accumulator `acc_q` (§5.3, D17);
 /// - the conflict history cache (§5.2, D16): per way, a tag memory `hc_w{way}_tag` (PCW − lg

@@ -1,4 +1,4 @@
-//! The scheduler-mode SM core of seed 000 (spec elastic-pipeline.md §5.6, §6 `SmCore`): the
+//! The scheduler-mode SM core of seed 000 (docs/elastic-pipeline.md §5.6, §6 `SmCore`): the
 //! round-robin scheduler with the BCAWS ready mask, the issue unit that feeds a warp
 //! instruction's S subwarps back to back, the per-warp busy bits and sequence numbers, the
 //! history cache with its accumulator and distance counter, and the pipeline — one co-simulation

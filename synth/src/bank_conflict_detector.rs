@@ -1,4 +1,4 @@
-//! Hardware cost of the `BankConflictDetector` (spec bank-conflicts.md §2.3): Yosys generic and
+//! Hardware cost of the `BankConflictDetector` (docs/bank-conflicts.md §2.3): Yosys generic and
 //! iCE40 figures for one configuration, and the §2.3 sweep with the spec's expectations beside
 //! the figures.
 
@@ -259,7 +259,7 @@ pub fn notes(p: &Params) -> Result<crate::Notes, ToolError> {
         .map(|e| format!("\n    - {e}"))
         .collect();
     n.add(
-        format!("spec bank-conflicts.md §2.3 expects:{}", expect.concat()),
+        format!("docs/bank-conflicts.md §2.3 expects:{}", expect.concat()),
         "expectations",
         EXPECTATIONS,
     );

@@ -1,4 +1,4 @@
-//! Hardware cost of the Elastic Pipeline (spec elastic-pipeline.md §7, Table 2): Yosys generic
+//! Hardware cost of the Elastic Pipeline (docs/elastic-pipeline.md §7, Table 2): Yosys generic
 //! figures of the Elastic and the Unified build of the same params, their difference, and the
 //! paper's Table 2 figure beside it.
 //!

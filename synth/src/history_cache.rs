@@ -1,4 +1,4 @@
-//! Hardware cost of the BCAWS prediction and mask hardware (spec elastic-pipeline.md §7,
+//! Hardware cost of the BCAWS prediction and mask hardware (docs/elastic-pipeline.md §7,
 //! Table 3): Yosys generic figures of `history_cache`, its storage against the paper's
 //! 5632 bits (6400 with the project's valid and MRU bits), and the ready-mask gates against the
 //! paper's 2 × W AND/NAND gates.

@@ -1,4 +1,4 @@
-//! Hardware cost of the scheduler-mode SM core (spec elastic-pipeline.md §5.6, §6, §7): Yosys
+//! Hardware cost of the scheduler-mode SM core (docs/elastic-pipeline.md §5.6, §6, §7): Yosys
 //! generic figures of `sm_core` and where its storage bits (registers, and the history cache's
 //! tag and data memories) go — the pipeline (whose entries
 //! carry the PC here), the BCAWS hardware (history cache, accumulator, counter) and the

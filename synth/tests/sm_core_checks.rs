@@ -1,4 +1,4 @@
-//! Checks on the emitted `sm_core` (spec elastic-pipeline.md §6, §7): Verilator lint (-Wall,
+//! Checks on the emitted `sm_core` (docs/elastic-pipeline.md §6, §7): Verilator lint (-Wall,
 //! the one UNUSEDSIGNAL waiver), Icarus compile and latch-free Yosys synthesis of the micro core,
 //! Unified/Split variants and the full Table 4 core, with the storage bits of the RTL (registers
 //! and the history cache's memories) exactly those the params imply (pipeline + BCAWS +

@@ -1,5 +1,5 @@
 //! Stimulus for the bank-conflict detector: one [`Access`] per cycle, the spec's examples
-//! (bank-conflicts.md §1.5, §5) and proptest strategies biased to collide in group, layer and
+//! (docs/bank-conflicts.md §1.5, §5) and proptest strategies biased to collide in group, layer and
 //! element (§2.4).
 
 use crate::design::{Bench, Case};

@@ -1,5 +1,5 @@
 //! Bank-conflict degrees of a batch of accesses, one JSON object per line (spec
-//! bank-conflicts.md §1.4), on the behavioral model or on the detector RTL.
+//! docs/bank-conflicts.md §1.4), on the behavioral model or on the detector RTL.
 
 use crate::bank_conflict_detector::{encode, Access, Detector};
 use crate::Design;

@@ -1,4 +1,4 @@
-//! Trace-mode stimulus for the elastic pipeline (spec elastic-pipeline.md §3, §9): the trace file
+//! Trace-mode stimulus for the elastic pipeline (docs/elastic-pipeline.md §3, §9): the trace file
 //! format, the closed-loop trace driver over any [`Simulator`], the lock-step co-simulation of
 //! model and RTL on per-cycle [`Record`]s, and random open-loop cases for the block harness.
 //!

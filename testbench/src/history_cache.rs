@@ -1,4 +1,4 @@
-//! Stimulus for the BCAWS block `history_cache` (spec elastic-pipeline.md §5.2–5.4, §5.6): one
+//! Stimulus for the BCAWS block `history_cache` (docs/elastic-pipeline.md §5.2–5.4, §5.6): one
 //! [`Inputs`] per cycle and a proptest strategy biased towards hits, misses, evictions and MRU
 //! updates — PCs from a small pool that maps mostly to one set, accumulator sequences that mostly walk
 //! sw = 0..S−1 in order, lookups of recently written PCs — plus random counter and ready traffic.

@@ -1,4 +1,4 @@
-//! Synthetic kernel profiles (spec elastic-pipeline.md §8, Table 5, D27): one [`Profile`] per
+//! Synthetic kernel profiles (docs/elastic-pipeline.md §8, Table 5, D27): one [`Profile`] per
 //! kernel of the paper's evaluation, the paper's figures (Table 5, Eq. 2, the theoretic speedup
 //! `1 + r·(d̄ − 1)`, Little's law) and a seeded generator of scheduler-mode workloads.
 //!

@@ -1,5 +1,5 @@
 //! Reproduction of seed 000's §6 evaluation (Figs. 6, 7, 9) on the synthetic Table-5 profiles
-//! (spec elastic-pipeline.md §8, D27): every profile under Unified+RR, Elastic+RR, Elastic+BCAWS
+//! (docs/elastic-pipeline.md §8, D27): every profile under Unified+RR, Elastic+RR, Elastic+BCAWS
 //! and the `IssueIfNoNonMem` variant on the behavioral SM model; stall categories and IPC as in
 //! §3.3; the trend targets T1–T6 of §8 evaluated from the numbers; a Fig.-6-style SVG.
 //!

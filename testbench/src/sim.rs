@@ -1,4 +1,4 @@
-//! SM-level runs: a trace of subwarp entries on the elastic pipeline (spec elastic-pipeline.md
+//! SM-level runs: a trace of subwarp entries on the elastic pipeline (docs/elastic-pipeline.md
 //! §3) or a scheduler-mode workload on the SM core (§5), on the behavioral model alone or with
 //! the block's RTL in lock-step beside it, every cycle compared.
 

@@ -1,4 +1,4 @@
-//! Scheduler-mode workloads (spec elastic-pipeline.md §5.6; model in
+//! Scheduler-mode workloads (docs/elastic-pipeline.md §5.6; model in
 //! [`smrtl_cosim::sm_core`]): JSON parsing with one-line errors naming the field, and small
 //! builders for the acceptance tests.
 //!

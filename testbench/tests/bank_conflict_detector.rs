@@ -1,4 +1,4 @@
-//! The detector's spec examples (bank-conflicts.md §1.5 E1–E8, [000]'s example, the §5
+//! The detector's spec examples (docs/bank-conflicts.md §1.5 E1–E8, [000]'s example, the §5
 //! T-vectors expressible as lane addresses) on the model and on every RTL backend, plus the §1.4
 //! invariants and the §2.4 structured sweep.
 

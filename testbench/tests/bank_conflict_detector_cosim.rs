@@ -1,4 +1,4 @@
-//! Random block-level co-simulation of the detector (spec bank-conflicts.md §2.4 (3)): ≥ 10^5
+//! Random block-level co-simulation of the detector (docs/bank-conflicts.md §2.4 (3)): ≥ 10^5
 //! cycles per configuration on rusthdl across L, modes and P; the `kepler` and `ep8` presets on
 //! Verilator; and a deliberately broken RTL that must be caught, shrunk and shown in a VCD.
 

@@ -1,4 +1,4 @@
-//! Spec elastic-pipeline.md §9 acceptance examples on the trace-mode pipeline, through the port
+//! docs/elastic-pipeline.md §9 acceptance examples on the trace-mode pipeline, through the port
 //! level: every scenario builds a trace file, runs it with the closed-loop driver on a
 //! [`Backend`] and checks whole per-cycle records.
 //!

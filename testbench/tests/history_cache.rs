@@ -1,4 +1,4 @@
-//! BCAWS block `history_cache` (spec elastic-pipeline.md §5.2–5.4, §5.6, §9 G5, G18–G21, G23):
+//! BCAWS block `history_cache` (docs/elastic-pipeline.md §5.2–5.4, §5.6, §9 G5, G18–G21, G23):
 //! the spec's checks driven through the ports, on the behavioral model and on the rusthdl RTL
 //! backend, the 2-way replacement order, and random co-simulation on the `small` and `paper`
 //! presets.

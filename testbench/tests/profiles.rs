@@ -1,4 +1,4 @@
-//! Synthetic kernel profiles (spec elastic-pipeline.md §8, D27; acceptance G25–G27).
+//! Synthetic kernel profiles (docs/elastic-pipeline.md §8, D27; acceptance G25–G27).
 
 use smrtl_testbench::profiles::{
     littles_law_threads, names, profile, profiles, random_degree_mean, stats, LANES, SUBWARPS,

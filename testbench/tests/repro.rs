@@ -1,4 +1,4 @@
-//! `smrtl repro elastic-pipeline` (spec elastic-pipeline.md §8 trend targets T1–T6, P §6
+//! `smrtl repro elastic-pipeline` (docs/elastic-pipeline.md §8 trend targets T1–T6, P §6
 //! Figs. 6/7/9) at a small size: targets, the Fig.-6 SVG, determinism.
 
 use smrtl_testbench::profiles::{profiles, LANES, SUBWARPS};

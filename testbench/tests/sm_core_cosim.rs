@@ -1,4 +1,4 @@
-//! The `sm_core` RTL in the loop (spec elastic-pipeline.md §3.5, §5, §6): random scheduler-mode
+//! The `sm_core` RTL in the loop (docs/elastic-pipeline.md §3.5, §5, §6): random scheduler-mode
 //! workloads (random warps, kinds, degrees, lane addresses, PCs that hit, miss and evict, several
 //! kernel launches per case) co-simulated against the behavioral SM model, every output port
 //! compared every cycle, on `rusthdl` (wide) and `verilator` (a few configurations), plus a

@@ -1,4 +1,4 @@
-//! Scheduler-mode SM model (spec elastic-pipeline.md §5, §9 G17–G22, G28): behavioral checks,
+//! Scheduler-mode SM model (docs/elastic-pipeline.md §5, §9 G17–G22, G28): behavioral checks,
 //! each workload also run with the `sm_core` RTL in the loop (rusthdl, and Verilator when
 //! available) and with the port-level model in its place, which must reproduce every record.
 //! The port-level model ([`PortModel`], spec §6) is checked against the RTL on random
