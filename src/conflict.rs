@@ -3,7 +3,7 @@
 
 use crate::{Result, UsageError};
 use smrtl_testbench::conflict::{self, Batch};
-use std::io::{BufRead, Write};
+use std::io::{BufRead, Read, Write};
 use std::path::Path;
 use std::process::ExitCode;
 
@@ -28,24 +28,70 @@ impl From<Backend> for conflict::Backend {
     }
 }
 
+/// Longest batch line (README "Limits"): an access of 32 lanes takes a few hundred bytes.
+pub const MAX_LINE_BYTES: usize = 64 << 10;
+
+/// Evaluates every line of `batch`: one output line per input line, always, in order; a line
+/// that is empty, not UTF-8, too long or rejected gives an `error` line naming its number.
 pub fn run(batch: &Path, backend: Backend) -> Result<ExitCode> {
     let file = std::fs::File::open(batch)
         .map_err(|e| UsageError(format!("cannot read {}: {e}", batch.display())))?;
+    if file.metadata().is_ok_and(|m| m.is_dir()) {
+        return Err(UsageError(format!(
+            "cannot read {}: it is a directory",
+            batch.display()
+        )));
+    }
     let mut eval = Batch::new(backend.into())?;
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
-    let (mut lines, mut bad) = (0, 0);
-    for (i, text) in std::io::BufReader::new(file).lines().enumerate() {
-        let text = text.map_err(|e| UsageError(format!("{}: {e}", batch.display())))?;
-        if text.trim().is_empty() {
-            continue;
+    let mut reader = std::io::BufReader::new(file);
+    let (mut lines, mut bad) = (0usize, 0usize);
+    let mut buf = Vec::new();
+    loop {
+        buf.clear();
+        let n = (&mut reader)
+            .take(MAX_LINE_BYTES as u64 + 1)
+            .read_until(b'\n', &mut buf)
+            .map_err(|e| UsageError(format!("cannot read {}: {e}", batch.display())))?;
+        if n == 0 {
+            break;
         }
         lines += 1;
-        let v = eval.eval_line(&text).unwrap_or_else(|e| {
+        let complete = buf.last() == Some(&b'\n') || n <= MAX_LINE_BYTES;
+        if !complete {
+            // Skip the rest of an overlong line.
+            let mut rest = Vec::new();
+            reader
+                .read_until(b'\n', &mut rest)
+                .map_err(|e| UsageError(format!("cannot read {}: {e}", batch.display())))?;
+        }
+        let line = lines;
+        let result = if !complete {
+            Err(format!("longer than {MAX_LINE_BYTES} bytes"))
+        } else {
+            match std::str::from_utf8(&buf) {
+                Err(e) => Err(format!(
+                    "not UTF-8 (invalid byte at column {})",
+                    e.valid_up_to() + 1
+                )),
+                Ok(text) if text.trim().is_empty() => {
+                    Err("empty line; expected one JSON object".into())
+                }
+                Ok(text) => eval.eval_line(text.trim_end_matches(['\n', '\r'])),
+            }
+        };
+        let v = result.unwrap_or_else(|e| {
             bad += 1;
-            serde_json::json!({"error": format!("line {}: {e}", i + 1)})
+            serde_json::json!({"error": format!("line {line}: {e}")})
         });
         writeln!(out, "{v}")?;
+    }
+    if lines == 0 {
+        return Err(UsageError(format!(
+            "{}: no lines (one JSON object per line expected)",
+            batch.display()
+        )));
     }
     if bad > 0 {
         eprintln!(

@@ -1,9 +1,9 @@
 //! `smrtl cosim`: block-level co-simulation of a block's RTL against its behavioral model.
 
-use crate::output::{write_atomic, write_waveform};
+use crate::output::{read_text, Outputs, Waveform};
 use crate::{design, parse_sets, BlockArgs, Result, RtlBackend, UsageError};
 use smrtl_cosim::backend::{rusthdl::RustHdl, verilator::VerilatorLib};
-use smrtl_cosim::harness::Mismatch;
+use smrtl_cosim::harness::{Mismatch, Trace};
 use smrtl_testbench::check::{self, RtlFactory};
 use smrtl_testbench::stimulus_file::{params_as_sets, StimulusFile};
 use smrtl_testbench::{Case, Design};
@@ -12,6 +12,12 @@ use std::process::ExitCode;
 
 /// Cycles kept in a VCD of a long run.
 pub const VCD_WINDOW: usize = 10_000;
+
+/// Most random cycles of one `smrtl cosim` (README "Limits"); memory does not grow with them.
+pub const MAX_CYCLES: u64 = 1_000_000_000;
+
+/// Most bytes of a replayed stimulus file (README "Limits").
+pub const MAX_REPLAY_BYTES: u64 = 16 << 20;
 
 pub struct Options {
     pub block: BlockArgs,
@@ -54,8 +60,7 @@ fn backend_name(b: RtlBackend) -> &'static str {
 
 /// Loads a replay file and the design it names.
 fn load_replay(path: &Path, args: &BlockArgs) -> Result<(Design, Case)> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| UsageError(format!("cannot read {}: {e}", path.display())))?;
+    let text = read_text(path, MAX_REPLAY_BYTES)?;
     let file: StimulusFile = serde_json::from_str(&text)
         .map_err(|e| UsageError(format!("{}: malformed stimulus file: {e}", path.display())))?;
     if file.block != args.block.replace('-', "_") {
@@ -74,16 +79,46 @@ fn load_replay(path: &Path, args: &BlockArgs) -> Result<(Design, Case)> {
     let case = file
         .to_case(&d.layout)
         .map_err(|e| UsageError(format!("{}: {e}", path.display())))?;
+    if case.is_empty() {
+        return Err(UsageError(format!(
+            "{}: no cycles to replay (an empty stimulus proves nothing)",
+            path.display()
+        )));
+    }
     Ok((d, case))
 }
 
-fn write_vcd(path: &Path, d: &Design, factory: &RtlFactory, case: &Case) -> Result<()> {
+fn write_vcd(
+    outputs: &mut Outputs,
+    w: &Waveform,
+    d: &Design,
+    factory: &RtlFactory,
+    case: &Case,
+) -> Result<()> {
     let out = check::run_case(d, factory, case, Some(VCD_WINDOW));
     let trace = out.trace.expect("recorded");
-    write_waveform(path, d.name, &d.layout, &trace)
+    outputs.write_waveform(w, d.name, &d.layout, &trace)
 }
 
 pub fn run(o: Options) -> Result<ExitCode> {
+    if o.replay.is_none() && !(1..=MAX_CYCLES).contains(&o.cycles) {
+        return Err(UsageError(format!(
+            "--cycles must be in 1..={MAX_CYCLES}, got {} (a run of no cycles proves nothing)",
+            o.cycles
+        )));
+    }
+    // Every output named is checked (and reserved) before any work.
+    let mut outputs = Outputs::new();
+    let mut vcd = o
+        .vcd
+        .as_deref()
+        .map(|p| outputs.add_waveform(p))
+        .transpose()?;
+    let mut save = o
+        .save_failure
+        .as_deref()
+        .map(|p| outputs.add(p))
+        .transpose()?;
     let (d, replay_case) = match &o.replay {
         Some(path) => {
             let (d, case) = load_replay(path, &o.block)?;
@@ -119,27 +154,46 @@ pub fn run(o: Options) -> Result<ExitCode> {
             let vp = vcd_path
                 .get_or_insert_with(|| PathBuf::from(format!("smrtl-failure-{}.vcd", d.name)))
                 .clone();
-            write_vcd(&vp, &d, &factory, minimal)?;
+            let w = match vcd.take() {
+                Some(w) => w,
+                None => outputs.add_waveform(&vp)?,
+            };
+            write_vcd(&mut outputs, &w, &d, &factory, minimal)?;
             if replay_case.is_none() {
                 let sp = o
                     .save_failure
                     .clone()
                     .unwrap_or_else(|| PathBuf::from(format!("smrtl-failure-{}.json", d.name)));
+                let out = match save.take() {
+                    Some(out) => out,
+                    None => outputs.add(&sp)?,
+                };
                 let file = StimulusFile::new(d.name, &d.params, &d.layout, minimal);
-                write_atomic(&sp, serde_json::to_string_pretty(&file)?.as_bytes())?;
+                outputs.write(out, serde_json::to_string_pretty(&file)?.as_bytes())?;
                 saved = Some(sp);
             }
         }
         None => {
-            if let Some(vp) = &vcd_path {
+            if let Some(w) = &vcd {
                 let case: Case = match &replay_case {
                     Some(c) => c.clone(),
-                    None => check::first_cycles(&d, o.seed, VCD_WINDOW.min(o.cycles as usize)),
+                    None => {
+                        // The first cycles of the run, as many as the waveform keeps.
+                        let nets = factory().internal_nets();
+                        let row = d.layout.in_words
+                            + 2 * d.layout.out_words
+                            + nets.iter().map(|(_, w)| w.div_ceil(64)).sum::<usize>();
+                        let n = VCD_WINDOW
+                            .min(o.cycles as usize)
+                            .min(Trace::rows_within_budget(row));
+                        check::first_cycles(&d, o.seed, n)
+                    }
                 };
-                write_vcd(vp, &d, &factory, &case)?;
+                write_vcd(&mut outputs, w, &d, &factory, &case)?;
             }
         }
     }
+    outputs.commit()?;
 
     let mismatch: Option<&Mismatch> = failure.as_ref().map(|f| &f.0);
     if o.json {

@@ -25,6 +25,9 @@ use std::process::ExitCode;
 struct Cli {
     #[command(subcommand)]
     command: Command,
+    /// Replace existing read-only output files (they are refused otherwise).
+    #[arg(long, global = true)]
+    force: bool,
 }
 
 /// Which block and with what params.
@@ -83,7 +86,7 @@ enum Command {
         #[arg(long)]
         replay: Option<PathBuf>,
         /// Where to save the shrunk failing stimulus [default: smrtl-failure-BLOCK.json].
-        #[arg(long)]
+        #[arg(long, conflicts_with = "replay")]
         save_failure: Option<PathBuf>,
         #[arg(long)]
         json: bool,
@@ -99,13 +102,15 @@ enum Command {
         #[arg(long, value_enum, default_value = "model")]
         backend: conflict::Backend,
     },
-    /// Run the SM pipeline on a trace of subwarp entries, with the RTL in the loop if asked.
+    /// Run the SM pipeline on a trace of subwarp entries, or the SM core on a workload or a
+    /// profile, with the RTL in the loop if asked.
+    #[command(group(clap::ArgGroup::new("input").required(true).args(["trace", "workload", "profile"])))]
     Sim {
         /// Trace file: {"params": {...}, "stream": [...], "icnt_valid_cycles": [...]}.
-        #[arg(long, required_unless_present_any = ["workload", "profile"], conflicts_with_all = ["workload", "profile"])]
+        #[arg(long)]
         trace: Option<PathBuf>,
         /// Scheduler-mode workload: {"params": {...}, "warps": [[{"op": ..., "pc": ...}, ...], ...]}.
-        #[arg(long, conflicts_with = "profile")]
+        #[arg(long)]
         workload: Option<PathBuf>,
         /// A synthetic kernel profile of seed 000's Table 5 (aes_encrypt, dct, transpose, ...).
         #[arg(long)]
@@ -113,14 +118,15 @@ enum Command {
         /// Seed of a profile's workload.
         #[arg(long, default_value_t = 1)]
         seed: u64,
-        /// Repetitions per warp context of a profile's body (successive CTAs).
+        /// Repetitions per warp context of a profile's body (successive CTAs), 1..=256.
         #[arg(long, default_value_t = 1)]
         waves: u32,
         #[arg(long, value_enum, default_value = "model")]
         backend: sim::Backend,
         #[arg(long)]
         json: bool,
-        /// Write the per-cycle records (spec §3.5) as JSON lines.
+        /// Write the per-cycle records (docs/elastic-pipeline.md §3.5) as JSON lines, as the run
+        /// goes (`-` for standard output).
         #[arg(long)]
         records: Option<PathBuf>,
         /// Write a VCD: inputs, model outputs and (with an RTL backend) RTL outputs and nets, and
@@ -160,9 +166,12 @@ enum Command {
         /// Seed of the synthetic profiles' workloads.
         #[arg(long, default_value_t = 1)]
         seed: u64,
-        /// Repetitions per warp context of each profile's body (successive CTAs).
+        /// Repetitions per warp context of each profile's body (successive CTAs), 1..=256.
         #[arg(long, default_value_t = smrtl_testbench::repro::Options::default().waves)]
         waves: u32,
+        /// Exit 1 when a trend target fails (by default a failed target is reported, exit 0).
+        #[arg(long)]
+        strict: bool,
     },
     /// Run a grid of params × workloads × seeds from a JSON spec on every core.
     ///
@@ -230,6 +239,11 @@ fn install_process_hooks() {
 fn main() -> ExitCode {
     install_process_hooks();
     let cli = Cli::parse();
+    output::set_force(cli.force);
+    if let Err(e) = output::install_signal_cleanup() {
+        eprintln!("error: cannot install the signal handlers: {e}");
+        return ExitCode::from(2);
+    }
     let result = match cli.command {
         Command::List { json } => gen::list(json),
         Command::Gen { block, output } => gen::gen(&block, &output),
@@ -290,12 +304,14 @@ fn main() -> ExitCode {
             plot,
             seed,
             waves,
+            strict,
         } => repro::run(repro::Options {
             experiment,
             json,
             plot,
             seed,
             waves,
+            strict,
         }),
         Command::Sweep(args) => sweep::run(args),
         Command::Merge(args) => sweep::merge(args),

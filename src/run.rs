@@ -5,7 +5,7 @@
 //! is written.
 
 use crate::cosim::rtl_factory;
-use crate::output::{writable_dir, write_atomic, write_waveform};
+use crate::output::{read_text, Outputs};
 use crate::RtlBackend;
 use crate::{parse_sets, BlockArgs, Result, UsageError};
 use smrtl_cosim::backend::icarus;
@@ -51,10 +51,21 @@ pub struct RunArgs {
 /// Cycles kept in a VCD of a run.
 const VCD_WINDOW: usize = 100_000;
 
+/// Most bytes of a stimulus file, and most cycles in it (README "Limits").
+pub const MAX_STIM_BYTES: u64 = 32 << 20;
+pub const MAX_VECTORS: usize = 1_000_000;
+
 pub fn run(a: RunArgs) -> Result<ExitCode> {
     let path = &a.stim;
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| UsageError(format!("cannot read {}: {e}", path.display())))?;
+    // Every output is checked (and reserved) before the stimulus is read.
+    let mut outputs = Outputs::new();
+    let out = a.out.as_deref().map(|p| outputs.add(p)).transpose()?;
+    let vcd = a
+        .vcd
+        .as_deref()
+        .map(|p| outputs.add_waveform(p))
+        .transpose()?;
+    let text = read_text(path, MAX_STIM_BYTES)?;
     let at = |e: String| UsageError(format!("{}: {e}", path.display()));
     let stim = Stimulus::parse(&text).map_err(at)?;
     let d =
@@ -63,29 +74,33 @@ pub fn run(a: RunArgs) -> Result<ExitCode> {
     if case.is_empty() {
         return Err(at("no cycles (an empty stimulus proves nothing)".into()));
     }
-    for p in a.out.iter().chain(&a.vcd) {
-        writable_dir(p)?;
+    if case.len() > MAX_VECTORS {
+        return Err(at(format!(
+            "{} cycles; allowed: at most {MAX_VECTORS} per file",
+            case.len()
+        )));
     }
     let mut rtl = backend(&d, a.backend, &case)?;
-    let record = a.vcd.as_ref().map(|_| VCD_WINDOW);
+    let record = vcd.as_ref().map(|_| VCD_WINDOW);
     let rtl = rtl.as_mut().map(|b| b.as_mut() as &mut dyn Simulator);
     let r = check::run_vectors(&d, rtl, &case, record);
 
-    let mut text = String::new();
-    for (c, out) in r.outputs.iter().enumerate() {
-        text += &json_line(c, &d.layout, out);
+    let mut lines = String::new();
+    for (c, words) in r.outputs.iter().enumerate() {
+        lines += &json_line(c, &d.layout, words);
     }
-    match &a.out {
-        Some(p) => write_atomic(p, text.as_bytes())?,
+    match out {
+        Some(out) => outputs.write(out, lines.as_bytes())?,
         None => {
             let mut stdout = std::io::stdout().lock();
-            stdout.write_all(text.as_bytes())?;
+            stdout.write_all(lines.as_bytes())?;
             stdout.flush()?;
         }
     }
-    if let (Some(p), Some(t)) = (&a.vcd, &r.trace) {
-        write_waveform(p, d.name, &d.layout, t)?;
+    if let (Some(w), Some(t)) = (&vcd, &r.trace) {
+        outputs.write_waveform(w, d.name, &d.layout, t)?;
     }
+    outputs.commit()?;
     Ok(match &r.mismatch {
         None => ExitCode::SUCCESS,
         Some(m) => {

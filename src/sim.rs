@@ -1,10 +1,10 @@
 //! `smrtl sim`: a trace or a scheduler-mode workload on the behavioral SM model, alone or with
 //! the RTL in the loop (lock-step, every cycle compared).
 
-use crate::output::{write_json_lines, write_waveform};
+use crate::output::{self, read_text, Output, Outputs};
 use crate::{parse_sets, Result, UsageError};
 use smrtl_testbench::sim::{self, Report, Run, Workload};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 /// `--backend`, with the library's help for each value.
@@ -41,62 +41,85 @@ pub struct Options {
     pub sets: Vec<String>,
 }
 
-impl Options {
-    /// The library's options, with the parsed `--set` overrides.
-    fn sim<'a>(&self, sets: &'a [(String, String)]) -> sim::Options<'a> {
-        sim::Options {
-            backend: self.backend.into(),
-            sets,
-            waveform: self.vcd.is_some(),
-        }
-    }
-}
-
-fn read(path: &Path) -> Result<String> {
-    std::fs::read_to_string(path)
-        .map_err(|e| UsageError(format!("cannot read {}: {e}", path.display())))
-}
+/// Most bytes of a trace file, and of a workload file (README "Limits"): a trace is read in
+/// two passes into 8 bytes per entry; a workload's JSON tree takes about ten times its text.
+pub const MAX_TRACE_BYTES: u64 = 64 << 20;
+pub const MAX_WORKLOAD_BYTES: u64 = 8 << 20;
 
 pub fn run(o: Options) -> Result<ExitCode> {
-    if let Some(path) = &o.trace {
-        let sets = parse_sets(&o.sets)?;
-        let text = read(path)?;
-        let run = sim::run_trace(&path.display().to_string(), &text, &o.sim(&sets));
-        return finish(&o, run.map_err(UsageError)?);
-    }
-    let workload = match (&o.workload, &o.profile) {
-        (Some(path), _) => Workload::parse(&path.display().to_string(), &read(path)?),
-        (None, Some(name)) => Workload::profile(name, o.seed, o.waves),
-        (None, None) => unreachable!("clap requires a source"),
+    let sets = parse_sets(&o.sets)?;
+    // Every output is checked (and reserved) before the input is even read.
+    let mut outputs = Outputs::new();
+    let records = o.records.as_deref().map(|p| outputs.add(p)).transpose()?;
+    let waveform = o
+        .vcd
+        .as_deref()
+        .map(|p| outputs.add_waveform(p))
+        .transpose()?;
+    let workload = match (&o.trace, &o.workload, &o.profile) {
+        (Some(path), _, _) => {
+            let text = read_text(path, MAX_TRACE_BYTES)?;
+            let opts = options(&o, &sets, records.map(|r| outputs.writer(r)).transpose()?);
+            let run = sim::run_trace(&path.display().to_string(), &text, opts);
+            return finish(&o, outputs, records, waveform, run.map_err(UsageError)?);
+        }
+        (None, Some(path), _) => Workload::parse(
+            &path.display().to_string(),
+            &read_text(path, MAX_WORKLOAD_BYTES)?,
+        ),
+        (None, None, Some(name)) => Workload::profile(name, o.seed, o.waves),
+        _ => unreachable!("clap requires one source"),
     }
     .map_err(UsageError)?;
-    let sets = parse_sets(&o.sets)?;
-    let run = sim::run_workload(workload, &o.sim(&sets));
-    finish(&o, run.map_err(UsageError)?)
+    let opts = options(&o, &sets, records.map(|r| outputs.writer(r)).transpose()?);
+    let run = sim::run_workload(workload, opts);
+    finish(&o, outputs, records, waveform, run.map_err(UsageError)?)
 }
 
-/// Writes a run's waveform and records and prints its report or failure.
-fn finish<R: Report>(o: &Options, run: Run<R>) -> Result<ExitCode> {
-    if let (Some(path), Some(w)) = (&o.vcd, &run.waveform) {
-        write_waveform(path, w.top, &w.layout, &w.rows)?;
+/// The library's options, with the parsed `--set` overrides and the records' writer.
+fn options<'a>(
+    o: &Options,
+    sets: &'a [(String, String)],
+    records: Option<&'a mut dyn std::io::Write>,
+) -> sim::Options<'a> {
+    sim::Options {
+        backend: o.backend.into(),
+        sets,
+        waveform: o.vcd.is_some(),
+        records,
     }
-    let report = match run.result {
-        Ok(report) => report,
+}
+
+/// Writes a run's waveform, checks its records, prints its report or failure, and commits
+/// the outputs.
+fn finish<R: Report>(
+    o: &Options,
+    mut outputs: Outputs,
+    records: Option<Output>,
+    waveform: Option<output::Waveform>,
+    run: Run<R>,
+) -> Result<ExitCode> {
+    if let (Some(r), Some(e)) = (records, &run.records_error) {
+        return Err(UsageError(format!(
+            "cannot write {}: {e}",
+            outputs.path(r).display()
+        )));
+    }
+    if let (Some(out), Some(w)) = (&waveform, &run.waveform) {
+        outputs.write_waveform(out, w.top, &w.layout, &w.rows)?;
+    }
+    let (text, code) = match &run.result {
+        Ok(report) if o.json => (serde_json::to_string_pretty(report)?, ExitCode::SUCCESS),
+        Ok(report) => (report.to_string(), ExitCode::SUCCESS),
         Err(failure) => {
-            println!("{failure}");
+            let mut text = failure.to_string();
             if let (true, Some(v)) = (failure.diverged(), &o.vcd) {
-                println!("vcd: {}", v.display());
+                text += &format!("\nvcd: {}", v.display());
             }
-            return Ok(ExitCode::from(1));
+            (text, ExitCode::from(1))
         }
     };
-    if let Some(path) = &o.records {
-        write_json_lines(path, report.records())?;
-    }
-    if o.json {
-        println!("{}", serde_json::to_string_pretty(&report)?);
-    } else {
-        println!("{report}");
-    }
-    Ok(ExitCode::SUCCESS)
+    outputs.commit()?;
+    println!("{text}");
+    Ok(code)
 }

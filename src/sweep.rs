@@ -2,7 +2,11 @@
 //! spec on every core, and the join of its shards (engine and spec format in
 //! [`smrtl_testbench::sweep`]).
 
-use crate::output::{writable_dir, write_atomic};
+use crate::output::{read_text, Outputs};
+
+/// Most bytes of a sweep spec, and of one shard's output given to `merge` (README "Limits").
+pub const MAX_SPEC_BYTES: u64 = 1 << 20;
+pub const MAX_SHARD_BYTES: u64 = 256 << 20;
 use crate::{Result, UsageError};
 use indicatif::{ProgressBar, ProgressStyle};
 use smrtl_testbench::sweep::{self, Shard, SmSweep};
@@ -74,17 +78,15 @@ fn progress_bar(len: usize) -> ProgressBar {
 
 pub fn run(args: SweepArgs) -> Result<ExitCode> {
     let path = &args.spec;
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| UsageError(format!("cannot read {}: {e}", path.display())))?;
+    let mut outputs = Outputs::new();
+    let out = args.output.as_deref().map(|p| outputs.add(p)).transpose()?;
+    let text = read_text(path, MAX_SPEC_BYTES)?;
     let sweep =
         SmSweep::parse(&text).map_err(|e| UsageError(format!("{}: {e}", path.display())))?;
     let shard = match &args.shard {
         Some(s) => s.parse::<Shard>().map_err(UsageError)?,
         None => Shard::WHOLE,
     };
-    if let Some(out) = &args.output {
-        writable_dir(out)?;
-    }
     let todo = (0..sweep.grid().len())
         .filter(|&i| shard.contains(i))
         .count();
@@ -94,10 +96,11 @@ pub fn run(args: SweepArgs) -> Result<ExitCode> {
     let table = sweep.run(shard, Some(threads), &|| bar.inc(1));
     bar.finish_and_clear();
     let text = table.map_err(UsageError)?.render(args.format.into());
-    match &args.output {
-        Some(out) => write_atomic(out, text.as_bytes())?,
+    match out {
+        Some(out) => outputs.write(out, text.as_bytes())?,
         None => std::io::stdout().write_all(text.as_bytes())?,
     }
+    outputs.commit()?;
     eprintln!(
         "smrtl sweep: {todo} of {} points (shard {shard}) on {threads} thread{} in {:.1} s",
         sweep.grid().len(),
@@ -108,17 +111,15 @@ pub fn run(args: SweepArgs) -> Result<ExitCode> {
 }
 
 pub fn merge(args: MergeArgs) -> Result<ExitCode> {
-    writable_dir(&args.output)?;
+    let mut outputs = Outputs::new();
+    let out = outputs.add(&args.output)?;
     let shards = args
         .shards
         .iter()
-        .map(|p| {
-            std::fs::read_to_string(p)
-                .map(|text| (p.display().to_string(), text))
-                .map_err(|e| UsageError(format!("cannot read {}: {e}", p.display())))
-        })
+        .map(|p| Ok((p.display().to_string(), read_text(p, MAX_SHARD_BYTES)?)))
         .collect::<Result<Vec<_>>>()?;
     let merged = sweep::merge(&shards).map_err(UsageError)?;
-    write_atomic(&args.output, merged.as_bytes())?;
+    outputs.write(out, merged.as_bytes())?;
+    outputs.commit()?;
     Ok(ExitCode::SUCCESS)
 }

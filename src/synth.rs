@@ -4,6 +4,7 @@
 //! beside the measured ones.
 
 use crate::{design, BlockArgs, Result};
+use smrtl_hdl::params::value_text;
 use smrtl_synth::{Cost, Flows, FmaxOptions};
 use std::process::ExitCode;
 use std::time::Duration;
@@ -56,7 +57,7 @@ pub fn run(args: &BlockArgs, json: bool, ice40: bool, flow_args: &FlowArgs) -> R
         .as_object()
         .map(|o| {
             o.iter()
-                .map(|(k, v)| format!("{k}={v}").replace('"', ""))
+                .map(|(k, v)| format!("{k}={}", value_text(v)))
                 .collect()
         })
         .unwrap_or_default();
@@ -107,7 +108,7 @@ pub fn run(args: &BlockArgs, json: bool, ice40: bool, flow_args: &FlowArgs) -> R
         None if !ice40 => println!("  Fmax: not measured (--no-ice40)"),
         None if flow_args.no_fmax => println!("  Fmax: not measured (--no-fmax)"),
         None => println!(
-            "  Fmax: not measured: nextpnr-ice40 is not installed (Debian: apt-get install -y nextpnr-ice40)"
+            "  Fmax: not measured: nextpnr-ice40 is not installed (Debian: apt-get install -y nextpnr-ice40; --no-fmax skips the estimate)"
         ),
     }
     for line in notes.lines {

@@ -989,24 +989,41 @@ pub struct StallCauses {
 
 impl Summary {
     pub fn of(records: &[Record]) -> Summary {
-        let count = |f: &dyn Fn(&Record) -> bool| records.iter().filter(|r| f(r)).count() as u64;
-        let entry_wb = |r: &&Record| matches!(r.wb, Wb::Entry(_));
-        let first = records.iter().find(entry_wb).map(|r| r.t);
-        let last = records.iter().rfind(entry_wb).map(|r| r.t);
-        let wb_bubbles = match (first, last) {
-            (Some(a), Some(b)) => count(&|r| a < r.t && r.t < b && r.wb == Wb::Empty),
-            _ => 0,
-        };
-        Summary {
-            cycles: records.len() as u64,
-            stalls: count(&|r| r.fe_hold),
-            stall_causes: StallCauses {
-                bank_conflict: count(&|r| r.cause == Cause::BankConflict),
-                other: count(&|r| r.cause == Cause::Other),
-            },
-            wb_bubbles,
-            last_wb_cycle: last,
+        let mut acc = SummaryAcc::default();
+        for r in records {
+            acc.record(r);
         }
+        acc.finish()
+    }
+}
+
+/// A [`Summary`] accumulated record by record, in cycle order (no record kept).
+#[derive(Clone, Debug, Default)]
+pub struct SummaryAcc {
+    summary: Summary,
+    /// WB-empty cycles since the last cycle with a stream entry in WB, once there was one.
+    gap: u64,
+}
+
+impl SummaryAcc {
+    pub fn record(&mut self, r: &Record) {
+        let s = &mut self.summary;
+        s.cycles += 1;
+        s.stalls += r.fe_hold as u64;
+        s.stall_causes.bank_conflict += (r.cause == Cause::BankConflict) as u64;
+        s.stall_causes.other += (r.cause == Cause::Other) as u64;
+        match r.wb {
+            Wb::Entry(_) => {
+                s.wb_bubbles += std::mem::take(&mut self.gap);
+                s.last_wb_cycle = Some(r.t);
+            }
+            Wb::Empty if s.last_wb_cycle.is_some() => self.gap += 1,
+            _ => {}
+        }
+    }
+
+    pub fn finish(self) -> Summary {
+        self.summary
     }
 }
 

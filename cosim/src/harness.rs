@@ -53,15 +53,31 @@ pub struct Row {
     pub inputs: Vec<u64>,
     pub model: Vec<u64>,
     pub rtl: Vec<u64>,
-    pub internals: Vec<(String, usize, Vec<u64>)>,
+    /// The RTL's internal nets, [`Trace::nets`] in order, each net's words in turn.
+    pub internals: Vec<u64>,
     pub mismatch: bool,
 }
 
-/// The last `window` cycles of a run (a long run keeps only the cycles before a divergence).
+impl Row {
+    fn words(&self) -> usize {
+        self.inputs.len() + self.model.len() + self.rtl.len() + self.internals.len()
+    }
+}
+
+/// Most bytes of rows a [`Trace`] keeps: its window shrinks below its cycle count for a design
+/// with many internal nets, so a recorded run's memory stays bounded whatever the design.
+pub const TRACE_BUDGET_BYTES: usize = 48 << 20;
+
+/// The last `window` cycles of a run (a long run keeps only the cycles before a divergence),
+/// within [`TRACE_BUDGET_BYTES`].
 #[derive(Clone, Debug)]
 pub struct Trace {
     pub window: usize,
     pub rows: VecDeque<Row>,
+    /// The RTL's internal nets (dotted instance path, width), as the rows hold their values.
+    pub nets: Vec<(String, usize)>,
+    words: usize,
+    budget_words: usize,
 }
 
 impl Trace {
@@ -69,25 +85,74 @@ impl Trace {
         Trace {
             window: window.max(1),
             rows: VecDeque::new(),
+            nets: vec![],
+            words: 0,
+            budget_words: TRACE_BUDGET_BYTES / 8,
         }
     }
 
-    /// Appends a row, dropping the oldest beyond the window.
+    /// How many rows of `row_words` words each fit the byte budget (at least 1).
+    pub fn rows_within_budget(row_words: usize) -> usize {
+        (TRACE_BUDGET_BYTES / 8 / row_words.max(1)).max(1)
+    }
+
+    /// Every row pushed, without a window or a byte budget (a testbench collecting stimulus).
+    pub fn unbounded() -> Trace {
+        Trace {
+            window: usize::MAX,
+            budget_words: usize::MAX,
+            ..Trace::new(1)
+        }
+    }
+
+    /// Appends a row, dropping the oldest beyond the window or the byte budget.
     pub fn push(&mut self, row: Row) {
-        if self.rows.len() == self.window {
-            self.rows.pop_front();
-        }
+        self.words += row.words();
         self.rows.push_back(row);
+        while self.rows.len() > self.window
+            || (self.rows.len() > 1 && self.words > self.budget_words)
+        {
+            let old = self.rows.pop_front().expect("rows");
+            self.words -= old.words();
+        }
     }
 
-    /// A row to fill and [`Trace::push`]: when the window is full, the oldest row (dropped from
-    /// the trace, its buffers reused); else an empty one.
+    /// Appends the row of `cycle` that `fill` writes (its buffers empty; reused from the row
+    /// the window drops, so a long recording does not allocate per cycle).
+    pub fn push_with(&mut self, cycle: u64, mismatch: bool, fill: impl FnOnce(&mut Row)) {
+        let mut row = self.spare();
+        row.cycle = cycle;
+        row.mismatch = mismatch;
+        fill(&mut row);
+        self.push(row);
+    }
+
+    /// Takes the internal nets' names from `rtl` (once: they do not change during a run).
+    pub fn nets_of(&mut self, rtl: &dyn Simulator) {
+        if self.nets.is_empty() {
+            self.nets = rtl.internal_nets();
+        }
+    }
+
+    /// An empty row to fill and [`Trace::push`]: when the window is full, the oldest row
+    /// (dropped from the trace, its buffers reused); else a new one.
     fn spare(&mut self) -> Row {
-        if self.rows.len() == self.window {
-            self.rows.pop_front().unwrap_or_default()
+        let mut row = if self.rows.len() == self.window {
+            let old = self.rows.pop_front().unwrap_or_default();
+            self.words -= old.words();
+            old
         } else {
             Row::default()
+        };
+        for buf in [
+            &mut row.inputs,
+            &mut row.model,
+            &mut row.rtl,
+            &mut row.internals,
+        ] {
+            buf.clear();
         }
+        row
     }
 }
 
@@ -203,7 +268,7 @@ fn run_chunked<'a>(
 
 /// [`run`] with a trace of the last `window` cycles, one cycle at a time; the rows dropped off
 /// the window are reused, so a long recorded run allocates only what the backend's
-/// [`Simulator::internals`] does.
+/// [`Simulator::internal_values`] does.
 fn run_recorded<'a>(
     layout: &Layout,
     model: &mut dyn Simulator,
@@ -212,6 +277,7 @@ fn run_recorded<'a>(
     window: usize,
 ) -> Outcome {
     let mut trace = Trace::new(window);
+    trace.nets_of(rtl);
     let mut cycles = 0;
     for inputs in stimulus {
         let mut row = trace.spare();
@@ -221,7 +287,7 @@ fn run_recorded<'a>(
         zero(&mut row.rtl, layout.out_words);
         model.step(inputs, &mut row.model);
         rtl.step(inputs, &mut row.rtl);
-        row.internals = rtl.internals();
+        rtl.internal_values(&mut row.internals);
         row.mismatch = row.model != row.rtl;
         let mismatch = row
             .mismatch
@@ -317,8 +383,12 @@ mod tests {
             self.cycle += 1;
         }
 
-        fn internals(&self) -> Vec<(String, usize, Vec<u64>)> {
-            vec![("cycle".into(), 64, vec![self.cycle])]
+        fn internal_nets(&self) -> Vec<(String, usize)> {
+            vec![("cycle".into(), 64)]
+        }
+
+        fn internal_values(&self, words: &mut Vec<u64>) {
+            words.push(self.cycle);
         }
     }
 
@@ -389,8 +459,9 @@ mod tests {
             assert_eq!(r.inputs, vec![x]);
             assert_eq!(r.model[1..], [x, x]);
             assert_eq!(r.rtl[2], x + u64::from(r.cycle == bug));
-            assert_eq!(r.internals, vec![("cycle".into(), 64, vec![r.cycle + 1])]);
+            assert_eq!(r.internals, vec![r.cycle + 1]);
         }
+        assert_eq!(trace.nets, vec![("cycle".to_string(), 64)]);
         let short = run_adder(5, None, Some(16)).trace.expect("recorded");
         assert_eq!(short.rows.len(), 5);
     }

@@ -497,20 +497,20 @@ impl Simulator for Model {
         self.encode(outputs, &o);
     }
 
-    fn internals(&self) -> Vec<(String, usize, Vec<u64>)> {
+    fn internal_nets(&self) -> Vec<(String, usize)> {
         let dw = lg(self.params.warp_size) as usize;
         vec![
-            ("acc".into(), dw, vec![self.state.acc.acc() as u64]),
-            (
-                "counter_q".into(),
-                dw,
-                vec![self.state.counter.counter() as u64],
-            ),
-            (
-                "valid_lines".into(),
-                32,
-                vec![self.state.cache.valid_lines() as u64],
-            ),
+            ("acc".into(), dw),
+            ("counter_q".into(), dw),
+            ("valid_lines".into(), 32),
         ]
+    }
+
+    fn internal_values(&self, words: &mut Vec<u64>) {
+        words.extend([
+            self.state.acc.acc() as u64,
+            self.state.counter.counter() as u64,
+            self.state.cache.valid_lines() as u64,
+        ]);
     }
 }

@@ -157,7 +157,8 @@ impl Layout {
 fn unknown(kind: &str, name: &str, slots: &[Slot]) -> String {
     let names: Vec<&str> = slots.iter().map(|s| s.name.as_str()).collect();
     format!(
-        "unknown {kind} port `{name}`; allowed: {}",
+        "unknown {kind} port `{}`; allowed: {}",
+        smrtl_hdl::shown(name),
         names.join(", ")
     )
 }

@@ -19,10 +19,13 @@ pub trait Simulator {
             self.step(&inputs[c * iw..][..iw], &mut outputs[c * ow..][..ow]);
         }
     }
-    /// Internal signals for waveforms: (name, width, words). Empty when not exposed.
-    fn internals(&self) -> Vec<(String, usize, Vec<u64>)> {
+    /// Internal signals for waveforms: (name, width) of each, in the order of
+    /// [`Simulator::internal_values`]. Empty when not exposed.
+    fn internal_nets(&self) -> Vec<(String, usize)> {
         vec![]
     }
+    /// The internal signals' values now, appended to `words` (each net's words in turn).
+    fn internal_values(&self, _words: &mut Vec<u64>) {}
 }
 
 /// The per-cycle strides `(input words, output words)` of a [`Simulator::step_many`] batch of

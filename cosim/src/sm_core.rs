@@ -145,6 +145,27 @@ pub struct Workload {
     pub warps: Vec<Vec<Instr>>,
 }
 
+impl Workload {
+    /// A lower bound of the kernel's cycles: a warp waits for each of its global loads' ICNT
+    /// return, and one subwarp issues per cycle. Checked against [`MAX_KERNEL_CYCLES`] before
+    /// a run, so a workload that cannot finish is refused at once.
+    pub fn min_cycles(&self) -> u64 {
+        let latency = match self.params.gmem_return {
+            GmemReturn::Icnt(l) => l as u64,
+            GmemReturn::AtWriteback => 0,
+        };
+        let loads = self
+            .warps
+            .iter()
+            .map(|p| p.iter().filter(|i| i.op == Kind::Gld).count() as u64 * latency)
+            .max()
+            .unwrap_or(0);
+        let issues = self.warps.iter().map(|p| p.len() as u64).sum::<u64>()
+            * self.params.pipe.subwarps as u64;
+        loads.max(issues)
+    }
+}
+
 /// Per-cycle outcome (spec §3.3 "Cycle outcomes").
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -267,7 +288,7 @@ impl SmStats {
     pub fn of(records: &[SmRecord]) -> SmStats {
         let mut acc = StatsAcc::default();
         for r in records {
-            acc.add(r.outcome, r.decision.is_some(), r.hc_lookup, r.pipe.wb);
+            acc.record(r);
         }
         acc.finish()
     }
@@ -275,7 +296,7 @@ impl SmStats {
 
 /// [`SmStats`] accumulated cycle by cycle, in cycle order.
 #[derive(Clone, Debug, Default)]
-struct StatsAcc {
+pub struct StatsAcc {
     cycles: u64,
     decisions: u64,
     outcomes: OutcomeCounts,
@@ -289,6 +310,11 @@ struct StatsAcc {
 }
 
 impl StatsAcc {
+    /// Counts one cycle's record.
+    pub fn record(&mut self, r: &SmRecord) {
+        self.add(r.outcome, r.decision.is_some(), r.hc_lookup, r.pipe.wb);
+    }
+
     fn add(&mut self, outcome: Outcome, decision: bool, hc_lookup: Option<bool>, wb: Wb) {
         self.cycles += 1;
         let o = &mut self.outcomes;
@@ -315,7 +341,7 @@ impl StatsAcc {
         }
     }
 
-    fn finish(self) -> SmStats {
+    pub fn finish(self) -> SmStats {
         let issues = self.outcomes.issue;
         SmStats {
             cycles: self.cycles,
@@ -893,25 +919,33 @@ impl SmCore {
     }
 
     /// Runs `program` as one kernel: `kernel_start` at cycle 0, then cycles until every warp
-    /// has finished and the pipeline (WB included) and ICNT are empty.
-    pub fn run_kernel(&mut self, program: &[Vec<Instr>]) -> SmRun {
+    /// has finished and the pipeline (WB included) and ICNT are empty; its records kept.
+    pub fn run_kernel(&mut self, program: &[Vec<Instr>]) -> Result<SmRun, String> {
         let mut records = Vec::new();
-        let stats = self.run(program, |core| {
+        let stats = self.run_kernel_each(program, &mut |rec| records.push(rec.clone()))?;
+        Ok(SmRun { records, stats })
+    }
+
+    /// [`SmCore::run_kernel`], showing each record to `each` instead of keeping it.
+    pub fn run_kernel_each(
+        &mut self,
+        program: &[Vec<Instr>],
+        each: &mut dyn FnMut(&SmRecord),
+    ) -> Result<SmStats, String> {
+        self.run(program, |core| {
             let rec = core.cycle();
-            let ev = (
+            each(&rec);
+            (
                 rec.outcome,
                 rec.decision.is_some(),
                 rec.hc_lookup,
                 rec.pipe.wb,
-            );
-            records.push(rec);
-            ev
-        });
-        SmRun { records, stats }
+            )
+        })
     }
 
     /// [`SmCore::run_kernel`] without records: only the statistics are accumulated.
-    pub fn run_stats(&mut self, program: &[Vec<Instr>]) -> SmStats {
+    pub fn run_stats(&mut self, program: &[Vec<Instr>]) -> Result<SmStats, String> {
         self.run_kernel_with(program, |_| {})
     }
 
@@ -920,7 +954,7 @@ impl SmCore {
         &mut self,
         program: &[Vec<Instr>],
         mut f: impl FnMut(&SmEvents),
-    ) -> SmStats {
+    ) -> Result<SmStats, String> {
         self.run(program, |core| {
             let ev = core.step();
             f(&ev);
@@ -928,26 +962,31 @@ impl SmCore {
         })
     }
 
-    /// The kernel loop: `cycle` runs one cycle and returns what the statistics count.
+    /// The kernel loop: `cycle` runs one cycle and returns what the statistics count. A kernel
+    /// still running after [`MAX_KERNEL_CYCLES`] is an error.
     fn run(
         &mut self,
         program: &[Vec<Instr>],
         mut cycle: impl FnMut(&mut SmCore) -> (Outcome, bool, Option<bool>, Wb),
-    ) -> SmStats {
+    ) -> Result<SmStats, String> {
         self.kernel_start(program);
         let mut acc = StatsAcc::default();
-        let limit = 10_000_000u64;
         while !self.done() {
-            assert!(
-                self.core.pipe.t() < limit,
-                "sm_core: no completion within {limit} cycles"
-            );
+            if self.core.pipe.t() >= MAX_KERNEL_CYCLES {
+                return Err(format!(
+                    "the kernel did not finish within {MAX_KERNEL_CYCLES} cycles (the documented limit; run fewer waves or instructions)"
+                ));
+            }
             let (outcome, decision, lookup, wb) = cycle(self);
             acc.add(outcome, decision, lookup, wb);
         }
-        acc.finish()
+        Ok(acc.finish())
     }
 }
+
+/// Most cycles one kernel may run on the SM model (README "Limits"): minutes at the model's
+/// speed, so a runaway workload ends with an error.
+pub const MAX_KERNEL_CYCLES: u64 = 100_000_000;
 
 /// Writes `r` onto the `sm_core` RTL's output ports (spec §6): what the RTL must show in that
 /// cycle. Ports without an event read 0.
@@ -980,12 +1019,17 @@ pub fn encode_record(p: &SmParams, layout: &Layout, r: &SmRecord, out: &mut [u64
 
 /// Runs a workload on a fresh core (deterministic).
 pub fn run(w: &Workload) -> Result<SmRun, String> {
-    Ok(core_for(w)?.run_kernel(&w.warps))
+    core_for(w)?.run_kernel(&w.warps)
+}
+
+/// [`run`], showing each record to `each` instead of keeping it.
+pub fn run_each(w: &Workload, each: &mut dyn FnMut(&SmRecord)) -> Result<SmStats, String> {
+    core_for(w)?.run_kernel_each(&w.warps, each)
 }
 
 /// [`run`] without records: the statistics only.
 pub fn run_stats(w: &Workload) -> Result<SmStats, String> {
-    Ok(core_for(w)?.run_stats(&w.warps))
+    core_for(w)?.run_stats(&w.warps)
 }
 
 fn core_for(w: &Workload) -> Result<SmCore, String> {
@@ -995,6 +1039,12 @@ fn core_for(w: &Workload) -> Result<SmCore, String> {
             "warps: {} warps exceed W = {}",
             w.warps.len(),
             w.params.warps
+        ));
+    }
+    let least = w.min_cycles();
+    if least > MAX_KERNEL_CYCLES {
+        return Err(format!(
+            "the kernel needs at least {least} cycles (each warp waits out its global loads' ICNT latency, one subwarp issues per cycle); allowed: at most {MAX_KERNEL_CYCLES}"
         ));
     }
     Ok(core)

@@ -27,13 +27,10 @@ pub fn has_rtl(trace: &Trace) -> bool {
 
 /// The RTL internal nets (dotted instance path, width) the VCD of `trace` shows under `rtl`.
 pub fn internals(trace: &Trace) -> Vec<(String, usize)> {
-    match trace.rows.front() {
-        Some(r) if has_rtl(trace) => r
-            .internals
-            .iter()
-            .map(|(n, w, _)| (n.clone(), *w))
-            .collect(),
-        _ => vec![],
+    if has_rtl(trace) {
+        trace.nets.clone()
+    } else {
+        vec![]
     }
 }
 
@@ -176,8 +173,13 @@ pub fn write<W: Write>(out: W, block: &str, layout: &Layout, trace: &Trace) -> i
             for (var, slot) in rtl.iter_mut().zip(&layout.outputs) {
                 var.emit(&mut w, slot.of(&row.rtl))?;
             }
-            for (var, (_, _, words)) in rtl[n_out..].iter_mut().zip(&row.internals) {
-                var.emit(&mut w, words)?;
+            let mut at = 0;
+            for (var, (_, width)) in rtl[n_out..].iter_mut().zip(&trace.nets) {
+                let n = width.div_ceil(64);
+                if let Some(words) = row.internals.get(at..at + n) {
+                    var.emit(&mut w, words)?;
+                }
+                at += n;
             }
         }
         flag.emit(&mut w, &[row.mismatch as u64])?;

@@ -13,4 +13,4 @@ pub mod tools;
 pub mod verilog;
 
 pub use netlist::{Dir, Module, Port};
-pub use params::{BlockParams, ParamError, ParamInfo};
+pub use params::{shown, BlockParams, ParamError, ParamInfo};

@@ -1,31 +1,41 @@
 //! What every block's params share: `key=value` overrides through serde, typed range errors,
 //! presets, and a printable description for `smrtl list`.
 
-use serde::{de::DeserializeOwned, Serialize};
+use serde::{de::DeserializeOwned, Deserialize, Serialize};
 use thiserror::Error;
 
 /// A parameter problem, phrased for a one-line CLI error.
 #[derive(Debug, Error, PartialEq, Eq)]
 pub enum ParamError {
-    #[error("unknown parameter `{key}` for {block}; allowed: {allowed}")]
+    #[error("unknown parameter `{}` for {block}; allowed: {allowed}", shown(.key))]
     Unknown {
         block: String,
         key: String,
         allowed: String,
     },
-    #[error("parameter {name} = {value} is out of range; allowed: {allowed}")]
+    #[error("parameter {name} = {} is out of range; allowed: {allowed}", shown(.value))]
     Range {
         name: String,
         value: String,
         allowed: String,
     },
-    #[error("bad value `{value}` for parameter {name}; allowed: {allowed}")]
+    /// A number that is not a non-negative integer in plain digits (`2.5`, `1e3`, `-0`).
+    #[error(
+        "parameter {name} = {} is not an integer in plain digits; allowed: {allowed}",
+        shown(.value)
+    )]
+    NotDigits {
+        name: String,
+        value: String,
+        allowed: String,
+    },
+    #[error("bad value `{}` for parameter {name}; allowed: {allowed}", shown(.value))]
     Parse {
         name: String,
         value: String,
         allowed: String,
     },
-    #[error("unknown preset `{preset}` for {block}; allowed: {allowed}")]
+    #[error("unknown preset `{}` for {block}; allowed: {allowed}", shown(.preset))]
     Preset {
         block: String,
         preset: String,
@@ -33,13 +43,34 @@ pub enum ParamError {
     },
 }
 
+/// `text` as a message echoes it: as written, but control characters escaped (`\r` for a
+/// carriage return), so an error stays one line.
+pub fn shown(text: &str) -> String {
+    text.chars()
+        .map(|c| {
+            if c.is_control() {
+                c.escape_default().to_string()
+            } else {
+                c.to_string()
+            }
+        })
+        .collect()
+}
+
 /// One parameter as `smrtl list` shows it (derived from its [`ParamDecl`]).
 #[derive(Clone, Debug, Serialize)]
 pub struct ParamInfo {
     pub name: &'static str,
     pub meaning: String,
+    /// The allowed values with the note: "VALUES (NOTE)".
     pub allowed: String,
     pub default: serde_json::Value,
+    /// The allowed values alone.
+    #[serde(skip)]
+    pub values: String,
+    /// A cross-parameter limit or the literal `--set` form, in words.
+    #[serde(skip)]
+    pub note: Option<&'static str>,
 }
 
 /// The values a parameter may take, as declared once beside the field.
@@ -51,11 +82,12 @@ pub enum Allowed {
     Range(u64, u64),
     /// A power of two in `lo..=hi`.
     Pow2(u64, u64),
-    /// `0` / `1` (or `false` / `true`).
+    /// `false` / `true` (`--set` also takes `0` / `1`).
     Bool,
     /// One of these names (an enum: serde already refuses anything else).
     Names(&'static [&'static str]),
-    /// A structured value, in words; the block's [`BlockParams::check`] checks it.
+    /// A structured value, in words, each form as `--set` takes it (JSON for an object); the
+    /// block's [`BlockParams::check`] checks it. Give the literal `--set` example as the note.
     Json(&'static str),
     /// Declared by another block's params under the same name (a shared parameter).
     As(fn() -> Vec<ParamDecl>),
@@ -70,7 +102,8 @@ pub struct ParamDecl {
     /// The field's doc comment.
     pub meaning: &'static str,
     pub allowed: Allowed,
-    /// A cross-parameter limit, in words (checked by [`BlockParams::check`]).
+    /// A cross-parameter limit (checked by [`BlockParams::check`]) or the literal `--set` form
+    /// of a structured value, in words.
     pub note: Option<&'static str>,
     pub default: serde_json::Value,
 }
@@ -100,21 +133,27 @@ impl ParamDecl {
         }
     }
 
-    /// The allowed values in words, as `smrtl list` and errors show them.
+    /// The allowed values and the note in words, as errors show them.
     pub fn allowed_text(&self) -> String {
         let d = self.resolved();
-        let text = match d.allowed {
-            Allowed::OneOf(v) => join(v.iter()),
-            Allowed::Range(lo, hi) => format!("{lo}..={hi}"),
-            Allowed::Pow2(lo, hi) => format!("powers of two {lo}..={hi}"),
-            Allowed::Bool => "0, 1".into(),
-            Allowed::Names(n) => n.join(", "),
-            Allowed::Json(text) => text.into(),
-            Allowed::As(_) => unreachable!("resolved"),
-        };
+        let text = self.values_text();
         match d.note {
             Some(note) => format!("{text} ({note})"),
             None => text,
+        }
+    }
+
+    /// The allowed values in words, without the note.
+    pub fn values_text(&self) -> String {
+        let d = self.resolved();
+        match d.allowed {
+            Allowed::OneOf(v) => join(v.iter()),
+            Allowed::Range(lo, hi) => format!("{lo}..={hi}"),
+            Allowed::Pow2(lo, hi) => format!("powers of two {lo}..={hi}"),
+            Allowed::Bool => "false, true".into(),
+            Allowed::Names(n) => n.join(", "),
+            Allowed::Json(text) => text.into(),
+            Allowed::As(_) => unreachable!("resolved"),
         }
     }
 
@@ -139,6 +178,53 @@ impl ParamDecl {
         }
     }
 
+    /// Whether the parameter is a number (its values are `OneOf`, `Range` or `Pow2`).
+    pub fn is_numeric(&self) -> bool {
+        matches!(
+            self.resolved().allowed,
+            Allowed::OneOf(_) | Allowed::Range(..) | Allowed::Pow2(..)
+        )
+    }
+
+    /// The error for `written` (the value exactly as the user wrote it), a value of this
+    /// parameter that does not even have its type: a number out of range, a number not in
+    /// plain digits, or a bad value.
+    pub fn bad_value(&self, written: &str) -> ParamError {
+        let (name, value, allowed) = (
+            self.name.to_string(),
+            written.to_string(),
+            self.allowed_text(),
+        );
+        let digits = |t: &str| !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit());
+        if self.is_numeric() && looks_numeric(written) {
+            match written.strip_prefix('-') {
+                Some(rest) if digits(rest) && rest.bytes().any(|b| b != b'0') => {
+                    ParamError::Range {
+                        name,
+                        value,
+                        allowed,
+                    }
+                }
+                None if digits(written) => ParamError::Range {
+                    name,
+                    value,
+                    allowed,
+                },
+                _ => ParamError::NotDigits {
+                    name,
+                    value,
+                    allowed,
+                },
+            }
+        } else {
+            ParamError::Parse {
+                name,
+                value,
+                allowed,
+            }
+        }
+    }
+
     pub fn info(&self) -> ParamInfo {
         let d = self.resolved();
         ParamInfo {
@@ -152,12 +238,198 @@ impl ParamDecl {
                 .to_string(),
             allowed: self.allowed_text(),
             default: self.default.clone(),
+            values: self.values_text(),
+            note: d.note,
         }
     }
 }
 
 fn join<T: std::fmt::Display>(items: impl Iterator<Item = T>) -> String {
     items.map(|x| x.to_string()).collect::<Vec<_>>().join(", ")
+}
+
+/// Whether `text` is a number of some spelling (`12`, `-3`, `2.5`, `1e3`, `-0`), not a word
+/// such as `inf`.
+fn looks_numeric(text: &str) -> bool {
+    text.starts_with(|c: char| c.is_ascii_digit() || "+-.".contains(c))
+        && text.parse::<f64>().is_ok()
+}
+
+/// A parameter value as `--set` takes it and as `smrtl list`, presets and file headers show
+/// it: a name or number as is, `false` / `true`, a structured value as compact JSON
+/// (`{"icnt":400}`). Numbers keep the spelling they were read with.
+pub fn value_text(v: &serde_json::Value) -> String {
+    match v {
+        serde_json::Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// The error, as text, for `value` of parameter `name` of `P`, a value that does not
+/// deserialize, echoed as written (see [`ParamDecl::bad_value`]).
+fn bad_value_of<P: Declared>(name: &str, value: &serde_json::Value) -> String {
+    let written = value_text(value);
+    match P::declared().iter().find(|d| d.name == name) {
+        Some(d) => d.bad_value(&written).to_string(),
+        None => format!("bad value `{written}` for parameter {name}"),
+    }
+}
+
+/// The allowed values of parameter `name` of `P`, as `smrtl list` shows them (for a block's
+/// own [`BlockParams::check`] errors).
+pub fn allowed_of<P: Declared>(name: &str) -> String {
+    P::declared()
+        .iter()
+        .find(|d| d.name == name)
+        .map_or_else(String::new, ParamDecl::allowed_text)
+}
+
+/// Reads a params struct's entries (only `fields`, when the struct is flattened into another)
+/// as a JSON object; a parameter given twice is an error.
+#[doc(hidden)]
+pub struct ParamsVisitor;
+
+impl<'de> serde::de::Visitor<'de> for ParamsVisitor {
+    type Value = serde_json::Map<String, serde_json::Value>;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("an object of parameters")
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut a: A) -> Result<Self::Value, A::Error> {
+        let mut map = serde_json::Map::new();
+        while let Some(k) = a.next_key::<String>()? {
+            let v = a.next_value::<AnyValue>()?.0;
+            if map.contains_key(&k) {
+                return Err(serde::de::Error::custom(format!(
+                    "parameter {} is given twice; give it once",
+                    shown(&k)
+                )));
+            }
+            map.insert(k, v);
+        }
+        Ok(map)
+    }
+}
+
+/// A JSON value read from any deserializer, integers beyond 64 bits included (`Value` itself,
+/// read from a `Value` with `arbitrary_precision`, rejects those).
+struct AnyValue(serde_json::Value);
+
+impl<'de> Deserialize<'de> for AnyValue {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(AnyValueVisitor).map(AnyValue)
+    }
+}
+
+struct AnyValueVisitor;
+
+impl<'de> serde::de::Visitor<'de> for AnyValueVisitor {
+    type Value = serde_json::Value;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a JSON value")
+    }
+    fn visit_bool<E>(self, v: bool) -> Result<Self::Value, E> {
+        Ok(v.into())
+    }
+    fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<Self::Value, E> {
+        // A JSON number is passed as a u64 when it is one, so an i64 zero was written `-0`.
+        if v == 0 {
+            return serde_json::from_str("-0").map_err(E::custom);
+        }
+        Ok(v.into())
+    }
+    fn visit_u64<E>(self, v: u64) -> Result<Self::Value, E> {
+        Ok(v.into())
+    }
+    fn visit_i128<E: serde::de::Error>(self, v: i128) -> Result<Self::Value, E> {
+        serde_json::from_str(&v.to_string()).map_err(E::custom)
+    }
+    fn visit_u128<E: serde::de::Error>(self, v: u128) -> Result<Self::Value, E> {
+        serde_json::from_str(&v.to_string()).map_err(E::custom)
+    }
+    fn visit_f64<E>(self, v: f64) -> Result<Self::Value, E> {
+        Ok(v.into())
+    }
+    fn visit_str<E>(self, v: &str) -> Result<Self::Value, E> {
+        Ok(v.into())
+    }
+    fn visit_string<E>(self, v: String) -> Result<Self::Value, E> {
+        Ok(v.into())
+    }
+    fn visit_unit<E>(self) -> Result<Self::Value, E> {
+        Ok(serde_json::Value::Null)
+    }
+    fn visit_none<E>(self) -> Result<Self::Value, E> {
+        Ok(serde_json::Value::Null)
+    }
+    fn visit_some<D: serde::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        AnyValue::deserialize(d).map(|v| v.0)
+    }
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut a: A) -> Result<Self::Value, A::Error> {
+        let mut items = vec![];
+        while let Some(v) = a.next_element::<AnyValue>()? {
+            items.push(v.0);
+        }
+        Ok(items.into())
+    }
+    /// An object, or a number as `arbitrary_precision` passes it: a one-entry map of its text
+    /// under serde_json's private key.
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut a: A) -> Result<Self::Value, A::Error> {
+        const NUMBER_TOKEN: &str = "$serde_json::private::Number";
+        let mut map = serde_json::Map::new();
+        while let Some(k) = a.next_key::<String>()? {
+            if k == NUMBER_TOKEN && map.is_empty() {
+                let text = a.next_value::<String>()?;
+                return serde_json::from_str(&text).map_err(serde::de::Error::custom);
+            }
+            let v = a.next_value::<AnyValue>()?.0;
+            map.insert(k, v);
+        }
+        Ok(map.into())
+    }
+}
+
+/// Deserializes params of `P` from `map` with `derived` (serde's derived code); when that
+/// fails, the error names the first parameter whose value `fits` rejects, with the value as
+/// written and the allowed values (see [`ParamDecl::bad_value`]).
+#[doc(hidden)]
+pub fn deserialize_params<P: Declared, E: serde::de::Error>(
+    map: serde_json::Map<String, serde_json::Value>,
+    derived: impl FnOnce(serde_json::Value) -> Result<P, serde_json::Error>,
+    fits: &[(&str, Fits)],
+) -> Result<P, E> {
+    // Only a u64 in plain digits can be a parameter's value: `-3`, `-0`, `2.5`, `1e3` and
+    // integers beyond 64 bits are errors as written (serde would read `-0` as 0, and its
+    // buffering for a flattened struct cannot even hold the long ones).
+    let odd = |v: &serde_json::Value| v.as_number().is_some_and(|n| n.as_u64().is_none());
+    if let Some((name, v)) = map
+        .iter()
+        .find(|(name, v)| odd(v) && P::declared().iter().any(|d| d.name == name.as_str()))
+    {
+        return Err(E::custom(bad_value_of::<P>(name, v)));
+    }
+    let value = serde_json::Value::Object(map);
+    derived(value.clone()).map_err(|e| {
+        let bad = fits
+            .iter()
+            .find_map(|(name, fits)| value.get(*name).filter(|v| !fits(v)).map(|v| (name, v)));
+        match bad {
+            Some((name, v)) => E::custom(bad_value_of::<P>(name, v)),
+            None => E::custom(shown(&e.to_string())),
+        }
+    })
+}
+
+/// A parameter's [`fits`] check.
+#[doc(hidden)]
+pub type Fits = fn(&serde_json::Value) -> bool;
+
+/// Whether `v` deserializes as a `T` (for [`deserialize_params`]).
+#[doc(hidden)]
+pub fn fits<T: DeserializeOwned>(v: &serde_json::Value) -> bool {
+    T::deserialize(v).is_ok()
 }
 
 /// The parameter declarations of a params struct (written by [`block_params!`]).
@@ -198,7 +470,10 @@ macro_rules! block_params {
             )*
         }
     ) => {
+        // `remote = "Self"`: serde derives the code as inherent functions, which the trait
+        // impls below call (deserialization names the parameter a bad value belongs to).
         #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+        #[serde(remote = "Self")]
         $(#[$meta])*
         pub struct $name {
             $(
@@ -210,6 +485,30 @@ macro_rules! block_params {
                 #[serde(rename = $pname)]
                 pub $field: $ty,
             )*
+        }
+
+        impl ::serde::Serialize for $name {
+            fn serialize<S: ::serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                $name::serialize(self, s)
+            }
+        }
+
+        impl<'de> ::serde::Deserialize<'de> for $name {
+            /// The derived deserialization, with errors that name the parameter, its value as
+            /// written and the allowed values. Flattened into another struct, it takes only its
+            /// own fields.
+            fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                let map = d.deserialize_struct(
+                    stringify!($name),
+                    &[$($pname),*],
+                    $crate::params::ParamsVisitor,
+                )?;
+                $crate::params::deserialize_params::<Self, D::Error>(
+                    map,
+                    |v| $name::deserialize(v),
+                    &[$(($pname, $crate::params::fits::<$ty>)),*],
+                )
+            }
         }
 
         impl Default for $name {
@@ -299,6 +598,8 @@ pub trait BlockParams: Serialize + DeserializeOwned + Clone + Default + Declared
         };
         let mut json = serde_json::to_value(base).expect("params serialize");
         let map = json.as_object_mut().expect("params are a struct");
+        // Each override: its parameter, its text as written and the value read from it.
+        let mut applied: Vec<(String, &str, serde_json::Value)> = vec![];
         for (key, value) in sets {
             let Some(field) = map.keys().find(|k| k.eq_ignore_ascii_case(key)).cloned() else {
                 return Err(ParamError::Unknown {
@@ -308,43 +609,67 @@ pub trait BlockParams: Serialize + DeserializeOwned + Clone + Default + Declared
                 });
             };
             let parsed = parse_value(value, &map[&field]);
-            map.insert(field.clone(), parsed);
+            map.insert(field.clone(), parsed.clone());
             // Check each override as it lands, so an error names the right parameter.
             if serde_json::from_value::<Self>(serde_json::Value::Object(map.clone())).is_err() {
-                let allowed = Self::describe()
-                    .into_iter()
-                    .find(|i| i.name == field)
-                    .map_or_else(String::new, |i| i.allowed);
-                return Err(ParamError::Parse {
-                    name: field,
-                    value: value.clone(),
-                    allowed,
+                return Err(match Self::declared().iter().find(|d| d.name == field) {
+                    Some(d) => d.bad_value(value),
+                    None => ParamError::Parse {
+                        name: field,
+                        value: value.clone(),
+                        allowed: String::new(),
+                    },
                 });
             }
+            applied.push((field, value, parsed));
         }
         let params: Self = serde_json::from_value(json).expect("checked above");
-        params.validate()?;
+        params.validate().map_err(|e| match e {
+            // The value as the user wrote it (`09`, `{"icnt": 0}`), when it is theirs.
+            ParamError::Range {
+                name,
+                value,
+                allowed,
+            } => {
+                let written = applied
+                    .iter()
+                    .rev()
+                    .find(|(f, _, parsed)| *f == name && value_text(parsed) == value)
+                    .map(|(_, w, _)| w.to_string());
+                ParamError::Range {
+                    name,
+                    value: written.unwrap_or(value),
+                    allowed,
+                }
+            }
+            e => e,
+        })?;
         Ok(params)
     }
 }
 
-/// Reads `text` as the JSON kind of `like` (number, bool or string).
+/// Reads `text` as the JSON kind of `like` (number, bool or string); JSON text (`{...}`,
+/// `[...]`) as JSON whatever the current value's kind.
 fn parse_value(text: &str, like: &serde_json::Value) -> serde_json::Value {
     use serde_json::Value;
+    // A structured parameter (e.g. `gmem_return={"icnt":400}`) is written as JSON.
+    if text.starts_with(['{', '[']) {
+        if let Ok(v) = serde_json::from_str(text) {
+            return v;
+        }
+    }
     match like {
-        Value::Bool(_) => match text {
+        Value::Bool(_) => match text.to_ascii_lowercase().as_str() {
             "1" | "true" => Value::Bool(true),
             "0" | "false" => Value::Bool(false),
             _ => Value::String(text.into()),
         },
-        Value::Number(_) => text
+        // Plain digits only: anything else stays text, for the error to echo as written.
+        Value::Number(_) if text.bytes().all(|b| b.is_ascii_digit()) => text
             .parse::<u64>()
             .map(Value::from)
             .unwrap_or_else(|_| Value::String(text.into())),
-        // A structured parameter (e.g. `gmem_return={"icnt":400}`) is written as JSON.
-        Value::Object(_) | Value::Array(_) => {
-            serde_json::from_str(text).unwrap_or_else(|_| Value::String(text.into()))
-        }
+        Value::Number(_) => Value::String(text.into()),
         _ => Value::String(text.to_ascii_lowercase().replace('-', "_")),
     }
 }
@@ -376,12 +701,7 @@ pub fn set_args(params: &serde_json::Value) -> Vec<String> {
     };
     map.iter()
         .flat_map(|(k, v)| {
-            let value = match v {
-                serde_json::Value::String(s) => s.clone(),
-                serde_json::Value::Bool(b) => u8::from(*b).to_string(),
-                other => other.to_string(),
-            };
-            let arg = format!("{k}={value}");
+            let arg = format!("{k}={}", value_text(v));
             let plain = arg
                 .chars()
                 .all(|c| c.is_ascii_alphanumeric() || "_=.-".contains(c));
@@ -443,10 +763,7 @@ pub fn header_lines(block: &str, params: &serde_json::Value, output: Option<&str
         .as_object()
         .map(|m| {
             m.iter()
-                .map(|(k, v)| match v {
-                    serde_json::Value::String(s) => format!("{k}={s}"),
-                    v => format!("{k}={v}"),
-                })
+                .map(|(k, v)| format!("{k}={}", value_text(v)))
                 .collect()
         })
         .unwrap_or_default();

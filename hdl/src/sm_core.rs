@@ -11,7 +11,7 @@
 use crate::elastic_pipeline::{self as pipe, Kind, PipeMode};
 use crate::history_cache::{self as hc, BcawsPolicy, CounterMode};
 use crate::netlist::{concat, or_all, select_onehot, Dir, Expr, Module, Port};
-use crate::params::{declared_by, Allowed, BlockParams, ParamError};
+use crate::params::{allowed_of, declared_by, Allowed, BlockParams, ParamError};
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 
@@ -23,7 +23,8 @@ pub enum Sched {
     Bcaws,
 }
 
-/// How global-load data returns (D26). JSON: `"at_writeback"` or `{"icnt": lat}`.
+/// How global-load data returns (D26). JSON: `"at_writeback"` or `{"icnt": lat}`; on the
+/// command line `--set gmem_return=at_writeback` or `--set 'gmem_return={"icnt":400}'`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum GmemReturn {
@@ -52,7 +53,7 @@ crate::block_params! {
         /// Warp contexts.
         warps: u32 = 32, "W", Allowed::Range(1, 64), "tag_bits at least lg W + lg S + 1";
         /// Global-load completion.
-        gmem_return: GmemReturn = GmemReturn::Icnt(400), "gmem_return", Allowed::Json("at_writeback, {\"icnt\": 1..=100000}");
+        gmem_return: GmemReturn = GmemReturn::Icnt(400), "gmem_return", Allowed::Json("at_writeback, {\"icnt\":N} with N in 1..=100000"), "e.g. --set 'gmem_return={\"icnt\":400}'";
     }
 }
 
@@ -176,8 +177,8 @@ impl BlockParams for Params {
             if !(1..=100_000).contains(&lat) {
                 return Err(ParamError::Range {
                     name: "gmem_return".into(),
-                    value: format!("{{\"icnt\": {lat}}}"),
-                    allowed: "\"at_writeback\" or {\"icnt\": 1..=100000}".into(),
+                    value: serde_json::to_string(&self.gmem_return).expect("params serialize"),
+                    allowed: allowed_of::<Params>("gmem_return"),
                 });
             }
         }

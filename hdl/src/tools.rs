@@ -1,17 +1,50 @@
 //! External tools (Verilator, Icarus, Yosys): finding them, and the one-line error when missing.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 use thiserror::Error;
 
+/// A failed tool run, phrased for a one-line CLI error.
 #[derive(Debug, Error)]
 pub enum ToolError {
     #[error("{tool} not found on PATH; install it (Debian: apt-get install -y {package})")]
     Missing { tool: String, package: String },
-    #[error("{tool} failed: {message}")]
+    /// The tool ran and failed; `message` is the tail of its output (shown on one line).
+    #[error("{tool} failed: {}", one_line(.message))]
     Failed { tool: String, message: String },
     #[error("I/O error while running {tool}: {message}")]
     Io { tool: String, message: String },
+    /// A file or directory a run needs could not be made or used: what was done to which
+    /// path, the system's reason, and what to do about it.
+    #[error("cannot {action} {path}: {reason}; {remedy}")]
+    Path {
+        action: String,
+        path: String,
+        reason: String,
+        remedy: String,
+    },
+}
+
+impl ToolError {
+    /// [`ToolError::Path`] for `error` while doing `action` (e.g. "create directory") to
+    /// `path`, with `remedy` (e.g. "set SMRTL_CACHE_DIR to a writable directory").
+    pub fn path(action: &str, path: &Path, error: &std::io::Error, remedy: &str) -> ToolError {
+        ToolError::Path {
+            action: action.into(),
+            path: path.display().to_string(),
+            reason: error.to_string(),
+            remedy: remedy.into(),
+        }
+    }
+}
+
+/// A tool's (multi-line) output on one line: its non-blank lines, trimmed, joined by "; ".
+fn one_line(text: &str) -> String {
+    text.lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect::<Vec<_>>()
+        .join("; ")
 }
 
 /// The Debian package that provides `tool`.
@@ -40,11 +73,37 @@ pub fn require(tool: &str) -> Result<PathBuf, ToolError> {
     })
 }
 
-/// Runs a command to completion; a non-zero exit becomes `Failed` with the tail of its output.
+/// Runs a command to completion; a non-zero exit becomes `Failed` with the tail of its output,
+/// a program that is not there `Missing`.
 pub fn run(tool: &str, cmd: &mut Command) -> Result<std::process::Output, ToolError> {
-    let out = cmd.output().map_err(|e| ToolError::Io {
-        tool: tool.into(),
-        message: e.to_string(),
+    let out = cmd.output().map_err(|e| {
+        let program = Path::new(cmd.get_program());
+        match cmd.get_current_dir() {
+            // Spawning fails the same way when the working directory is gone.
+            Some(dir) if !dir.is_dir() => ToolError::path(
+                &format!("run {tool} in"),
+                dir,
+                &e,
+                "the directory disappeared while smrtl ran; run again",
+            ),
+            _ if e.kind() == std::io::ErrorKind::NotFound
+                && program.parent() == Some(Path::new("")) =>
+            {
+                ToolError::Missing {
+                    tool: tool.into(),
+                    package: package_of(tool).into(),
+                }
+            }
+            _ => ToolError::path(
+                "run",
+                program,
+                &e,
+                &format!(
+                    "check that it exists and is executable (Debian: apt-get install -y {})",
+                    package_of(tool)
+                ),
+            ),
+        }
     })?;
     if !out.status.success() {
         let text = format!(

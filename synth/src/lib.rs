@@ -195,6 +195,9 @@ impl Cost {
     }
 }
 
+/// What to do when the temp directory cannot be written.
+pub(crate) const TMP_REMEDY: &str = "set TMPDIR to a writable directory";
+
 /// Writes `verilog` to `<tmp>/<top>.v` for `tool` and returns the directory (removed when
 /// dropped); `top` must be a plain Verilog identifier.
 pub(crate) fn stage(tool: &str, verilog: &str, top: &str) -> Result<tempfile::TempDir, ToolError> {
@@ -209,14 +212,18 @@ pub(crate) fn stage(tool: &str, verilog: &str, top: &str) -> Result<tempfile::Te
             message: format!("top module `{top}` is not a plain Verilog identifier"),
         });
     }
-    let io = |e: std::io::Error| ToolError::Io {
-        tool: tool.into(),
-        message: e.to_string(),
-    };
     let dir = tempfile::Builder::new()
         .prefix("smrtl-synth-")
         .tempdir()
-        .map_err(io)?;
-    std::fs::write(dir.path().join(format!("{top}.v")), verilog).map_err(io)?;
+        .map_err(|e| {
+            ToolError::path(
+                "create a directory in",
+                &std::env::temp_dir(),
+                &e,
+                TMP_REMEDY,
+            )
+        })?;
+    let file = dir.path().join(format!("{top}.v"));
+    std::fs::write(&file, verilog).map_err(|e| ToolError::path("write", &file, &e, TMP_REMEDY))?;
     Ok(dir)
 }

@@ -33,6 +33,7 @@
 //!   pipeline, 4,058 logic cells on a UP5K: about 85 s), so nextpnr runs under a timeout.
 
 use crate::yosys::{Ice40Netlist, Ice40Report};
+use crate::TMP_REMEDY;
 use serde::{Deserialize, Serialize};
 use smrtl_hdl::tools::{require, ToolError};
 use std::collections::BTreeMap;
@@ -271,7 +272,9 @@ pub fn fmax(
             Run::TimedOut(secs) => {
                 attempts.push(Attempt {
                     device: device.name.into(),
-                    outcome: format!("nextpnr-ice40 did not finish within {secs:.0} s"),
+                    outcome: format!(
+                        "nextpnr-ice40 did not finish within {secs:.0} s (raise --fmax-timeout, or --no-fmax skips the estimate)"
+                    ),
                 });
                 break;
             }
@@ -353,11 +356,9 @@ fn place(
     let dir = netlist.dir();
     let tag = device.short.to_ascii_lowercase();
     let (report_file, log_file) = (format!("{tag}.report.json"), format!("{tag}.nextpnr.log"));
-    let io = |e: std::io::Error| ToolError::Io {
-        tool: TOOL.into(),
-        message: e.to_string(),
-    };
-    let output = File::create(dir.join(format!("{tag}.out"))).map_err(io)?;
+    let out_file = dir.join(format!("{tag}.out"));
+    let io = |e: std::io::Error| ToolError::path("write", &out_file, &e, TMP_REMEDY);
+    let output = File::create(&out_file).map_err(io)?;
     let start = Instant::now();
     let mut child = Command::new(nextpnr)
         .current_dir(dir)
@@ -376,9 +377,19 @@ fn place(
         .stdout(output.try_clone().map_err(io)?)
         .stderr(output)
         .spawn()
-        .map_err(io)?;
+        .map_err(|e| {
+            ToolError::path(
+                "run",
+                nextpnr,
+                &e,
+                "check that it exists and is executable (Debian: apt-get install -y nextpnr-ice40)",
+            )
+        })?;
     let status = loop {
-        if let Some(status) = child.try_wait().map_err(io)? {
+        if let Some(status) = child.try_wait().map_err(|e| ToolError::Io {
+            tool: TOOL.into(),
+            message: e.to_string(),
+        })? {
             break status;
         }
         if start.elapsed() >= options.timeout {
@@ -394,7 +405,9 @@ fn place(
     if !status.success() {
         return Ok(Run::Failed(failure(&log, device)));
     }
-    let text = std::fs::read_to_string(dir.join(&report_file)).map_err(io)?;
+    let report_path = dir.join(&report_file);
+    let text = std::fs::read_to_string(&report_path)
+        .map_err(|e| ToolError::path("read", &report_path, &e, TMP_REMEDY))?;
     let r = parse_report(&text)?;
     let Some((clock, mhz)) = pick_clock(&r.fmax) else {
         return Ok(Run::NoClock);

@@ -48,7 +48,7 @@
 //!   timing figure; see [`XILINX_TIMING`]. The iCE40 netlist can be placed and routed by
 //!   nextpnr for an Fmax ([`crate::nextpnr`]).
 
-use crate::stage;
+use crate::{stage, TMP_REMEDY};
 use serde::{Deserialize, Serialize};
 use smrtl_hdl::tools::{require, run, ToolError};
 use std::collections::{BTreeMap, BTreeSet};
@@ -695,7 +695,8 @@ fn synthesize(
             "delete -port {top}/i:* {top}/o:* %u {top}/w:clock %d\nwrite_json {PNR_JSON}\n"
         );
     }
-    std::fs::write(dir.join("flow.ys"), script).map_err(|e| io_error(&e))?;
+    let flow = dir.join("flow.ys");
+    std::fs::write(&flow, script).map_err(|e| ToolError::path("write", &flow, &e, TMP_REMEDY))?;
     let start = Instant::now();
     run(
         TOOL,
@@ -716,15 +717,13 @@ fn synthesize(
     })
 }
 
+/// A file the flow wrote; a missing one means Yosys did not write it.
 fn read(dir: &Path, name: &str) -> Result<String, ToolError> {
-    std::fs::read_to_string(dir.join(name)).map_err(|e| io_error(&e))
-}
-
-fn io_error(e: &std::io::Error) -> ToolError {
-    ToolError::Io {
+    let path = dir.join(name);
+    std::fs::read_to_string(&path).map_err(|e| ToolError::Failed {
         tool: TOOL.into(),
-        message: e.to_string(),
-    }
+        message: format!("cannot read its output {}: {e}", path.display()),
+    })
 }
 
 /// The largest `(length=N)` in `ltp` output (one line per module).

@@ -170,6 +170,9 @@ pub fn run_vectors(
     let mut expected = vec![0u64; layout.out_words];
     let mut actual = vec![0u64; layout.out_words];
     let mut trace = record.map(harness::Trace::new);
+    if let (Some(t), Some(r)) = (trace.as_mut(), rtl.as_deref()) {
+        t.nets_of(r);
+    }
     let mut outputs = Vec::with_capacity(case.len());
     let mut mismatch = None;
     for (cycle, inputs) in case.iter().enumerate() {
@@ -190,13 +193,13 @@ pub fn run_vectors(
             None => &expected,
         };
         if let Some(t) = trace.as_mut() {
-            t.push(harness::Row {
-                cycle: cycle as u64,
-                inputs: inputs.clone(),
-                model: expected.clone(),
-                rtl: shown.clone(),
-                internals: rtl.as_deref().map(|r| r.internals()).unwrap_or_default(),
-                mismatch: mismatch.is_some(),
+            t.push_with(cycle as u64, mismatch.is_some(), |row| {
+                row.inputs.extend_from_slice(inputs);
+                row.model.extend_from_slice(&expected);
+                row.rtl.extend_from_slice(shown);
+                if let Some(r) = rtl.as_deref() {
+                    r.internal_values(&mut row.internals);
+                }
             });
         }
         outputs.push(shown.clone());

@@ -18,7 +18,7 @@ pub use crate::sim::Backend;
 /// One line of help on what `backend` runs for a batch.
 pub fn help(backend: Backend) -> &'static str {
     match backend {
-        Backend::Model => "The behavioral model (any W, N, M the spec allows)",
+        Backend::Model => "The behavioral model (any W, N, M of docs/bank-conflicts.md)",
         Backend::Rusthdl => "The detector RTL in rust-hdl's simulator",
         Backend::Verilator => "The detector's Verilog, verilated",
     }
@@ -70,6 +70,11 @@ impl Batch {
 
     /// One batch line in, `{"degree": d, "cycles": c}` out, or why the line is rejected.
     pub fn eval_line(&mut self, text: &str) -> Result<Value, String> {
+        self.eval_line_raw(text).map_err(|e| smrtl_hdl::shown(&e))
+    }
+
+    /// [`Self::eval_line`] before control characters in echoed text are escaped.
+    fn eval_line_raw(&mut self, text: &str) -> Result<Value, String> {
         let line: Line = serde_json::from_str(text).map_err(|e| format!("malformed: {e}"))?;
         let (degree, cycles) = self.evaluate(&line)?;
         Ok(serde_json::json!({"degree": degree, "cycles": cycles}))

@@ -52,6 +52,20 @@ pub const SUBWARPS: u32 = 4;
 /// Global-load return latency over ICNT in cycles (D26 `gmem_return` = `Icnt{400}`).
 pub const ICNT_LATENCY: u32 = 400;
 
+/// Most repetitions of a profile's body per warp context (`--waves`, a sweep's `waves`): a
+/// documented bound (README "Limits") that keeps the longest profile within seconds to minutes
+/// and its workload within a few MB.
+pub const MAX_WAVES: u32 = 256;
+
+/// `waves` if it is in 1..=[`MAX_WAVES`]; else the one-line error.
+pub fn check_waves(waves: u32) -> Result<u32, String> {
+    if (1..=MAX_WAVES).contains(&waves) {
+        Ok(waves)
+    } else {
+        Err(format!("waves must be in 1..={MAX_WAVES}, got {waves}"))
+    }
+}
+
 /// One kernel of Table 5 (P §6) and its synthetic-workload shape (D27).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Profile {
@@ -255,6 +269,11 @@ pub fn names() -> Vec<&'static str> {
 
 /// The profile called `name` (case-insensitive); the error lists the allowed names.
 pub fn profile(name: &str) -> Result<Profile, String> {
+    profile_raw(name).map_err(|e| smrtl_hdl::shown(&e))
+}
+
+/// [`profile`] before control characters in echoed text are escaped.
+fn profile_raw(name: &str) -> Result<Profile, String> {
     profiles()
         .into_iter()
         .find(|p| p.name.eq_ignore_ascii_case(name))

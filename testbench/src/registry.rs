@@ -15,6 +15,11 @@ pub fn blocks() -> Vec<BlockEntry> {
 
 /// Looks a block up by name (`-` and `_` alike); the error lists the known blocks.
 pub fn block(name: &str) -> Result<BlockEntry, String> {
+    block_raw(name).map_err(|e| smrtl_hdl::shown(&e))
+}
+
+/// [`block`] before control characters in echoed text are escaped.
+fn block_raw(name: &str) -> Result<BlockEntry, String> {
     let all = blocks();
     let names: Vec<&str> = all.iter().map(|b| b.name).collect();
     let joined = names.join(", ");

@@ -123,9 +123,7 @@ pub fn conflict_free(workload: &mut Value) {
     }
 }
 
-/// Largest `waves` accepted: each run keeps its per-cycle records (≈ 70 MB per wave for the
-/// longest profile), two runs at a time.
-pub const MAX_WAVES: u32 = 16;
+pub use crate::profiles::MAX_WAVES;
 
 /// What to run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -338,7 +336,7 @@ fn simulate(workload: &Value, waves: u32) -> Result<Run, String> {
             });
             conflicts.push((ev.t, alu));
         }
-    });
+    })?;
     let first = stats.cycles / u64::from(waves.max(1));
     Ok(Run {
         bank_conflict_first_wave: conflicts.iter().filter(|c| c.0 < first).count() as u64,
@@ -390,12 +388,7 @@ enum JobOut {
 
 /// Runs the reproduction (deterministic in `opts.seed`).
 pub fn run(opts: Options) -> Result<Report, String> {
-    if opts.waves == 0 || opts.waves > MAX_WAVES {
-        return Err(format!(
-            "waves must be in 1..={MAX_WAVES}, got {}",
-            opts.waves
-        ));
-    }
+    crate::profiles::check_waves(opts.waves)?;
     let profs = profiles();
     let workloads: Vec<Value> = profs
         .iter()
@@ -981,7 +974,7 @@ pub fn text(r: &Report) -> String {
     let mut o = String::new();
     let _ = writeln!(
         o,
-        "elastic-pipeline reproduction (spec §8; P §6, Figs. 6/7/9): seed {}, waves {}",
+        "elastic-pipeline reproduction (docs/elastic-pipeline.md §8; P §6, Figs. 6/7/9): seed {}, waves {}",
         r.seed, r.waves
     );
     let _ = writeln!(
@@ -1061,7 +1054,7 @@ pub fn text(r: &Report) -> String {
         v.join(", "),
         pct(p.variant_idct)
     );
-    let _ = writeln!(o, "\ntrend targets (spec §8):");
+    let _ = writeln!(o, "\ntrend targets (docs/elastic-pipeline.md §8):");
     for t in &r.targets {
         let _ = writeln!(
             o,

@@ -9,13 +9,14 @@ use serde::ser::Error as _;
 use serde::{Serialize, Serializer};
 use serde_json::Value;
 use smrtl_cosim::backend::{rusthdl::RustHdl, verilator::Verilator};
-use smrtl_cosim::elastic_pipeline::{Model, Record, Summary};
+use smrtl_cosim::elastic_pipeline::{Model, Record, Summary, SummaryAcc};
 use smrtl_cosim::harness::Trace as WaveRows;
-use smrtl_cosim::sm_core::{SmParams, SmRecord, SmRun};
+use smrtl_cosim::sm_core::{SmParams, SmRecord, SmStats};
 use smrtl_cosim::{Layout, Rtl};
 use smrtl_hdl::elastic_pipeline::Params;
-use smrtl_hdl::BlockParams;
+use smrtl_hdl::{shown, BlockParams};
 use std::fmt;
+use std::io::Write;
 
 /// Cycles kept in a waveform.
 const WAVE_WINDOW: usize = 100_000;
@@ -53,8 +54,31 @@ pub struct Options<'a> {
     pub backend: Backend,
     /// `KEY=VALUE` parameter overrides.
     pub sets: &'a [(String, String)],
-    /// Keep the cycles for a waveform.
+    /// Keep the cycles for a waveform (the last [`WAVE_WINDOW`] within the trace's byte budget).
     pub waveform: bool,
+    /// Where each cycle's record goes, as one JSON line, as the run goes (none is kept).
+    pub records: Option<&'a mut dyn Write>,
+}
+
+/// Writes records as JSON lines; the first write error stops it and is kept for the report.
+struct Lines<'a> {
+    out: Option<&'a mut dyn Write>,
+    error: Option<std::io::Error>,
+}
+
+impl<'a> Lines<'a> {
+    fn new(out: Option<&'a mut dyn Write>) -> Lines<'a> {
+        Lines { out, error: None }
+    }
+
+    fn put(&mut self, record: &impl Serialize) {
+        if let (Some(out), None) = (self.out.as_deref_mut(), &self.error) {
+            let written = serde_json::to_writer(&mut *out, record)
+                .map_err(std::io::Error::from)
+                .and_then(|_| out.write_all(b"\n"));
+            self.error = written.err();
+        }
+    }
 }
 
 /// The cycles of a run, for a VCD of block `top`.
@@ -64,18 +88,16 @@ pub struct Waveform {
     pub rows: WaveRows,
 }
 
-/// What a run gives: its report, or how the RTL failed; and its waveform if asked for.
+/// What a run gives: its report, or how the RTL failed; its waveform if asked for; and the
+/// error that stopped the records, if one did.
 pub struct Run<R> {
     pub result: Result<R, Failure>,
     pub waveform: Option<Waveform>,
+    pub records_error: Option<std::io::Error>,
 }
 
 /// The report of a passing run: text with `Display`, JSON with `Serialize`.
-pub trait Report: fmt::Display + Serialize {
-    type Record: Serialize;
-    /// One record per cycle.
-    fn records(&self) -> &[Self::Record];
-}
+pub trait Report: fmt::Display + Serialize {}
 
 /// How a run failed: the RTL diverged from the model, or the pipeline did not drain within
 /// its cycle budget.
@@ -143,7 +165,6 @@ pub struct TraceReport {
     params: Params,
     entries: usize,
     summary: Summary,
-    records: Vec<Record>,
 }
 
 impl fmt::Display for TraceReport {
@@ -180,24 +201,27 @@ impl Serialize for TraceReport {
     }
 }
 
-impl Report for TraceReport {
-    type Record = Record;
-    fn records(&self) -> &[Record] {
-        &self.records
-    }
-}
+impl Report for TraceReport {}
 
 /// Runs trace file `text` (`name` in messages), its params overridden by `o.sets`, on the
 /// pipeline model; with an RTL backend, the pipeline RTL beside it compares every record.
-pub fn run_trace(name: &str, text: &str, o: &Options) -> Result<Run<TraceReport>, String> {
-    let trace = load_trace(text, o.sets).map_err(|e| format!("{name}: {e}"))?;
+pub fn run_trace(name: &str, text: &str, o: Options) -> Result<Run<TraceReport>, String> {
+    let trace = load_trace(text, o.sets).map_err(|e| shown(&format!("{name}: {e}")))?;
     let p = &trace.params;
     let layout = pipeline::layout(p);
     let limit = trace.cycle_budget();
     let mut rows = o.waveform.then(|| WaveRows::new(WAVE_WINDOW));
     let mut model = Model::new(p, &layout);
+    let mut lines = Lines::new(o.records);
+    let mut summary = SummaryAcc::default();
+    let mut each = |r: &Record| {
+        summary.record(r);
+        lines.put(r);
+    };
     let result = match o.backend {
-        Backend::Model => pipeline::run_traced(&mut model, &layout, &trace, limit, rows.as_mut()),
+        Backend::Model => {
+            pipeline::run_traced(&mut model, &layout, &trace, limit, rows.as_mut(), &mut each)
+        }
         rtl => {
             let mut dut = pipeline_rtl(&Design::new::<ElasticPipeline>(p), rtl)?;
             pipeline::cosim_traced(
@@ -207,16 +231,16 @@ pub fn run_trace(name: &str, text: &str, o: &Options) -> Result<Run<TraceReport>
                 &trace,
                 limit,
                 rows.as_mut(),
+                &mut each,
             )
         }
     };
     let result = match result {
-        Ok(records) => Ok(TraceReport {
+        Ok(_) => Ok(TraceReport {
             backend: o.backend,
             params: trace.params.clone(),
             entries: trace.stream.len(),
-            summary: Summary::of(&records),
-            records,
+            summary: summary.finish(),
         }),
         Err(e) => Err(Failure {
             block: Params::BLOCK,
@@ -229,21 +253,16 @@ pub fn run_trace(name: &str, text: &str, o: &Options) -> Result<Run<TraceReport>
         layout,
         rows,
     });
-    Ok(Run { result, waveform })
+    Ok(Run {
+        result,
+        waveform,
+        records_error: lines.error,
+    })
 }
 
-/// Parses a trace file and applies `sets` to its params (numbers stay numbers; the params
-/// resolver reads everything else as text).
+/// Parses a trace file and applies `sets` to its params.
 fn load_trace(text: &str, sets: &[(String, String)]) -> Result<Trace, TraceError> {
-    let mut file: pipeline::TraceFile =
-        serde_json::from_str(text).map_err(|e| TraceError::Syntax(e.to_string()))?;
-    for (key, value) in sets {
-        let v = value
-            .parse::<u64>()
-            .map_or_else(|_| Value::from(value.as_str()), Value::from);
-        file.params.insert(key.clone(), v);
-    }
-    Trace::from_file(&file)
+    Trace::from_json_with(text, sets)
 }
 
 /// A fresh instance of the pipeline RTL on `backend`, in its reset state.
@@ -269,8 +288,8 @@ pub struct Workload {
 impl Workload {
     /// Workload file `text`, named `name` in messages.
     pub fn parse(name: &str, text: &str) -> Result<Workload, String> {
-        let value =
-            serde_json::from_str(text).map_err(|e| format!("{name}: malformed workload: {e}"))?;
+        let value = serde_json::from_str(text)
+            .map_err(|e| shown(&format!("{name}: malformed workload: {e}")))?;
         Ok(Workload {
             source: name.to_string(),
             value,
@@ -283,7 +302,12 @@ impl Workload {
         let p = profiles::profile(name)?;
         Ok(Workload {
             source: format!("profile {name}"),
-            value: p.workload(seed, waves.max(1), profiles::LANES, profiles::SUBWARPS),
+            value: p.workload(
+                seed,
+                profiles::check_waves(waves)?,
+                profiles::LANES,
+                profiles::SUBWARPS,
+            ),
         })
     }
 
@@ -294,12 +318,21 @@ impl Workload {
         sets: &[(String, String)],
     ) -> Result<(String, smrtl_cosim::sm_core::Workload), String> {
         let Workload { source, mut value } = self;
-        for (key, val) in sets {
-            let v = serde_json::from_str(val).unwrap_or_else(|_| Value::from(val.as_str()));
-            value["params"][key] = v;
+        if !sets.is_empty() {
+            let params = value
+                .as_object_mut()
+                .map(|o| o.entry("params").or_insert_with(|| Value::Object(Default::default())))
+                .and_then(Value::as_object_mut)
+                .ok_or_else(|| {
+                    format!("{source}: a workload is an object {{\"params\": {{...}}, \"warps\": [...]}}")
+                })?;
+            for (key, val) in sets {
+                let v = serde_json::from_str(val).unwrap_or_else(|_| Value::from(val.as_str()));
+                params.insert(key.clone(), v);
+            }
         }
         let workload =
-            sm_core::workload_from_value(&value).map_err(|e| format!("{source}: {e}"))?;
+            sm_core::workload_from_value(&value).map_err(|e| shown(&format!("{source}: {e}")))?;
         Ok((source, workload))
     }
 }
@@ -309,12 +342,12 @@ pub struct WorkloadReport {
     backend: Backend,
     source: String,
     params: SmParams,
-    run: SmRun,
+    stats: SmStats,
 }
 
 impl fmt::Display for WorkloadReport {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let s = &self.run.stats;
+        let s = &self.stats;
         write!(
             f,
             "{}: {} cycles, {} warp instructions, IPC per lane {:.3}, outcomes {}, {} WB bubbles, history cache {} hits / {} misses",
@@ -343,46 +376,45 @@ impl Serialize for WorkloadReport {
             ("source", self.source.as_str().into()),
             ("params", params),
         ];
-        with_fields(&self.run.stats, fields, s)
+        with_fields(&self.stats, fields, s)
     }
 }
 
-impl Report for WorkloadReport {
-    type Record = SmRecord;
-    fn records(&self) -> &[SmRecord] {
-        &self.run.records
-    }
-}
+impl Report for WorkloadReport {}
 
 /// Runs workload `w`, its params overridden by `o.sets` (JSON values, else text), on the SM
 /// core model; with an RTL backend, the core RTL beside it compares every output every cycle.
-pub fn run_workload(w: Workload, o: &Options) -> Result<Run<WorkloadReport>, String> {
+pub fn run_workload(w: Workload, o: Options) -> Result<Run<WorkloadReport>, String> {
     let (source, workload) = w.resolve(o.sets)?;
     let p = &workload.params;
     let kernels = [workload.warps.clone()];
     let mut rows = o.waveform.then(|| WaveRows::new(WAVE_WINDOW));
+    let mut lines = Lines::new(o.records);
     let result = match o.backend {
         Backend::Model => {
-            let run = smrtl_cosim::sm_core::run(&workload).map_err(|e| format!("{source}: {e}"))?;
+            let stats = smrtl_cosim::sm_core::run_each(&workload, &mut |r| lines.put(r))
+                .map_err(|e| format!("{source}: {e}"))?;
             if let Some(rows) = rows.as_mut() {
-                sm_core::model_rows(p, &kernels, std::slice::from_ref(&run), rows);
+                sm_core::model_rows(p, &workload.warps, rows)?;
             }
-            Ok(vec![run])
+            Ok(vec![stats])
         }
         backend => {
             let mut dut = match backend {
                 Backend::Verilator => sm_core::verilator(p).map_err(|e| e.to_string())?,
                 _ => sm_core::rusthdl(p),
             };
-            sm_core::cosim(p, &kernels, dut.as_mut(), rows.as_mut())
+            let layout = sm_core::layout(p);
+            let mut each = |_: usize, r: &SmRecord| lines.put(r);
+            sm_core::cosim_each(p, &layout, &kernels, dut.as_mut(), rows.as_mut(), &mut each)
         }
     };
     let result = match result {
-        Ok(mut runs) => Ok(WorkloadReport {
+        Ok(mut stats) => Ok(WorkloadReport {
             backend: o.backend,
             source,
             params: p.clone(),
-            run: runs.remove(0),
+            stats: stats.remove(0),
         }),
         Err(d) => Err(Failure {
             block: SmParams::BLOCK,
@@ -395,7 +427,11 @@ pub fn run_workload(w: Workload, o: &Options) -> Result<Run<WorkloadReport>, Str
         layout: sm_core::layout(p),
         rows,
     });
-    Ok(Run { result, waveform })
+    Ok(Run {
+        result,
+        waveform,
+        records_error: lines.error,
+    })
 }
 
 /// A workload prepared for `smrtl bench --profile`: the SM core model alone, and the core RTL
@@ -464,13 +500,19 @@ mod tests {
             backend: Backend::Model,
             sets,
             waveform: true,
+            records: None,
         }
     }
 
     #[test]
     fn trace_report_reads_as_in_the_readme() {
         let sets = [("N".to_string(), "0".to_string())];
-        let run = run_trace("fig4.json", FIG4, &model(&sets)).unwrap();
+        let mut records = vec![];
+        let opts = Options {
+            records: Some(&mut records),
+            ..model(&sets)
+        };
+        let run = run_trace("fig4.json", FIG4, opts).unwrap();
         let wave = run.waveform.expect("asked for");
         assert_eq!((wave.top, wave.rows.rows.len()), ("elastic_pipeline", 18));
         let report = run.result.unwrap();
@@ -484,19 +526,19 @@ mod tests {
             (&"model".into(), &11.into(), &18.into())
         );
         assert_eq!(v["params"]["N"], 0);
-        assert_eq!(report.records().len(), 18);
+        let lines: Vec<&str> = std::str::from_utf8(&records).unwrap().lines().collect();
+        assert_eq!(lines.len(), 18);
+        assert!(lines[17].starts_with(r#"{"t":17,"#), "{}", lines[17]);
     }
 
     #[test]
     fn bad_traces_and_workloads_are_named_in_errors() {
         let err = |r: Result<Run<TraceReport>, String>| r.err().expect("rejected");
-        assert!(err(run_trace("t.json", "not json", &model(&[]))).starts_with("t.json: trace file"));
+        assert!(err(run_trace("t.json", "not json", model(&[]))).starts_with("t.json: trace file"));
         let sets = [("M".to_string(), "9".to_string())];
-        assert!(
-            err(run_trace("t.json", FIG4, &model(&sets))).starts_with("t.json: parameter M = 9")
-        );
+        assert!(err(run_trace("t.json", FIG4, model(&sets))).starts_with("t.json: parameter M = 9"));
         let w = Workload::parse("w.json", r#"{"warps": [[{"op": "mul", "pc": 0}]]}"#).unwrap();
-        let e = run_workload(w, &model(&[])).err().expect("rejected");
+        let e = run_workload(w, model(&[])).err().expect("rejected");
         assert!(e.starts_with("w.json: warps[0][0].op"), "{e}");
         assert!(Workload::parse("w.json", "{")
             .err()

@@ -33,6 +33,11 @@ pub fn parse_workload(text: &str) -> Result<Workload, String> {
 /// Core params from a JSON object of spec names over the defaults; unknown names are errors
 /// (serde cannot reject them through the flattened pipeline params).
 pub fn params_from_value(v: &Value) -> Result<SmParams, String> {
+    params_from_value_raw(v).map_err(|e| smrtl_hdl::shown(&e))
+}
+
+/// [`params_from_value`] before control characters in echoed text are escaped.
+fn params_from_value_raw(v: &Value) -> Result<SmParams, String> {
     let obj = v
         .as_object()
         .ok_or_else(|| err("params", "expected an object of parameters"))?;
@@ -51,6 +56,11 @@ pub fn params_from_value(v: &Value) -> Result<SmParams, String> {
 }
 
 pub fn workload_from_value(v: &Value) -> Result<Workload, String> {
+    workload_from_value_raw(v).map_err(|e| smrtl_hdl::shown(&e))
+}
+
+/// [`workload_from_value`] before control characters in echoed text are escaped.
+fn workload_from_value_raw(v: &Value) -> Result<Workload, String> {
     let obj = v
         .as_object()
         .ok_or_else(|| err("workload", "expected an object {\"params\", \"warps\"}"))?;
@@ -235,9 +245,9 @@ fn parse_instr(p: &SmParams, at: &str, v: &Value) -> Result<Instr, String> {
 
 use proptest::prelude::*;
 use proptest::strategy::ValueTree;
-use smrtl_cosim::harness::{Mismatch, Row, Trace as WaveRows};
+use smrtl_cosim::harness::{Mismatch, Trace as WaveRows};
 use smrtl_cosim::sm_core::{
-    encode_record, GmemReturn, PortModel, SmCore, SmRecord, SmRun, SmStats,
+    encode_record, GmemReturn, PortModel, SmCore, SmRecord, SmRun, SmStats, StatsAcc,
 };
 use smrtl_cosim::{Layout, Rtl, Simulator};
 use smrtl_hdl::sm_core::{self as core_rtl, port};
@@ -370,33 +380,46 @@ impl std::fmt::Display for SmDivergence {
     }
 }
 
-/// Runs `kernels` back to back on the model and on `rtl` in lock step (spec §3.5, §6). Each
-/// kernel starts with one `kernel_start` cycle on the RTL (no decision; not compared) while the
-/// model's [`SmCore::kernel_start`] clears the same state; then every cycle's outputs must equal
-/// the model's record, encoded with [`encode_record`]. With `rows`, the cycles are kept for a
-/// VCD (global cycle numbers, kernel starts included).
+/// Runs `kernels` back to back on the model and on `rtl` in lock step (docs/elastic-pipeline.md
+/// §3.5, §6). Each kernel starts with one `kernel_start` cycle on the RTL (no decision; not
+/// compared) while the model's [`SmCore::kernel_start`] clears the same state; then every
+/// cycle's outputs must equal the model's record, encoded with [`encode_record`]. With `rows`,
+/// the cycles are kept for a VCD (global cycle numbers, kernel starts included).
 pub fn cosim(
     p: &SmParams,
     kernels: &[Vec<Vec<Instr>>],
     rtl: &mut dyn Rtl,
     rows: Option<&mut WaveRows>,
 ) -> Result<Vec<SmRun>, Box<SmDivergence>> {
-    cosim_on(p, &layout(p), kernels, rtl, rows)
+    let mut records: Vec<Vec<SmRecord>> = vec![vec![]; kernels.len()];
+    let stats = cosim_each(p, &layout(p), kernels, rtl, rows, &mut |k, rec| {
+        records[k].push(rec.clone())
+    })?;
+    Ok(records
+        .into_iter()
+        .zip(stats)
+        .map(|(records, stats)| SmRun { records, stats })
+        .collect())
 }
 
-/// [`cosim`] on the core's `layout`.
-fn cosim_on(
+/// [`cosim`] on the core's `layout`, showing each model record to `each` (with its kernel's index) instead of keeping
+/// it; the statistics of each kernel.
+pub fn cosim_each(
     p: &SmParams,
     layout: &Layout,
     kernels: &[Vec<Vec<Instr>>],
     rtl: &mut dyn Rtl,
     mut rows: Option<&mut WaveRows>,
-) -> Result<Vec<SmRun>, Box<SmDivergence>> {
+    each: &mut dyn FnMut(usize, &SmRecord),
+) -> Result<Vec<SmStats>, Box<SmDivergence>> {
     let mut model = SmCore::new(p).expect("validated params");
     let mut inputs = vec![0u64; layout.in_words];
     let (mut expected, mut actual) = (vec![0u64; layout.out_words], vec![0u64; layout.out_words]);
     let mut global = 0u64;
-    let mut runs = Vec::new();
+    let mut stats = Vec::new();
+    if let Some(r) = rows.as_deref_mut() {
+        r.nets_of(rtl);
+    }
     for (k, program) in kernels.iter().enumerate() {
         let mut env = Env::new(p, layout, program);
         model.kernel_start(program);
@@ -404,10 +427,10 @@ fn cosim_on(
         rtl.eval(&inputs, &mut actual);
         rtl.edge();
         if let Some(r) = rows.as_deref_mut() {
-            r.push(row(global, &inputs, &actual, &actual, rtl, false));
+            push_row(r, global, &inputs, &actual, Some((&actual, rtl)), false);
         }
         global += 1;
-        let mut records = Vec::new();
+        let mut acc = StatsAcc::default();
         while !model.done() {
             let rec = model.cycle();
             let t = rec.pipe.t;
@@ -421,7 +444,7 @@ fn cosim_on(
             }
             let differs = expected != actual;
             if let Some(r) = rows.as_deref_mut() {
-                r.push(row(global, &inputs, &expected, &actual, rtl, differs));
+                push_row(r, global, &inputs, &expected, Some((&actual, rtl)), differs);
             }
             rtl.edge();
             global += 1;
@@ -444,71 +467,55 @@ fn cosim_on(
                 }));
             }
             env.after(t, &actual);
-            records.push(rec);
+            acc.record(&rec);
+            each(k, &rec);
         }
-        let stats = SmStats::of(&records);
-        runs.push(SmRun { records, stats });
+        stats.push(acc.finish());
     }
-    Ok(runs)
+    Ok(stats)
 }
 
-fn row(
+/// Appends a cycle's row: inputs, the model's outputs and, with an RTL, its outputs and nets.
+fn push_row(
+    rows: &mut WaveRows,
     cycle: u64,
     inputs: &[u64],
     model: &[u64],
-    rtl: &[u64],
-    dut: &dyn Rtl,
+    rtl: Option<(&[u64], &dyn Rtl)>,
     mismatch: bool,
-) -> Row {
-    Row {
-        cycle,
-        inputs: inputs.to_vec(),
-        model: model.to_vec(),
-        rtl: rtl.to_vec(),
-        internals: dut.internals(),
-        mismatch,
-    }
+) {
+    rows.push_with(cycle, mismatch, |row| {
+        row.inputs.extend_from_slice(inputs);
+        row.model.extend_from_slice(model);
+        if let Some((outputs, dut)) = rtl {
+            row.rtl.extend_from_slice(outputs);
+            dut.internal_values(&mut row.internals);
+        }
+    });
 }
 
-/// Model-only rows for a VCD of a `--backend model` run: inputs as the testbench would drive
-/// them and the model's outputs.
-pub fn model_rows(p: &SmParams, kernels: &[Vec<Vec<Instr>>], runs: &[SmRun], rows: &mut WaveRows) {
+/// Model-only rows for a VCD of a `--backend model` run of `program` (one kernel, run again on
+/// a fresh model): inputs as the testbench would drive them and the model's outputs.
+pub fn model_rows(p: &SmParams, program: &[Vec<Instr>], rows: &mut WaveRows) -> Result<(), String> {
     let layout = layout(p);
     let mut inputs = vec![0u64; layout.in_words];
     let mut out = vec![0u64; layout.out_words];
-    let mut global = 0u64;
-    for (program, run) in kernels.iter().zip(runs) {
-        let mut env = Env::new(p, &layout, program);
-        env.inputs(0, true, &mut inputs);
+    let mut env = Env::new(p, &layout, program);
+    env.inputs(0, true, &mut inputs);
+    push_row(rows, 0, &inputs, &out, None, false);
+    let mut global = 1u64;
+    SmCore::new(p)?.run_kernel_each(program, &mut |rec| {
         out.fill(0);
-        rows.push(Row {
-            cycle: global,
-            inputs: inputs.clone(),
-            model: out.clone(),
-            rtl: vec![],
-            internals: vec![],
-            mismatch: false,
-        });
-        global += 1;
-        for rec in &run.records {
-            out.fill(0);
-            encode_record(p, &layout, rec, &mut out);
-            env.inputs(rec.pipe.t, false, &mut inputs);
-            if rec.issue.is_some() {
-                env.describe(&out, &mut inputs);
-            }
-            rows.push(Row {
-                cycle: global,
-                inputs: inputs.clone(),
-                model: out.clone(),
-                rtl: vec![],
-                internals: vec![],
-                mismatch: false,
-            });
-            env.after(rec.pipe.t, &out);
-            global += 1;
+        encode_record(p, &layout, rec, &mut out);
+        env.inputs(rec.pipe.t, false, &mut inputs);
+        if rec.issue.is_some() {
+            env.describe(&out, &mut inputs);
         }
-    }
+        push_row(rows, global, &inputs, &out, None, false);
+        env.after(rec.pipe.t, &out);
+        global += 1;
+    })?;
+    Ok(())
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -736,8 +743,15 @@ pub fn port_model(p: &SmParams) -> Box<dyn Simulator + Send> {
 /// the port model diverges from [`SmCore`] (a model bug).
 pub fn stimulus(p: &SmParams, layout: &Layout, kernels: &[Vec<Vec<Instr>>]) -> Vec<Vec<u64>> {
     let mut dut = PortModel::new(p, layout).expect("validated params");
-    let mut rows = WaveRows::new(usize::MAX);
-    if let Err(d) = cosim_on(p, layout, kernels, &mut dut, Some(&mut rows)) {
+    let mut rows = WaveRows::unbounded();
+    if let Err(d) = cosim_each(
+        p,
+        layout,
+        kernels,
+        &mut dut,
+        Some(&mut rows),
+        &mut |_, _| {},
+    ) {
         panic!("sm_core port model diverges from SmCore: {d}");
     }
     rows.rows.into_iter().map(|r| r.inputs).collect()

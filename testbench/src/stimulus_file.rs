@@ -19,17 +19,13 @@ pub struct StimulusFile {
     pub cycles: Vec<Map<String, Value>>,
 }
 
-/// The params as `key=value` overrides.
+/// The params as `key=value` overrides, each value as `--set` takes it; a number keeps the
+/// spelling it has in the file (serde_json's `arbitrary_precision`), so an error echoes
+/// `99999999999999999999`, not `1e+20`.
 pub fn params_as_sets(params: &Map<String, Value>) -> Vec<(String, String)> {
     params
         .iter()
-        .map(|(k, v)| {
-            let text = match v {
-                Value::String(s) => s.clone(),
-                other => other.to_string(),
-            };
-            (k.clone(), text)
-        })
+        .map(|(k, v)| (k.clone(), smrtl_hdl::params::value_text(v)))
         .collect()
 }
 
@@ -71,6 +67,11 @@ impl Stimulus {
     /// Reads either form: a JSON object with `cycles` is the replay form, anything else is read
     /// as JSON lines (blank lines skipped). Errors name the line.
     pub fn parse(text: &str) -> Result<Stimulus, String> {
+        Self::parse_raw(text).map_err(|e| smrtl_hdl::shown(&e))
+    }
+
+    /// [`Self::parse`] before control characters in echoed text are escaped.
+    fn parse_raw(text: &str) -> Result<Stimulus, String> {
         let trimmed = text.trim_start();
         if trimmed.starts_with('{') {
             if let Ok(Value::Object(map)) = serde_json::from_str::<Value>(trimmed) {
@@ -159,7 +160,10 @@ fn parse_words(v: &Value, width: usize) -> Result<Vec<u64>, String> {
             if let Some(h) = s.strip_prefix("0x") {
                 let digits: Vec<char> = h.chars().filter(|c| *c != '_').collect();
                 for (i, ch) in digits.iter().rev().enumerate() {
-                    let d = ch.to_digit(16).ok_or(format!("bad hex digit `{ch}`"))? as u64;
+                    let d = ch
+                        .to_digit(16)
+                        .ok_or_else(|| format!("bad hex digit `{}`", ch.escape_default()))?
+                        as u64;
                     if d != 0 && i * 4 >= width {
                         return Err(format!("value {s} is wider than the port's {width} bits"));
                     }
@@ -168,9 +172,12 @@ fn parse_words(v: &Value, width: usize) -> Result<Vec<u64>, String> {
                     }
                 }
             } else {
-                words[0] = s
-                    .parse()
-                    .map_err(|_| format!("bad number `{s}` (a number or a \"0x...\" string)"))?;
+                words[0] = s.parse().map_err(|_| {
+                    format!(
+                        "bad number `{}` (a number or a \"0x...\" string)",
+                        smrtl_hdl::shown(s)
+                    )
+                })?;
             }
         }
         _ => return Err(format!("{v} is not a number or a \"0x...\" string")),

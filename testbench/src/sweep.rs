@@ -140,7 +140,10 @@ impl FromStr for Shard {
 
     /// `I/N`, e.g. `0/4` … `3/4`.
     fn from_str(s: &str) -> Result<Shard, String> {
-        let bad = || format!("--shard expects I/N with 0 <= I < N (0-based), got `{s}`");
+        let bad = || {
+            let s = smrtl_hdl::shown(s);
+            format!("--shard expects I/N with 0 <= I < N (0-based), got `{s}`")
+        };
         let (i, n) = s.split_once('/').ok_or_else(bad)?;
         let (i, n) = (
             i.trim().parse().map_err(|_| bad())?,
@@ -362,6 +365,11 @@ fn row_id(format: Format, line: &str, width: usize) -> Result<(usize, usize, Str
 /// Refuses, with a one-line error naming the file, outputs of different formats, columns,
 /// specs or grid sizes, truncated files, overlapping shards and an incomplete set.
 pub fn merge(shards: &[(String, String)]) -> Result<String, String> {
+    merge_raw(shards).map_err(|e| smrtl_hdl::shown(&e))
+}
+
+/// [`merge`] before control characters in echoed text are escaped.
+fn merge_raw(shards: &[(String, String)]) -> Result<String, String> {
     let (first, _) = shards.first().ok_or("no shard outputs to merge")?;
     let mut format = None;
     let mut header: Option<&str> = None;
@@ -474,8 +482,36 @@ fn metrics(s: &SmStats) -> Vec<Value> {
     ]
 }
 
-/// Largest `waves` of a point (as `smrtl repro`: every run keeps its per-cycle records).
-pub const MAX_WAVES: u32 = crate::repro::MAX_WAVES;
+/// Largest `waves` of a point.
+pub use crate::profiles::MAX_WAVES;
+
+/// Profiles drawn for [`SmSweep::new`]'s checks, by (name, lanes, subwarps): their params, first
+/// warp and number of warps.
+#[derive(Default)]
+struct Bodies(std::collections::HashMap<(String, u32, u32), (Value, Value, usize)>);
+
+impl Bodies {
+    fn get(
+        &mut self,
+        name: &str,
+        seed: u64,
+        lanes: u32,
+        subwarps: u32,
+    ) -> Result<&(Value, Value, usize), String> {
+        let key = (name.to_string(), lanes, subwarps);
+        if !self.0.contains_key(&key) {
+            let mut w = profiles::profile(name)?.workload(seed, 1, lanes, subwarps);
+            let warps = w["warps"].as_array_mut().expect("a profile has warps");
+            let n = warps.len();
+            let first = warps.first().cloned().unwrap_or_default();
+            self.0.insert(key.clone(), (w["params"].take(), first, n));
+        }
+        Ok(&self.0[&key])
+    }
+}
+
+/// Most points of a sweep's grid (README "Limits").
+pub const MAX_POINTS: usize = 1_000_000;
 
 /// A JSON object read with its keys in file order (serde_json's map sorts them).
 #[derive(Default)]
@@ -545,10 +581,11 @@ fn list(at: &str, v: Value) -> Result<Vec<Value>, String> {
     if values.is_empty() {
         return Err(format!("{at}: empty list"));
     }
+    let mut seen = std::collections::HashSet::with_capacity(values.len());
     if let Some((i, v)) = values
         .iter()
         .enumerate()
-        .find(|(i, v)| values[..*i].contains(v))
+        .find(|(_, v)| !seen.insert(v.to_string()))
     {
         return Err(format!("{at}: {v} listed twice (entry {i})"));
     }
@@ -574,6 +611,11 @@ impl Spec {
     /// Parses and checks a spec's JSON (names and shapes; [`SmSweep::new`] checks the params'
     /// values). Errors are one line.
     pub fn parse(text: &str) -> Result<Spec, String> {
+        Self::parse_raw(text).map_err(|e| smrtl_hdl::shown(&e))
+    }
+
+    /// [`Self::parse`] before control characters in echoed text are escaped.
+    fn parse_raw(text: &str) -> Result<Spec, String> {
         let file: SpecFile = serde_json::from_str(text).map_err(|e| format!("spec: {e}"))?;
         let known = serde_json::to_value(SmParams::default()).expect("params serialize");
         let mut params = Vec::new();
@@ -615,12 +657,19 @@ impl Spec {
             file.waves.unwrap_or(1.into()),
             1..=u64::from(MAX_WAVES),
         )?;
-        Ok(Spec {
+        let spec = Spec {
             params,
             workloads,
             waves: waves.into_iter().map(|w| w as u32).collect(),
             seeds,
-        })
+        };
+        let points = Grid::new(spec.axes())?.len();
+        if points > MAX_POINTS {
+            return Err(format!(
+                "the grid has {points} points; allowed: at most {MAX_POINTS}"
+            ));
+        }
+        Ok(spec)
     }
 
     /// [`spec_id`] of the canonical form.
@@ -630,6 +679,10 @@ impl Spec {
 
     /// Axes slowest first: `workload`, the params, `waves`, `seed`.
     pub fn grid(&self) -> Grid {
+        Grid::new(self.axes()).expect("axes checked by Spec::parse")
+    }
+
+    fn axes(&self) -> Vec<Axis> {
         let mut axes = vec![Axis {
             name: "workload".into(),
             values: self.workloads.iter().map(|w| w.as_str().into()).collect(),
@@ -643,7 +696,7 @@ impl Spec {
             name: "seed".into(),
             values: self.seeds.iter().map(|&s| s.into()).collect(),
         });
-        Grid::new(axes).expect("spec axes are non-empty and distinct")
+        axes
     }
 }
 
@@ -663,10 +716,11 @@ impl SmSweep {
     pub fn new(spec: Spec) -> Result<SmSweep, String> {
         let grid = spec.grid();
         let params = Grid::new(spec.params.clone()).expect("params axes are checked");
+        let mut bodies = Bodies::default();
         for w in &spec.workloads {
             for i in 0..params.len() {
                 let coords = params.point(i).coords;
-                Self::check(w, &coords, spec.seeds[0]).map_err(|e| {
+                Self::check(&mut bodies, w, &coords, spec.seeds[0]).map_err(|e| {
                     let with = if coords.is_empty() {
                         String::new()
                     } else {
@@ -720,12 +774,21 @@ impl SmSweep {
     }
 
     /// Checks profile `name` with `overrides`: its params, and its first warp (every warp runs
-    /// the same body) against them.
-    fn check(name: &str, overrides: &[(String, Value)], seed: u64) -> Result<(), String> {
-        let mut w = Self::workload(name, overrides, seed, 1)?;
-        let warps = w["warps"].as_array_mut().expect("a profile has warps");
-        let n = warps.len();
-        warps.truncate(1);
+    /// the same body) against them. Each profile is drawn once per lane and subwarp count.
+    fn check(
+        bodies: &mut Bodies,
+        name: &str,
+        overrides: &[(String, Value)],
+        seed: u64,
+    ) -> Result<(), String> {
+        let mut params = bodies.get(name, seed, LANES, SUBWARPS)?.0.clone();
+        for (k, v) in overrides {
+            params[k] = v.clone();
+        }
+        let p = params_from_value(&params)?;
+        let (_, first, n) = bodies.get(name, seed, p.pipe.lanes, p.pipe.subwarps)?;
+        let n = *n;
+        let w = serde_json::json!({"params": params, "warps": [first]});
         let limit = workload_from_value(&w)?.params.warps as usize;
         if n > limit {
             return Err(format!("warps: {n} warps exceed W = {limit}"));

@@ -148,7 +148,7 @@ fn g18_kernel_start_clears() {
     let p = SmParams::micro();
     let warps = vec![vec![Instr::smem(3, &[4, 2]), Instr::alu(4)], alus(8, 3)];
     let mut core = SmCore::new(&p).unwrap();
-    let r1 = core.run_kernel(&warps);
+    let r1 = core.run_kernel(&warps).unwrap();
     check_accounting(&r1);
     assert_eq!(core.cache().lookup(3), Some(4));
     core.kernel_start(&[]);
@@ -156,7 +156,7 @@ fn g18_kernel_start_clears() {
     assert_eq!(core.counter().counter(), 0);
     assert_eq!(core.accumulator().acc(), 0);
     // A second kernel misses again on its first SMEM decision.
-    let r2 = core.run_kernel(&warps);
+    let r2 = core.run_kernel(&warps).unwrap();
     assert_eq!(r1.records, r2.records);
     assert_eq!((r2.stats.hc_hits, r2.stats.hc_misses), (0, 1));
 }
@@ -450,7 +450,10 @@ fn json_workload_and_errors() {
         "warps[0][0].degrees: only smem instructions take this field"
     );
     let e = parse_workload(r#"{"params": {"sched": "fifo"}, "warps": []}"#).unwrap_err();
-    assert!(e.starts_with("params: unknown variant `fifo`"), "{e}");
+    assert!(
+        e.starts_with("params: bad value `fifo` for parameter sched; allowed: rr, bcaws"),
+        "{e}"
+    );
     let e = parse_workload(r#"{"params": {"W": 65}, "warps": []}"#).unwrap_err();
     assert!(
         e.starts_with("params: parameter W = 65 is out of range; allowed: 1..=64"),
@@ -784,10 +787,10 @@ fn stats_without_records_equal_records() {
         .run(&sm_cases(random_configs()), |case: SmCase| {
             let mut core = SmCore::new(&case.params).unwrap();
             for k in &case.kernels {
-                let r = core.run_kernel(k);
-                assert_eq!(core.run_stats(k), r.stats);
+                let r = core.run_kernel(k).unwrap();
+                assert_eq!(core.run_stats(k).unwrap(), r.stats);
                 let mut events = vec![];
-                let stats = core.run_kernel_with(k, |ev| events.push(*ev));
+                let stats = core.run_kernel_with(k, |ev| events.push(*ev)).unwrap();
                 assert_eq!(stats, r.stats);
                 assert_eq!(events.len(), r.records.len());
                 for (ev, rec) in events.iter().zip(&r.records) {

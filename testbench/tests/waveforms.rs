@@ -360,7 +360,10 @@ fn check_round_trip(layout: &Layout, trace: &Trace, wl: &mut Wellen, vf: &VcdFil
                 ));
             }
         }
-        for ((name, width), (_, _, words)) in internals.iter().zip(&row.internals) {
+        let mut at = 0;
+        for (name, width) in &internals {
+            let words = &row.internals[at..at + width.div_ceil(64)];
+            at += width.div_ceil(64);
             expected.push((scoped("rtl", name, *width), bits(words, *width)));
         }
         let t = vcd_out::time(row.cycle);
@@ -595,6 +598,7 @@ fn model_only_and_nested_internals() {
     let mut outputs = vec![0; layout.out_words];
     let mut rows = |internals: &dyn Fn(u64) -> Vec<(String, usize, Vec<u64>)>, rtl: bool| {
         let mut trace = Trace::new(100);
+        trace.nets = internals(0).into_iter().map(|(n, w, _)| (n, w)).collect();
         for (cycle, inputs) in stimulus.iter().enumerate() {
             smrtl_cosim::Simulator::step(&mut model, inputs, &mut outputs);
             trace.push(Row {
@@ -602,7 +606,10 @@ fn model_only_and_nested_internals() {
                 inputs: inputs.clone(),
                 model: outputs.clone(),
                 rtl: if rtl { outputs.clone() } else { vec![] },
-                internals: internals(cycle as u64),
+                internals: internals(cycle as u64)
+                    .into_iter()
+                    .flat_map(|(_, _, words)| words)
+                    .collect(),
                 mismatch: false,
             });
         }

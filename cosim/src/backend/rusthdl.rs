@@ -62,6 +62,18 @@ impl Rtl for RustHdl {
     }
 }
 
+impl RustHdl {
+    /// The wires and registers a waveform shows, with their net indices.
+    fn internal(&self) -> impl Iterator<Item = (usize, &smrtl_hdl::netlist::Net)> {
+        self.block
+            .module()
+            .nets()
+            .iter()
+            .enumerate()
+            .filter(|(_, n)| matches!(n.kind, NetKind::Wire | NetKind::Reg { .. }))
+    }
+}
+
 fn settle(block: &mut RtlBlock) {
     assert!(
         simulate(block, MAX_DELTAS),
@@ -79,13 +91,15 @@ impl Simulator for RustHdl {
         self.edge();
     }
 
-    fn internals(&self) -> Vec<(String, usize, Vec<u64>)> {
-        let m = self.block.module();
-        m.nets()
-            .iter()
-            .enumerate()
-            .filter(|(_, n)| matches!(n.kind, NetKind::Wire | NetKind::Reg { .. }))
-            .map(|(i, n)| (n.name.clone(), n.width, self.block.get(i).to_vec()))
+    fn internal_nets(&self) -> Vec<(String, usize)> {
+        self.internal()
+            .map(|(_, n)| (n.name.clone(), n.width))
             .collect()
+    }
+
+    fn internal_values(&self, words: &mut Vec<u64>) {
+        for (i, _) in self.internal() {
+            words.extend_from_slice(self.block.get(i));
+        }
     }
 }

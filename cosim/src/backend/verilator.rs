@@ -235,7 +235,7 @@ impl PlainLoop {
         }
         let scratch = ScratchDir::new("plain-loop")?;
         let path = scratch.path().join("stimulus.bin");
-        fs::write(&path, bytes).map_err(io("verilator"))?;
+        fs::write(&path, bytes).map_err(|e| ToolError::path("write", &path, &e, TMP_REMEDY))?;
         Ok(PlainLoop {
             exe,
             stimulus: path,
@@ -259,6 +259,11 @@ impl PlainLoop {
             .ok_or_else(|| failed(format!("plain loop printed `{}`", text.trim())))
     }
 }
+
+/// What to do when the build cache cannot be written.
+const CACHE_REMEDY: &str = "set SMRTL_CACHE_DIR to a writable directory";
+/// What to do when the temp directory cannot be written.
+const TMP_REMEDY: &str = "set TMPDIR to a writable directory";
 
 /// Where builds are cached: `$SMRTL_CACHE_DIR`; else `smrtl-verilator/` in the Cargo target
 /// directory (`$CARGO_TARGET_DIR` when absolute, or the nearest ancestor of the running
@@ -322,12 +327,15 @@ fn build_cached(
         if fs::read_to_string(dir.join("design.v")).is_ok_and(|v| v == verilog) {
             return Ok(target);
         }
-        return Err(failed(format!(
-            "cache entry {} does not match this design; delete it",
-            dir.display()
-        )));
+        return Err(ToolError::Path {
+            action: "use the Verilator cache entry".into(),
+            path: dir.display().to_string(),
+            reason: "it holds another design".into(),
+            remedy: "delete that directory".into(),
+        });
     }
-    fs::create_dir_all(&root).map_err(io("verilator"))?;
+    fs::create_dir_all(&root)
+        .map_err(|e| ToolError::path("create directory", &root, &e, CACHE_REMEDY))?;
     let scratch = ScratchDir::new_in(&root, block)?;
     build_in(scratch.path(), &verilator, block, verilog, source, artifact)?;
     match fs::rename(scratch.path(), &dir) {
@@ -335,7 +343,12 @@ fn build_cached(
         // Another process finished the same build first; its entry is as good as ours.
         Err(_) if target.is_file() => {}
         Err(e) => {
-            return Err(failed(format!("installing {}: {e}", dir.display())));
+            return Err(ToolError::path(
+                "move the build into",
+                &dir,
+                &e,
+                CACHE_REMEDY,
+            ));
         }
     }
     Ok(target)
@@ -377,7 +390,10 @@ fn build_in(
     source: &str,
     artifact: Artifact,
 ) -> Result<(), ToolError> {
-    let write = |name: &str, text: &str| fs::write(dir.join(name), text).map_err(io("verilator"));
+    let write = |name: &str, text: &str| {
+        let path = dir.join(name);
+        fs::write(&path, text).map_err(|e| ToolError::path("write", &path, &e, CACHE_REMEDY))
+    };
     write("design.v", verilog)?;
     write("shim.cpp", source)?;
     write("exports.map", "{ global: smrtl_*; local: *; };\n")?;
@@ -400,8 +416,9 @@ fn build_in(
             .args(["-s", "-j2", "-f", &format!("{PREFIX}.mk")])
             .args(MAKE_OPT),
     )?;
-    fs::rename(obj.join(name), dir.join(name)).map_err(io("verilator"))?;
-    fs::remove_dir_all(&obj).map_err(io("verilator"))
+    fs::rename(obj.join(name), dir.join(name))
+        .map_err(|e| ToolError::path("move", &obj.join(name), &e, CACHE_REMEDY))?;
+    fs::remove_dir_all(&obj).map_err(|e| ToolError::path("remove", &obj, &e, CACHE_REMEDY))
 }
 
 /// `verilator --version`, asked once per process.
@@ -645,7 +662,8 @@ impl ScratchDir {
         Self::new_in(&std::env::temp_dir(), tag)
     }
 
-    /// A new directory `.smrtl-<tag>-<pid>-<n>-<nanos>` under `parent`.
+    /// A new directory `.smrtl-<tag>-<pid>-<n>-<nanos>` under `parent` (the temp dir or the
+    /// build cache: the error says which variable to set).
     pub(crate) fn new_in(parent: &Path, tag: &str) -> Result<ScratchDir, ToolError> {
         static COUNTER: AtomicUsize = AtomicUsize::new(0);
         let n = COUNTER.fetch_add(1, Ordering::Relaxed);
@@ -653,7 +671,13 @@ impl ScratchDir {
             .duration_since(UNIX_EPOCH)
             .map_or(0, |d| d.subsec_nanos());
         let path = parent.join(format!(".smrtl-{tag}-{}-{n}-{nanos}", std::process::id()));
-        fs::create_dir_all(&path).map_err(io("smrtl"))?;
+        let remedy = if parent == std::env::temp_dir() {
+            TMP_REMEDY
+        } else {
+            CACHE_REMEDY
+        };
+        fs::create_dir_all(&path)
+            .map_err(|e| ToolError::path("create directory", &path, &e, remedy))?;
         Ok(ScratchDir { path, keep: false })
     }
 
