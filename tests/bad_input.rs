@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{assert_usage_error, smrtl, stderr, stdout};
+use common::{assert_usage_error, files, smrtl, stderr, stdout};
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
@@ -11,16 +11,6 @@ use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 const FIG4: &str = "examples/traces/fig4_two_subwarps.json";
-
-/// The names in `dir`, sorted (temporary files included: they start with a dot).
-fn files(dir: &Path) -> Vec<String> {
-    let mut v: Vec<String> = fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    v.sort();
-    v
-}
 
 fn p(dir: &Path, name: &str) -> String {
     dir.join(name).display().to_string()

@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{assert_usage_error, smrtl, stderr, stdout};
+use common::{assert_usage_error, files, smrtl, stderr, stdout};
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
@@ -19,16 +19,6 @@ fn smrtl_in(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
         cmd.env(k, v);
     }
     cmd.output().expect("smrtl runs")
-}
-
-/// The names in `dir`, sorted (hidden files included).
-fn files(dir: &Path) -> Vec<String> {
-    let mut v: Vec<String> = fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    v.sort();
-    v
 }
 
 fn write(dir: &Path, name: &str, text: &str) -> String {
@@ -510,6 +500,18 @@ fn numbers_are_echoed_as_written() {
 // ---------------------------------------------------------------------------------------------
 // External tools and the build cache.
 
+/// A short co-simulation that needs a Verilator build.
+const EP8_ON_VERILATOR: [&str; 8] = [
+    "cosim",
+    "bank_conflict_detector",
+    "--preset",
+    "ep8",
+    "--backend",
+    "verilator",
+    "--cycles",
+    "10",
+];
+
 #[test]
 fn an_unusable_build_cache_is_named_with_the_remedy() {
     if !smrtl_hdl::tools::external(&["verilator", "make", "g++"]) {
@@ -517,16 +519,7 @@ fn an_unusable_build_cache_is_named_with_the_remedy() {
     }
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    let args = [
-        "cosim",
-        "bank_conflict_detector",
-        "--preset",
-        "ep8",
-        "--backend",
-        "verilator",
-        "--cycles",
-        "10",
-    ];
+    let args = EP8_ON_VERILATOR;
     let o = smrtl_in(d, &args, &[("SMRTL_CACHE_DIR", "/proc/nope")]);
     assert_error_line(
         &o,
@@ -645,16 +638,7 @@ fn a_failing_tool_is_one_line() {
     fs::create_dir(&cache).unwrap();
     let o = smrtl_in(
         d,
-        &[
-            "cosim",
-            "bank_conflict_detector",
-            "--preset",
-            "ep8",
-            "--backend",
-            "verilator",
-            "--cycles",
-            "10",
-        ],
+        &EP8_ON_VERILATOR,
         &[
             ("PATH", &path),
             ("SMRTL_CACHE_DIR", cache.to_str().unwrap()),

@@ -997,12 +997,38 @@ impl Summary {
     }
 }
 
+/// WB bubbles (§3.3) counted cycle by cycle: the cycles with WB empty strictly between the
+/// first and the last cycle with a stream entry in WB (ICNT data is not a bubble).
+#[derive(Clone, Debug, Default)]
+pub struct WbBubbles {
+    seen_entry: bool,
+    /// Empty cycles since the last cycle with a stream entry in WB.
+    gap: u64,
+    count: u64,
+}
+
+impl WbBubbles {
+    pub fn add(&mut self, wb: Wb) {
+        match wb {
+            Wb::Entry(_) => {
+                self.count += std::mem::take(&mut self.gap);
+                self.seen_entry = true;
+            }
+            Wb::Empty if self.seen_entry => self.gap += 1,
+            _ => {}
+        }
+    }
+
+    pub fn count(&self) -> u64 {
+        self.count
+    }
+}
+
 /// A [`Summary`] accumulated record by record, in cycle order (no record kept).
 #[derive(Clone, Debug, Default)]
 pub struct SummaryAcc {
     summary: Summary,
-    /// WB-empty cycles since the last cycle with a stream entry in WB, once there was one.
-    gap: u64,
+    bubbles: WbBubbles,
 }
 
 impl SummaryAcc {
@@ -1012,18 +1038,17 @@ impl SummaryAcc {
         s.stalls += r.fe_hold as u64;
         s.stall_causes.bank_conflict += (r.cause == Cause::BankConflict) as u64;
         s.stall_causes.other += (r.cause == Cause::Other) as u64;
-        match r.wb {
-            Wb::Entry(_) => {
-                s.wb_bubbles += std::mem::take(&mut self.gap);
-                s.last_wb_cycle = Some(r.t);
-            }
-            Wb::Empty if s.last_wb_cycle.is_some() => self.gap += 1,
-            _ => {}
+        if matches!(r.wb, Wb::Entry(_)) {
+            s.last_wb_cycle = Some(r.t);
         }
+        self.bubbles.add(r.wb);
     }
 
     pub fn finish(self) -> Summary {
-        self.summary
+        Summary {
+            wb_bubbles: self.bubbles.count(),
+            ..self.summary
+        }
     }
 }
 

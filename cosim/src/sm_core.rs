@@ -37,7 +37,7 @@
 //! Under `sched = rr` the BCAWS hardware still runs (cache, accumulator, counter) but its mask
 //! enable is 0, so the trace fields stay comparable between the two schedulers.
 
-use crate::elastic_pipeline::{Entry, InFlight, Pipeline, Record, Stall, Wb, WbContent};
+use crate::elastic_pipeline::{Entry, InFlight, Pipeline, Record, Stall, Wb, WbBubbles, WbContent};
 use crate::history_cache::{Accumulator, DistanceCounter, HistoryCache};
 use crate::layout::{Layout, Slot};
 use crate::sim::{Rtl, Simulator};
@@ -302,11 +302,7 @@ pub struct StatsAcc {
     outcomes: OutcomeCounts,
     hc_hits: u64,
     hc_misses: u64,
-    /// WB bubbles (§3.3): empty cycles strictly between the first and the last cycle with a
-    /// stream entry in WB; `gap` counts the empty ones since the last such cycle.
-    seen_entry: bool,
-    gap: u64,
-    wb_bubbles: u64,
+    wb_bubbles: WbBubbles,
 }
 
 impl StatsAcc {
@@ -331,14 +327,7 @@ impl StatsAcc {
             Some(false) => self.hc_misses += 1,
             None => {}
         }
-        match wb {
-            Wb::Entry(_) => {
-                self.wb_bubbles += std::mem::take(&mut self.gap);
-                self.seen_entry = true;
-            }
-            Wb::Empty if self.seen_entry => self.gap += 1,
-            _ => {}
-        }
+        self.wb_bubbles.add(wb);
     }
 
     pub fn finish(self) -> SmStats {
@@ -347,7 +336,7 @@ impl StatsAcc {
             cycles: self.cycles,
             issued_warp_instructions: self.decisions,
             issues,
-            wb_bubbles: self.wb_bubbles,
+            wb_bubbles: self.wb_bubbles.count(),
             ipc: if self.cycles == 0 {
                 0.0
             } else {

@@ -31,8 +31,7 @@ use proptest::sample::{select, Index};
 use proptest::test_runner::TestCaseError;
 use serde_json::{json, Map, Value};
 use smrtl_cosim::backend::rusthdl::RustHdl;
-use smrtl_cosim::sm_core::{GmemReturn, SmCore, SmParams};
-use smrtl_hdl::elastic_pipeline::Kind;
+use smrtl_cosim::sm_core::{SmCore, SmParams};
 use smrtl_testbench::check;
 use smrtl_testbench::conflict::Batch;
 use smrtl_testbench::elastic_pipeline::{Trace, TraceFile};
@@ -1006,24 +1005,6 @@ fn bounded_cycles(w: &smrtl_cosim::sm_core::Workload, cap: u64) -> Result<Option
     }
 }
 
-/// A lower bound of a workload's cycles: a warp waits for each of its global loads' ICNT
-/// return, and one subwarp issues per cycle.
-fn min_cycles(w: &smrtl_cosim::sm_core::Workload) -> u64 {
-    let lat = match w.params.gmem_return {
-        GmemReturn::Icnt(l) => l as u64,
-        GmemReturn::AtWriteback => 0,
-    };
-    let loads = w
-        .warps
-        .iter()
-        .map(|p| p.iter().filter(|i| i.op == Kind::Gld).count() as u64 * lat)
-        .max()
-        .unwrap_or(0);
-    let issues =
-        w.warps.iter().map(|p| p.len() as u64).sum::<u64>() * w.params.pipe.subwarps as u64;
-    loads.max(issues)
-}
-
 /// Property 2: A workload file run on the model with `sets`: rejected in one line, or run to completion
 /// within [`MAX_RUN_CYCLES`].
 fn check_workload_run(text: &str, sets: &[(String, String)]) -> Result<(), TestCaseError> {
@@ -1073,7 +1054,7 @@ fn check_workload_run(text: &str, sets: &[(String, String)]) -> Result<(), TestC
         }
         Ok(w) => w,
     };
-    let least = min_cycles(&w);
+    let least = w.min_cycles();
     if least > MAX_RUN_CYCLES {
         // It cannot finish within the kernel limit: refused before it runs, in one line.
         let e = run(&input)?.err().ok_or_else(|| {

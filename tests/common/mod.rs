@@ -28,3 +28,13 @@ pub fn assert_usage_error(o: &Output, needle: &str) {
     assert!(err.contains(needle), "`{needle}` in {err}");
     assert!(!err.contains("panicked") && !err.contains("RUST_BACKTRACE"));
 }
+
+/// The names in `dir`, sorted (hidden files, such as temporary outputs, included).
+pub fn files(dir: &std::path::Path) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    v.sort();
+    v
+}
