@@ -34,7 +34,11 @@ fn smrtl_in(dir: &Path, args: &[&str]) -> Output {
 fn sizes_are_bounded_before_any_work() {
     let dir = tempfile::tempdir().unwrap();
     let start = Instant::now();
-    for (waves, shown) in [("4294967295", "got 4294967295"), ("0", "got 0")] {
+    for (waves, shown) in [
+        ("4294967295", "got 4294967295"),
+        ("100000", "got 100000"),
+        ("0", "got 0"),
+    ] {
         for cmd in [
             vec!["sim", "--profile", "dct", "--waves", waves],
             vec!["repro", "elastic-pipeline", "--waves", waves],
@@ -113,6 +117,7 @@ fn no_vacuous_pass() {
 fn outputs_are_checked_before_the_run() {
     let dir = tempfile::tempdir().unwrap();
     let (good, bad) = (p(dir.path(), "good.vcd"), p(dir.path(), "nodir/r.jsonl"));
+    let bad_vcd = p(dir.path(), "nodir/x.vcd");
     let cases: Vec<(Vec<&str>, &str)> = vec![
         (vec!["sim", "--trace", FIG4, "--records", &bad], "directory"),
         (
@@ -127,6 +132,7 @@ fn outputs_are_checked_before_the_run() {
             ],
             "/proc/x.jsonl",
         ),
+        (vec!["sim", "--trace", FIG4, "--vcd", &bad_vcd], "directory"),
         (
             vec!["repro", "elastic-pipeline", "--plot", "/proc/x.svg"],
             "/proc/x.svg",
@@ -434,4 +440,47 @@ fn a_large_trace_with_records_streams() {
         last["t"].as_u64().unwrap() + 1,
         report["cycles"].as_u64().unwrap()
     );
+}
+
+#[test]
+fn a_clone_stands_alone() {
+    // The README and docs/ cite only what a clone has: no path outside the repository, and
+    // every file under examples/ they name exists.
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut pages = vec![root.join("README.md")];
+    for e in fs::read_dir(root.join("docs")).unwrap() {
+        let path = e.unwrap().path();
+        if path.extension().is_some_and(|x| x == "md") {
+            pages.push(path);
+        }
+    }
+    let mut named = 0;
+    for page in &pages {
+        let text = fs::read_to_string(page).unwrap();
+        assert!(
+            !text.contains("../shared"),
+            "{} cites ../shared",
+            page.display()
+        );
+        let path_char = |c: char| c.is_alphanumeric() || "/._-".contains(c);
+        for (i, _) in text.match_indices("examples/") {
+            // The whole path around the match (`hdl/examples/compose.rs` included).
+            let start = text[..i]
+                .char_indices()
+                .rev()
+                .take_while(|&(_, c)| path_char(c))
+                .last()
+                .map_or(i, |(j, _)| j);
+            let path: String = text[start..]
+                .chars()
+                .take_while(|&c| path_char(c))
+                .collect();
+            let path = path.trim_end_matches(['.', '/']);
+            if path.rsplit('/').next().is_some_and(|f| f.contains('.')) {
+                assert!(root.join(path).exists(), "{} names {path}", page.display());
+                named += 1;
+            }
+        }
+    }
+    assert!(named > 10, "the pages name the shipped examples ({named})");
 }
