@@ -26,7 +26,10 @@ pub fn help(backend: Backend) -> &'static str {
 
 /// One batch line.
 #[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "one JSON object per line (lanes, banks, layer_bytes, mode_bytes, elem_bytes, ports, mode, addrs)"
+)]
 struct Line {
     lanes: u32,
     banks: u32,

@@ -38,7 +38,10 @@ use thiserror::Error;
 
 /// The trace file as written (see the module doc).
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a trace object {\"params\", \"stream\", \"icnt_valid_cycles\"}"
+)]
 pub struct TraceFile {
     #[serde(default)]
     pub params: Map<String, Value>,
@@ -152,7 +155,10 @@ pub const MAX_ICNT_CYCLES: usize = 1_000_000;
 
 /// A trace file's first pass: everything but the stream, which is only counted.
 #[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a trace object {\"params\", \"stream\", \"icnt_valid_cycles\"}"
+)]
 struct Head {
     #[serde(default)]
     params: Map<String, Value>,

@@ -12,7 +12,10 @@ use smrtl_cosim::Layout;
 use smrtl_hdl::netlist::mask;
 
 #[derive(Debug, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a stimulus file {\"block\", \"params\", \"cycles\"}"
+)]
 pub struct StimulusFile {
     pub block: String,
     pub params: Map<String, Value>,

@@ -542,7 +542,10 @@ impl<'de> Deserialize<'de> for Ordered {
 
 /// The spec file as written.
 #[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a sweep spec {\"params\", \"workloads\", \"seeds\", \"waves\"}"
+)]
 struct SpecFile {
     #[serde(default)]
     params: Ordered,
