@@ -178,8 +178,11 @@ impl Outputs {
             }
         };
         let (sink, target, id) = sink_id;
+        // Two outputs may share a character device (`/dev/null` discards both), nothing else.
+        let shareable = fs::metadata(&target).is_ok_and(|m| m.file_type().is_char_device());
         let same = |i: &Item| match (&i.sink, &sink) {
             (Sink::Stdout(_), Sink::Stdout(_)) => true,
+            _ if shareable => false,
             _ => (id.is_some() && i.id == id) || same_new_file(&i.target, &target),
         };
         if let Some(other) = self.items.iter().find(|i| same(i)) {
@@ -201,10 +204,11 @@ impl Outputs {
         Ok(Output(self.items.len() - 1))
     }
 
-    /// A VCD at `path` and its GTKWave save file beside it (`path` with extension `.gtkw`).
+    /// A VCD at `path` and its GTKWave save file beside it (`path` with extension `.gtkw`); a
+    /// VCD sent to standard output, a device or a FIFO has no file for a save file to open.
     pub fn add_waveform(&mut self, path: &Path) -> Result<Waveform> {
         let save = gtkw::save_path(path);
-        if save == path {
+        if save == path && path.as_os_str() != "-" {
             return Err(UsageError(format!(
                 "cannot write {}: a VCD needs another extension than .gtkw",
                 path.display()
@@ -215,9 +219,14 @@ impl Outputs {
             .ok_or_else(|| UsageError(format!("cannot write {}: not a file path", path.display())))?
             .to_string_lossy()
             .into_owned();
+        let vcd = self.add(path)?;
+        let save = match self.items[vcd.0].sink {
+            Sink::Replace { .. } => Some(self.add(&save)?),
+            _ => None,
+        };
         Ok(Waveform {
-            vcd: self.add(path)?,
-            save: self.add(&save)?,
+            vcd,
+            save,
             dump_file,
         })
     }
@@ -271,8 +280,13 @@ impl Outputs {
         let vcd = self.writer(w.vcd)?;
         vcd_out::write(vcd, top, layout, trace)
             .map_err(|e| UsageError(format!("cannot write {}: {e}", shown.display())))?;
-        let save = gtkw::save_file(&w.dump_file, top, layout, trace);
-        self.write(w.save, save.as_bytes())
+        match w.save {
+            Some(out) => self.write(
+                out,
+                gtkw::save_file(&w.dump_file, top, layout, trace).as_bytes(),
+            ),
+            None => Ok(()),
+        }
     }
 
     /// Finishes every written output: flushes, and renames each temporary file over its
@@ -328,10 +342,10 @@ impl Drop for Outputs {
     }
 }
 
-/// A VCD output and its GTKWave save file.
+/// A VCD output and its GTKWave save file (none beside a device, FIFO or stdout).
 pub struct Waveform {
     pub vcd: Output,
-    pub save: Output,
+    pub save: Option<Output>,
     dump_file: String,
 }
 

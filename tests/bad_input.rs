@@ -253,6 +253,26 @@ fn outputs_never_replace_what_is_not_a_regular_file() {
         .contains("endmodule"));
     // Devices and `-`: output can be discarded or piped.
     assert_eq!(gen("/dev/null", &[]).status.code(), Some(0));
+    assert!(std::os::unix::fs::FileTypeExt::is_char_device(
+        &fs::metadata("/dev/null").unwrap().file_type()
+    ));
+    // Several outputs may be discarded together, and a VCD on a device has no save file.
+    let trace = format!("{}/{FIG4}", env!("CARGO_MANIFEST_DIR"));
+    let o = smrtl_in(
+        dir.path(),
+        &[
+            "sim",
+            "--trace",
+            &trace,
+            "--vcd",
+            "/dev/null",
+            "--records",
+            "/dev/null",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let o = smrtl_in(dir.path(), &["sim", "--trace", &trace, "--vcd", "-"]);
+    assert!(stdout(&o).starts_with("$timescale"), "{}", stdout(&o));
     let o = gen("/dev/stdout", &[]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert!(stdout(&o).contains("module bank_conflict_detector"));
