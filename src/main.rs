@@ -5,6 +5,7 @@ mod bench;
 mod conflict;
 mod cosim;
 mod gen;
+mod launch;
 mod output;
 mod repro;
 mod run;
@@ -180,6 +181,9 @@ enum Command {
     Sweep(sweep::SweepArgs),
     /// Join the outputs of `smrtl sweep --shard I/N` into the bytes of an unsharded run.
     Merge(sweep::MergeArgs),
+    /// Scratchpad sharing's launch calculator (seed 001): thread blocks per SM without and
+    /// with sharing, as pairs and unshared blocks.
+    Launch(launch::LaunchArgs),
 }
 
 /// A user-facing failure: one line on stderr and exit code 2.
@@ -315,6 +319,7 @@ fn main() -> ExitCode {
         }),
         Command::Sweep(args) => sweep::run(args),
         Command::Merge(args) => sweep::merge(args),
+        Command::Launch(args) => launch::run(args),
     };
     match result {
         Ok(code) => code,

@@ -8,6 +8,7 @@ pub mod elastic_pipeline;
 pub mod gtkw;
 pub mod harness;
 pub mod history_cache;
+pub mod launch;
 pub mod layout;
 pub mod sim;
 pub mod sm_core;
