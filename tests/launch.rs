@@ -5,6 +5,21 @@ mod common;
 
 use common::{assert_usage_error, smrtl, stdout};
 
+/// The JSON answer for a TB of `tb_smem` bytes and `threads` threads on the paper's 16 KB SM,
+/// with `extra` flags.
+fn paper_sm(tb_smem: &str, threads: &str, extra: &[&str]) -> serde_json::Value {
+    let mut args = vec![
+        "--smem",
+        "16384",
+        "--tb-smem",
+        tb_smem,
+        "--tb-threads",
+        threads,
+    ];
+    args.extend(extra);
+    json(&args)
+}
+
 fn json(args: &[&str]) -> serde_json::Value {
     let mut all = vec!["launch", "--json"];
     all.extend(args);
@@ -51,49 +66,15 @@ fn json_has_exactly_the_documented_keys() {
 #[test]
 fn thresholds_and_limits() {
     // Example 3.2: t = 109/147 gives each block of the backprop pair 6976 private bytes.
-    let v = json(&[
-        "--smem",
-        "16384",
-        "--tb-smem",
-        "9408",
-        "--tb-threads",
-        "256",
-        "--t",
-        "109/147",
-    ]);
+    let v = paper_sm("9408", "256", &["--t", "109/147"]);
     assert_eq!((v["u"].as_u64(), v["n"].as_u64()), (Some(6976), Some(2)));
     // A decimal threshold is the same fraction.
-    let a = json(&[
-        "--smem",
-        "16384",
-        "--tb-smem",
-        "3840",
-        "--tb-threads",
-        "128",
-        "--t",
-        "0.1",
-    ]);
-    let b = json(&[
-        "--smem",
-        "16384",
-        "--tb-smem",
-        "3840",
-        "--tb-threads",
-        "128",
-    ]);
+    let a = paper_sm("3840", "128", &["--t", "0.1"]);
+    let b = paper_sm("3840", "128", &[]);
     assert_eq!(a, b);
     assert_eq!((a["n"].as_u64(), a["pairs"].as_u64()), (Some(6), Some(2)));
     // A register limit of 4 blocks leaves no room to share.
-    let r = json(&[
-        "--smem",
-        "16384",
-        "--tb-smem",
-        "3840",
-        "--tb-threads",
-        "128",
-        "--reg-limit",
-        "4",
-    ]);
+    let r = paper_sm("3840", "128", &["--reg-limit", "4"]);
     assert_eq!((r["n"].as_u64(), r["shsm"].as_u64()), (Some(4), Some(0)));
 }
 
