@@ -105,7 +105,7 @@ enum Command {
     },
     /// Run the SM pipeline on a trace of subwarp entries, or the SM core on a workload or a
     /// profile, with the RTL in the loop if asked.
-    #[command(group(clap::ArgGroup::new("input").required(true).args(["trace", "workload", "profile"])))]
+    #[command(group(clap::ArgGroup::new("input").required(true).args(["trace", "workload", "profile", "kernel"])))]
     Sim {
         /// Trace file: {"params": {...}, "stream": [...], "icnt_valid_cycles": [...]}.
         #[arg(long)]
@@ -113,6 +113,9 @@ enum Command {
         /// Scheduler-mode workload: {"params": {...}, "warps": [[{"op": ..., "pc": ...}, ...], ...]}.
         #[arg(long)]
         workload: Option<PathBuf>,
+        /// Scratchpad-sharing kernel (seed 001): {"threads", "smem", "grid", "warps": [[...]], "params"}.
+        #[arg(long)]
+        kernel: Option<PathBuf>,
         /// A synthetic kernel profile of seed 000's Table 5 (aes_encrypt, dct, transpose, ...).
         #[arg(long)]
         profile: Option<String>,
@@ -280,12 +283,14 @@ fn main() -> ExitCode {
             vcd,
             sets,
             workload,
+            kernel,
             profile,
             seed,
             waves,
         } => sim::run(sim::Options {
             trace,
             workload,
+            kernel,
             profile,
             seed,
             waves,

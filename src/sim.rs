@@ -31,6 +31,7 @@ impl From<Backend> for sim::Backend {
 pub struct Options {
     pub trace: Option<PathBuf>,
     pub workload: Option<PathBuf>,
+    pub kernel: Option<PathBuf>,
     pub profile: Option<String>,
     pub seed: u64,
     pub waves: u32,
@@ -45,6 +46,8 @@ pub struct Options {
 /// two passes into 8 bytes per entry; a workload's JSON tree takes about ten times its text.
 pub const MAX_TRACE_BYTES: u64 = 64 << 20;
 pub const MAX_WORKLOAD_BYTES: u64 = 8 << 20;
+/// Most bytes of a kernel file (its JSON tree takes about ten times its text).
+pub const MAX_KERNEL_BYTES: u64 = 8 << 20;
 
 pub fn run(o: Options) -> Result<ExitCode> {
     let sets = parse_sets(&o.sets)?;
@@ -56,6 +59,12 @@ pub fn run(o: Options) -> Result<ExitCode> {
         .as_deref()
         .map(|p| outputs.add_waveform(p))
         .transpose()?;
+    if let Some(path) = &o.kernel {
+        let text = read_text(path, MAX_KERNEL_BYTES)?;
+        let opts = options(&o, &sets, records.map(|r| outputs.writer(r)).transpose()?);
+        let run = sim::run_kernel(&path.display().to_string(), &text, opts);
+        return finish(&o, outputs, records, waveform, run.map_err(UsageError)?);
+    }
     let workload = match (&o.trace, &o.workload, &o.profile) {
         (Some(path), _, _) => {
             let text = read_text(path, MAX_TRACE_BYTES)?;

@@ -50,6 +50,24 @@ impl FromStr for Ratio {
     }
 }
 
+/// `t` in params and JSON: the text `"1/10"` (or a decimal, as a number or a string).
+impl serde::Serialize for Ratio {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Ratio {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Ratio, D::Error> {
+        let text = match serde_json::Value::deserialize(d)? {
+            serde_json::Value::String(s) => s,
+            serde_json::Value::Number(n) => n.to_string(),
+            other => other.to_string(),
+        };
+        text.parse().map_err(serde::de::Error::custom)
+    }
+}
+
 impl fmt::Display for Ratio {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}/{}", self.num, self.den)
