@@ -11,7 +11,7 @@
 //!             {"op": "mov", "src": [2], "exit": true}]]}
 //! ```
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use std::fmt;
 
@@ -23,7 +23,7 @@ pub const MAX_GRID: u32 = 1_000_000;
 pub const MAX_INSTRUCTIONS: usize = 1_000_000;
 
 /// What an instruction does (§5.1).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, serde::Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
 pub enum Op {
     #[serde(rename = "alu")]
     Alu,
@@ -80,7 +80,7 @@ impl Op {
 }
 
 /// Byte offsets of a shared access, TB-relative: one for every lane, or one per lane.
-#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(untagged)]
 pub enum Offsets {
     All(u32),
@@ -98,21 +98,21 @@ impl Offsets {
 }
 
 /// One warp instruction.
-#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct Instr {
     pub op: Op,
     /// The register it writes (ready `latency` cycles after issue).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dst: Option<u8>,
     /// The registers it reads: it issues once all are ready.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub src: Vec<u8>,
     /// Shared accesses only.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub off: Option<Offsets>,
     /// The `.exit` flag: the executing threads exit in the issue cycle (§3).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub exit: bool,
 }
 
@@ -135,7 +135,7 @@ impl Instr {
 }
 
 /// A preset lock at launch (Fig. 5 starts with the owner holding it).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct LockPreset {
     pub pair: u32,
@@ -143,7 +143,7 @@ pub struct LockPreset {
 }
 
 /// A kernel: the TB shape, the grid, per-warp streams, launch presets, parameter overrides.
-#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct Kernel {
     #[serde(default)]
@@ -156,10 +156,10 @@ pub struct Kernel {
     pub grid: u32,
     /// One stream per warp of a TB, or one stream every warp runs.
     pub warps: Vec<Vec<Instr>>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub locks: Vec<LockPreset>,
     /// Parameter overrides, as `--set` takes them (the command line wins).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Map::is_empty")]
     pub params: Map<String, Value>,
 }
 

@@ -601,7 +601,10 @@ pub trait BlockParams: Serialize + DeserializeOwned + Clone + Default + Declared
         // Each override: its parameter, its text as written and the value read from it.
         let mut applied: Vec<(String, &str, serde_json::Value)> = vec![];
         for (key, value) in sets {
-            let Some(field) = map.keys().find(|k| k.eq_ignore_ascii_case(key)).cloned() else {
+            // The exact name first: scratchpad sharing has both `T` (slots) and `t` (threshold).
+            let exact = map.contains_key(key.as_str()).then(|| key.clone());
+            let found = exact.or_else(|| map.keys().find(|k| k.eq_ignore_ascii_case(key)).cloned());
+            let Some(field) = found else {
                 return Err(ParamError::Unknown {
                     block: Self::BLOCK.into(),
                     key: key.clone(),

@@ -68,6 +68,18 @@ impl Shape {
         (1 << self.tw()) - 1
     }
 
+    /// The "small" preset every scratchpad-sharing block has: T 4, W 8, LANES 4, NSCHED 2,
+    /// R 1024 (wide random sweeps, Verilator).
+    pub fn small() -> Shape {
+        Shape {
+            slots: 4,
+            warps: 8,
+            lanes: 4,
+            nsched: 2,
+            smem: 1024,
+        }
+    }
+
     /// W is a multiple of NSCHED (spec §0, WS = W/NSCHED).
     pub fn check(&self) -> Result<(), ParamError> {
         if self.warps % self.nsched != 0 {
