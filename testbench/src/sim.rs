@@ -513,7 +513,7 @@ impl fmt::Display for KernelReport {
         let (l, r) = (&s.launch, &s.lock_releases);
         write!(
             f,
-            "{}: {} cycles, {} thread instructions, IPC {:.2}; {} TBs, at most {} resident (launch: {} = {} pairs + {} unshared, {} without sharing); {} NACKs; locks: {} acquired, released by relssp {}, at finish {}, transferred {}",
+            "{}: {} cycles, {} thread instructions, IPC {:.2}; {} TBs, at most {} resident (launch: {} = 2×{} shared + {} unshared, {} without sharing); {} NACKs; locks: {} acquired, released by relssp {}, at finish {}, transferred {}",
             self.source,
             s.cycles,
             s.thread_instructions,
