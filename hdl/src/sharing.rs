@@ -68,9 +68,21 @@ impl Shape {
         (1 << self.tw()) - 1
     }
 
+    /// The "small" shape every scratchpad-sharing block offers as a preset (wide random sweeps,
+    /// Verilator): T 4, W 8, LANES 4, NSCHED 2, R 1024.
+    pub fn small() -> Shape {
+        Shape {
+            slots: 4,
+            warps: 8,
+            lanes: 4,
+            nsched: 2,
+            smem: 1024,
+        }
+    }
+
     /// W is a multiple of NSCHED (spec §0, WS = W/NSCHED).
     pub fn check(&self) -> Result<(), ParamError> {
-        if self.warps % self.nsched != 0 {
+        if !self.warps.is_multiple_of(self.nsched) {
             return Err(ParamError::Range {
                 name: "W".into(),
                 value: self.warps.to_string(),
