@@ -7,6 +7,7 @@ pub mod elastic_pipeline;
 pub mod history_cache;
 pub mod netlist;
 pub mod params;
+pub mod relssp_unit;
 pub mod rusthdl;
 pub mod sharing;
 pub mod sm_core;

@@ -9,6 +9,7 @@ pub mod elastic_pipeline;
 pub mod history_cache;
 pub mod profiles;
 pub mod registry;
+pub mod relssp_unit;
 pub mod repro;
 pub mod sim;
 pub mod sm_core;
