@@ -163,7 +163,8 @@ fn list_columns_align_whatever_the_lengths() {
             "elastic_pipeline",
             "history_cache",
             "sm_core",
-            "relssp_unit"
+            "relssp_unit",
+            "warp_scheduler"
         ]
     );
     for block in blocks {

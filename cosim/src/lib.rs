@@ -14,6 +14,7 @@ pub mod relssp_unit;
 pub mod sim;
 pub mod sm_core;
 pub mod vcd_out;
+pub mod warp_scheduler;
 
 pub use layout::{Layout, Slot};
 pub use sim::{Rtl, Simulator};

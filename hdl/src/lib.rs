@@ -13,6 +13,7 @@ pub mod sharing;
 pub mod sm_core;
 pub mod tools;
 pub mod verilog;
+pub mod warp_scheduler;
 
 pub use netlist::{Dir, Module, Port};
 pub use params::{shown, BlockParams, ParamError, ParamInfo};

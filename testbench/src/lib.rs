@@ -15,6 +15,7 @@ pub mod sim;
 pub mod sm_core;
 pub mod stimulus_file;
 pub mod sweep;
+pub mod warp_scheduler;
 
 pub use design::{Bench, BlockEntry, Case, Design};
 pub use registry::{block, blocks};
