@@ -162,7 +162,9 @@ fn list_columns_align_whatever_the_lengths() {
             "bank_conflict_detector",
             "elastic_pipeline",
             "history_cache",
-            "sm_core"
+            "sm_core",
+            "relssp_unit",
+            "warp_scheduler"
         ]
     );
     for block in blocks {

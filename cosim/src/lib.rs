@@ -12,9 +12,11 @@ pub mod kernel;
 pub mod launch;
 pub mod layout;
 pub mod sharing_core;
+pub mod relssp_unit;
 pub mod sim;
 pub mod sm_core;
 pub mod vcd_out;
+pub mod warp_scheduler;
 
 pub use layout::{Layout, Slot};
 pub use sim::{Rtl, Simulator};

@@ -7,11 +7,13 @@ pub mod elastic_pipeline;
 pub mod history_cache;
 pub mod netlist;
 pub mod params;
+pub mod relssp_unit;
 pub mod rusthdl;
 pub mod sharing;
 pub mod sm_core;
 pub mod tools;
 pub mod verilog;
+pub mod warp_scheduler;
 
 pub use netlist::{Dir, Module, Port};
 pub use params::{shown, BlockParams, ParamError, ParamInfo};

@@ -82,7 +82,7 @@ impl Shape {
 
     /// W is a multiple of NSCHED (spec §0, WS = W/NSCHED).
     pub fn check(&self) -> Result<(), ParamError> {
-        if self.warps % self.nsched != 0 {
+        if !self.warps.is_multiple_of(self.nsched) {
             return Err(ParamError::Range {
                 name: "W".into(),
                 value: self.warps.to_string(),

@@ -9,12 +9,14 @@ pub mod elastic_pipeline;
 pub mod history_cache;
 pub mod profiles;
 pub mod registry;
+pub mod relssp_unit;
 pub mod repro;
 pub mod sharing_core;
 pub mod sim;
 pub mod sm_core;
 pub mod stimulus_file;
 pub mod sweep;
+pub mod warp_scheduler;
 
 pub use design::{Bench, BlockEntry, Case, Design};
 pub use registry::{block, blocks};

@@ -10,6 +10,8 @@ pub fn blocks() -> Vec<BlockEntry> {
         BlockEntry::of::<crate::elastic_pipeline::ElasticPipeline>(),
         BlockEntry::of::<crate::history_cache::HistoryCacheBench>(),
         BlockEntry::of::<crate::sm_core::SmCoreBench>(),
+        BlockEntry::of::<crate::relssp_unit::RelsspBench>(),
+        BlockEntry::of::<crate::warp_scheduler::WarpSchedulerBench>(),
     ]
 }
 
