@@ -98,4 +98,20 @@ mod tests {
             assert_eq!(cost.generic.flip_flops, r.total, "{preset}");
         }
     }
+
+    /// The Verilog is clean under `verilator --lint-only -Wall` (with the project's waivers)
+    /// and compiles in Icarus, with either policy.
+    #[test]
+    fn verilog_lints_and_compiles() {
+        if !smrtl_hdl::tools::external(&["verilator", "iverilog"]) {
+            return;
+        }
+        for (preset, policy) in [("paper", "TRANSFER"), ("small", "FREE")] {
+            let p = Params::resolve_pairs(Some(preset), &[("POLICY", policy)]).unwrap();
+            let module = std::sync::Arc::new(build(&p));
+            let verilog = smrtl_hdl::rusthdl::emit_verilog(&module);
+            crate::lint_verilator(&verilog, &module.name).unwrap();
+            crate::compile_icarus(&verilog, &module.name).unwrap();
+        }
+    }
 }
