@@ -13,6 +13,7 @@ pub mod launch;
 pub mod layout;
 pub mod sharing_core;
 pub mod relssp_unit;
+pub mod lock_table;
 pub mod sim;
 pub mod sm_core;
 pub mod vcd_out;

@@ -5,6 +5,7 @@ pub mod bank_conflict_detector;
 pub mod compose;
 pub mod elastic_pipeline;
 pub mod history_cache;
+pub mod lock_table;
 pub mod netlist;
 pub mod params;
 pub mod relssp_unit;

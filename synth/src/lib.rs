@@ -1,12 +1,13 @@
 //! smrtl hardware cost: Yosys drivers ([`yosys`]: generic, iCE40 and Xilinx flows, per module
 //! of the hierarchy), the iCE40 Fmax from nextpnr ([`nextpnr`]), lint and compile checks
 //! ([`checks`]) and each block's cost report ([`bank_conflict_detector`], [`elastic_pipeline`],
-//! [`history_cache`], [`sm_core`], [`relssp_unit`], [`warp_scheduler`]).
+//! [`history_cache`], [`sm_core`] and the scratchpad-sharing blocks).
 
 pub mod bank_conflict_detector;
 pub mod checks;
 pub mod elastic_pipeline;
 pub mod history_cache;
+pub mod lock_table;
 pub mod nextpnr;
 pub mod relssp_unit;
 pub mod sm_core;

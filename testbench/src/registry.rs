@@ -12,6 +12,7 @@ pub fn blocks() -> Vec<BlockEntry> {
         BlockEntry::of::<crate::sm_core::SmCoreBench>(),
         BlockEntry::of::<crate::relssp_unit::RelsspBench>(),
         BlockEntry::of::<crate::warp_scheduler::WarpSchedulerBench>(),
+        BlockEntry::of::<crate::lock_table::LockTableBench>(),
     ]
 }
 
