@@ -8,6 +8,7 @@ pub mod history_cache;
 pub mod netlist;
 pub mod params;
 pub mod rusthdl;
+pub mod share_cfg;
 pub mod sharing;
 pub mod sm_core;
 pub mod tools;

@@ -10,6 +10,7 @@ pub mod history_cache;
 pub mod profiles;
 pub mod registry;
 pub mod repro;
+pub mod share_cfg;
 pub mod sim;
 pub mod sm_core;
 pub mod stimulus_file;

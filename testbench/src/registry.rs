@@ -10,6 +10,7 @@ pub fn blocks() -> Vec<BlockEntry> {
         BlockEntry::of::<crate::elastic_pipeline::ElasticPipeline>(),
         BlockEntry::of::<crate::history_cache::HistoryCacheBench>(),
         BlockEntry::of::<crate::sm_core::SmCoreBench>(),
+        BlockEntry::of::<crate::share_cfg::ShareCfgBench>(),
     ]
 }
 
