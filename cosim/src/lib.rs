@@ -13,6 +13,7 @@ pub mod layout;
 pub mod share_cfg;
 pub mod sim;
 pub mod sm_core;
+pub mod sp_access_unit;
 pub mod vcd_out;
 
 pub use layout::{Layout, Slot};

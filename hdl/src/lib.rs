@@ -11,6 +11,7 @@ pub mod rusthdl;
 pub mod share_cfg;
 pub mod sharing;
 pub mod sm_core;
+pub mod sp_access_unit;
 pub mod tools;
 pub mod verilog;
 

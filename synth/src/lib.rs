@@ -10,6 +10,7 @@ pub mod history_cache;
 pub mod nextpnr;
 pub mod share_cfg;
 pub mod sm_core;
+pub mod sp_access_unit;
 pub mod yosys;
 
 pub use bank_conflict_detector::{DetectorCost, SweepOptions, SweepReport};

@@ -13,6 +13,7 @@ pub mod repro;
 pub mod share_cfg;
 pub mod sim;
 pub mod sm_core;
+pub mod sp_access_unit;
 pub mod stimulus_file;
 pub mod sweep;
 

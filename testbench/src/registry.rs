@@ -11,6 +11,7 @@ pub fn blocks() -> Vec<BlockEntry> {
         BlockEntry::of::<crate::history_cache::HistoryCacheBench>(),
         BlockEntry::of::<crate::sm_core::SmCoreBench>(),
         BlockEntry::of::<crate::share_cfg::ShareCfgBench>(),
+        BlockEntry::of::<crate::sp_access_unit::SpAccessUnitBench>(),
     ]
 }
 
