@@ -10,6 +10,7 @@ pub mod harness;
 pub mod history_cache;
 pub mod launch;
 pub mod layout;
+pub mod owner_class;
 pub mod share_cfg;
 pub mod sim;
 pub mod sm_core;

@@ -6,6 +6,7 @@ pub mod compose;
 pub mod elastic_pipeline;
 pub mod history_cache;
 pub mod netlist;
+pub mod owner_class;
 pub mod params;
 pub mod rusthdl;
 pub mod share_cfg;

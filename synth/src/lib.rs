@@ -8,6 +8,7 @@ pub mod checks;
 pub mod elastic_pipeline;
 pub mod history_cache;
 pub mod nextpnr;
+pub mod owner_class;
 pub mod share_cfg;
 pub mod sm_core;
 pub mod sp_access_unit;

@@ -7,6 +7,7 @@ pub mod conflict;
 pub mod design;
 pub mod elastic_pipeline;
 pub mod history_cache;
+pub mod owner_class;
 pub mod profiles;
 pub mod registry;
 pub mod repro;

@@ -12,6 +12,7 @@ pub fn blocks() -> Vec<BlockEntry> {
         BlockEntry::of::<crate::sm_core::SmCoreBench>(),
         BlockEntry::of::<crate::share_cfg::ShareCfgBench>(),
         BlockEntry::of::<crate::sp_access_unit::SpAccessUnitBench>(),
+        BlockEntry::of::<crate::owner_class::OwnerClassBench>(),
     ]
 }
 
