@@ -163,6 +163,10 @@ fn list_columns_align_whatever_the_lengths() {
             "elastic_pipeline",
             "history_cache",
             "sm_core",
+            "share_cfg",
+            "sp_access_unit",
+            "lock_table",
+            "owner_class",
             "relssp_unit",
             "warp_scheduler"
         ]

@@ -11,11 +11,14 @@ pub mod history_cache;
 pub mod kernel;
 pub mod launch;
 pub mod layout;
-pub mod sharing_core;
-pub mod relssp_unit;
 pub mod lock_table;
+pub mod owner_class;
+pub mod relssp_unit;
+pub mod share_cfg;
+pub mod sharing_core;
 pub mod sim;
 pub mod sm_core;
+pub mod sp_access_unit;
 pub mod vcd_out;
 pub mod warp_scheduler;
 

@@ -8,6 +8,7 @@
 //! `Allowed::As(declared_by::<Shape>)` for the shared ones, so `T`, `W`, `LANES`, `NSCHED` and
 //! `R` have one meaning, one default and one range everywhere.
 
+use crate::netlist::{concat_wide, Expr, Module};
 use crate::params::{bits_for, Allowed, ParamError};
 use serde::{Deserialize, Serialize};
 
@@ -96,6 +97,44 @@ impl Shape {
 /// ⌈log2 x⌉, at least 1 (a 1-entry index still takes one bit).
 pub fn ceil_log2(x: u32) -> usize {
     (32 - x.saturating_sub(1).leading_zeros()).max(1) as usize
+}
+
+/// `items[index]` as a balanced tree of 2:1 multiplexers on the bits of `index` (a net or a
+/// slice of one), `default` for an index past the end: the table reads of spec §0's
+/// out-of-range rules (a slot id ≥ T reads ShTB as NONE, a pair index ≥ KP a free lock).
+/// Subtrees wholly past the end are the constant itself; levels are named
+/// `{name}_{level}_{i}`.
+pub fn index_mux(m: &mut Module, name: &str, index: &Expr, items: &[Expr], default: &Expr) -> Expr {
+    // `None`: every entry below is past the end.
+    let mut level: Vec<Option<Expr>> = (0..1usize << index.width())
+        .map(|i| items.get(i).cloned())
+        .collect();
+    for b in 0..index.width() {
+        let sel = index.bit(b);
+        level = level
+            .chunks(2)
+            .enumerate()
+            .map(|(i, pair)| match pair {
+                [None, None] => None,
+                [lo, hi] => {
+                    let (lo, hi) = (
+                        lo.as_ref().unwrap_or(default),
+                        hi.as_ref().unwrap_or(default),
+                    );
+                    Some(m.wire(&format!("{name}_{b}_{i}"), sel.mux(hi, lo)))
+                }
+                _ => unreachable!("a power of two of entries"),
+            })
+            .collect();
+    }
+    level.pop().flatten().unwrap_or_else(|| default.clone())
+}
+
+/// The packed bus of `items`, element 0 in the lowest bits (the convention of every
+/// per-slot, per-port and per-warp array of the sharing blocks).
+pub fn bus(items: &[Expr]) -> Expr {
+    let msb_first: Vec<Expr> = items.iter().rev().cloned().collect();
+    concat_wide(&msb_first)
 }
 
 /// `pair(s) = min(s, ShTB[s])` (spec §1.3): the lock entry of slot `s` with partner `partner`.

@@ -9,8 +9,11 @@ pub mod elastic_pipeline;
 pub mod history_cache;
 pub mod lock_table;
 pub mod nextpnr;
+pub mod owner_class;
 pub mod relssp_unit;
+pub mod share_cfg;
 pub mod sm_core;
+pub mod sp_access_unit;
 pub mod warp_scheduler;
 pub mod yosys;
 

@@ -10,9 +10,12 @@ pub fn blocks() -> Vec<BlockEntry> {
         BlockEntry::of::<crate::elastic_pipeline::ElasticPipeline>(),
         BlockEntry::of::<crate::history_cache::HistoryCacheBench>(),
         BlockEntry::of::<crate::sm_core::SmCoreBench>(),
+        BlockEntry::of::<crate::share_cfg::ShareCfgBench>(),
+        BlockEntry::of::<crate::sp_access_unit::SpAccessUnitBench>(),
+        BlockEntry::of::<crate::lock_table::LockTableBench>(),
+        BlockEntry::of::<crate::owner_class::OwnerClassBench>(),
         BlockEntry::of::<crate::relssp_unit::RelsspBench>(),
         BlockEntry::of::<crate::warp_scheduler::WarpSchedulerBench>(),
-        BlockEntry::of::<crate::lock_table::LockTableBench>(),
     ]
 }
 
