@@ -190,8 +190,13 @@ fn list_columns_align_whatever_the_lengths() {
             .filter(|l| !l[4..5].starts_with(' '))
             .map(|l| l.split_whitespace().next().unwrap())
             .collect();
-        // The name column is as wide as the longest name, and no wider.
-        let longest = names.iter().map(|n| n.len()).max().unwrap();
+        // The name column is as wide as the longest name (or its header), and no wider.
+        let longest = names
+            .iter()
+            .map(|n| n.len())
+            .max()
+            .unwrap()
+            .max("name".len());
         assert_eq!(default, 4 + longest + 2, "{block}: {header}");
         // Every cell starts in its column: the two characters before it are blank and, on a
         // parameter's first line, the default and the allowed values are there.

@@ -185,16 +185,11 @@ impl LockTable {
         self.pend_nx.get(s as usize).copied().unwrap_or(0)
     }
 
-    /// One cycle: writes this cycle's outputs into `o`, then takes the clock edge.
-    pub fn step(&mut self, i: &Inputs, o: &mut Outputs) {
+    /// This cycle's `acq`, `gnt` and `nack` alone: they read only the requests and the
+    /// registered locks, not `done` / `tb_empty`, so an SM top can learn which instructions
+    /// issue before their relssp / exit events are known (§2.1 in-cycle order).
+    pub fn grant(&mut self, i: &Inputs, o: &mut Outputs) {
         let n = i.rq_valid.len();
-        // Moore outputs: the state at the start of the cycle.
-        o.lock_valid.copy_from_slice(&self.lock_valid);
-        o.lock_owner.copy_from_slice(&self.lock_owner);
-        o.pend.copy_from_slice(&self.pend);
-        o.err_proto = self.err_proto;
-        o.err_pend = self.err_pend;
-
         // own / want per port; an invalid port asks for nothing.
         for p in 0..n {
             let s = i.rq_slot[p];
@@ -214,6 +209,19 @@ impl LockTable {
             o.gnt[p] = i.rq_valid[p] && (!i.needs_lock[p] || self.own[p] || o.acq[p]);
             o.nack[p] = i.rq_valid[p] && !o.gnt[p];
         }
+    }
+
+    /// One cycle: writes this cycle's outputs into `o`, then takes the clock edge.
+    pub fn step(&mut self, i: &Inputs, o: &mut Outputs) {
+        let n = i.rq_valid.len();
+        // Moore outputs: the state at the start of the cycle.
+        o.lock_valid.copy_from_slice(&self.lock_valid);
+        o.lock_owner.copy_from_slice(&self.lock_owner);
+        o.pend.copy_from_slice(&self.pend);
+        o.err_proto = self.err_proto;
+        o.err_pend = self.err_pend;
+
+        self.grant(i, o);
 
         // pend_nx, exact, then stored modulo 2^PEND_W; err_pend on overflow or underflow.
         let mut err_pend = self.err_pend;

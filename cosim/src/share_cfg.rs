@@ -12,7 +12,7 @@ use smrtl_hdl::share_cfg::{port, Params};
 use smrtl_hdl::sharing::Shape;
 
 /// ShareCfg's state (spec §2.2), as every sharing block sees it.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Table {
     /// ShSM: the SM shares.
     pub shsm: bool,
@@ -132,6 +132,36 @@ impl Table {
             table.base[j as usize] = (pairs * pair_bytes + (j - pairs) * r_tb) & wrap;
         }
         table
+    }
+}
+
+/// One cycle's configuration writes (spec §2.2 `cfg_*`): ShSM, `u`, and one slot's
+/// `(slot, partner, base)`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CfgWrite {
+    pub shsm: Option<bool>,
+    pub u: Option<u64>,
+    pub slot: Option<(u64, u64, u64)>,
+}
+
+impl Table {
+    /// The writes' effect at the edge; a slot write to a slot id ≥ T is dropped.
+    pub fn write(&mut self, w: &CfgWrite) {
+        if let Some(v) = w.shsm {
+            self.shsm = v;
+        }
+        if let Some(u) = w.u {
+            self.u = u;
+        }
+        if let Some((slot, partner, base)) = w.slot {
+            if let (Some(e), Some(b)) = (
+                self.shtb.get_mut(slot as usize),
+                self.base.get_mut(slot as usize),
+            ) {
+                *e = partner;
+                *b = base;
+            }
+        }
     }
 }
 
@@ -265,17 +295,16 @@ impl Simulator for Model {
             self.table.reset();
             return;
         }
-        if on(w.shsm_we) {
-            self.table.shsm = on(w.shsm);
-        }
-        if on(w.u_we) {
-            self.table.u = w.u.get(inputs);
-        }
-        let slot = w.slot.get(inputs) as usize;
-        // A write to a slot id >= T is dropped.
-        if on(w.slot_we) && slot < self.table.shtb.len() {
-            self.table.shtb[slot] = w.partner.get(inputs);
-            self.table.base[slot] = w.base.get(inputs);
-        }
+        self.table.write(&CfgWrite {
+            shsm: on(w.shsm_we).then(|| on(w.shsm)),
+            u: on(w.u_we).then(|| w.u.get(inputs)),
+            slot: on(w.slot_we).then(|| {
+                (
+                    w.slot.get(inputs),
+                    w.partner.get(inputs),
+                    w.base.get(inputs),
+                )
+            }),
+        });
     }
 }

@@ -13,31 +13,39 @@
 
 use crate::kernel::{Instr, Kernel, Op, REGS};
 use crate::launch::{self, Launch, Ratio};
+use crate::layout::Layout;
+use crate::lock_table::{self, LockTable};
+use crate::owner_class::{classify, Locks};
+use crate::relssp_unit::{Event, Relssp, WarpIn};
+use crate::share_cfg::{CfgWrite, Table};
+use crate::sim::Simulator;
+use crate::sp_access_unit::access;
+use crate::warp_scheduler;
 use serde::Serialize;
+use smrtl_hdl::lock_table::port as lt_port;
+use smrtl_hdl::owner_class::port as oc_port;
 use smrtl_hdl::params::{declared_by, Allowed, BlockParams, ParamError};
-use smrtl_hdl::sharing::{pair, Class, FreeClass, Policy, Rank, Sched, Shape, TWO_LEVEL_GROUP};
+use smrtl_hdl::relssp_unit::port as rs_port;
+use smrtl_hdl::share_cfg;
+use smrtl_hdl::sharing::{Class, FreeClass, Policy, Rank, Sched, Shape};
+use smrtl_hdl::sharing_core::{port, Params as CoreParams};
+use smrtl_hdl::sp_access_unit::port as sa_port;
+use smrtl_hdl::warp_scheduler::port as ws_port;
 use std::fmt;
 
 smrtl_hdl::block_params! {
-    /// The SM model's parameters: the SM shape, the lock and scheduling switches ([C] in the
-    /// spec) and the model-only launch threshold and latencies (§1.2, §5).
+    /// The SM model's parameters: `sharing_core`'s (the SM shape and the lock and scheduling
+    /// switches, [C] in the spec) and the model-only launch threshold and latencies (§1.2, §5).
     #[derive(Eq)]
     pub struct SmParams {
         ..shape: Shape;
-        /// Lock action when the owner finishes (§2.4).
-        policy: Policy = Policy::Transfer, "POLICY", Allowed::Names(&["TRANSFER", "FREE"]);
-        /// OWF class of a shared TB whose pair lock is free (§2.5).
-        free_class: FreeClass = FreeClass::Nonowner, "FREE_CLASS", Allowed::Names(&["NONOWNER", "UNSHARED"]);
-        /// Class → priority map of OWF (§4).
-        rank: Rank = Rank::Owf3, "RANK", Allowed::Names(&["OWF3", "OWF2", "UWF"]);
-        /// Greedy-within-class issue under OWF (§4).
-        greedy: bool = false, "GREEDY", Allowed::Bool;
-        /// Warp scheduler (§4).
-        sched: Sched = Sched::Owf, "SCHED", Allowed::Names(&["OWF", "LRR", "GTO", "TWO_LEVEL"]);
-        /// Dynamic warp id (age) width.
-        age_w: u32 = 16, "AGE_W", Allowed::Range(2, 32);
-        /// Width of the per-slot in-flight counter.
-        pend_w: u32 = 6, "PEND_W", Allowed::Range(1, 16);
+        policy: Policy = Policy::Transfer, "POLICY", Allowed::As(declared_by::<CoreParams>);
+        pend_w: u32 = 6, "PEND_W", Allowed::As(declared_by::<CoreParams>);
+        free_class: FreeClass = FreeClass::Nonowner, "FREE_CLASS", Allowed::As(declared_by::<CoreParams>);
+        sched: Sched = Sched::Owf, "SCHED", Allowed::As(declared_by::<CoreParams>);
+        rank: Rank = Rank::Owf3, "RANK", Allowed::As(declared_by::<CoreParams>);
+        greedy: bool = false, "GREEDY", Allowed::As(declared_by::<CoreParams>);
+        age_w: u32 = 16, "AGE_W", Allowed::As(declared_by::<CoreParams>);
         /// Sharing threshold: a shared TB's private fraction (§1.1; the paper's evaluation: 1/10).
         t: Ratio = Ratio { num: 1, den: 10 }, "t", Allowed::Json("a fraction in (0, 1): N/D or a decimal"), "e.g. --set t=1/10";
         /// Granule of the private size u, in bytes (§1.2).
@@ -58,11 +66,40 @@ impl BlockParams for SmParams {
     const BLOCK: &'static str = "sharing_core";
 
     fn presets() -> Vec<(&'static str, Self)> {
-        vec![("paper", SmParams::default())]
+        CoreParams::presets()
+            .into_iter()
+            .map(|(name, core)| (name, SmParams::default().with_core(&core)))
+            .collect()
     }
 
     fn check(&self) -> Result<(), ParamError> {
-        self.shape.check()
+        self.core().check()
+    }
+}
+
+impl SmParams {
+    /// The params of the `sharing_core` RTL these describe (the block params are
+    /// flattened in rather than nested, so `--set` names stay flat).
+    pub fn core(&self) -> CoreParams {
+        CoreParams {
+            shape: self.shape.clone(),
+            policy: self.policy,
+            pend_w: self.pend_w,
+            free_class: self.free_class,
+            sched: self.sched,
+            rank: self.rank,
+            greedy: self.greedy,
+            age_w: self.age_w,
+        }
+    }
+
+    /// These params with `core`'s block params.
+    pub fn with_core(mut self, core: &CoreParams) -> SmParams {
+        self.shape = core.shape.clone();
+        (self.policy, self.pend_w, self.free_class) = (core.policy, core.pend_w, core.free_class);
+        (self.sched, self.rank, self.greedy, self.age_w) =
+            (core.sched, core.rank, core.greedy, core.age_w);
+        self
     }
 }
 
@@ -100,9 +137,6 @@ impl fmt::Display for SmError {
         }
     }
 }
-
-/// Most schedulers (NSCHED's largest value).
-const MAX_SCHED: usize = 4;
 
 /// Most cycles of one kernel.
 pub const MAX_CYCLES: u64 = 100_000_000;
@@ -190,7 +224,491 @@ pub struct CycleRecord {
     pub launched: Vec<u32>,
 }
 
-/// A warp slot.
+// ---------------------------------------------------------------------------------------------
+// The core on its ports: `sharing_core`'s blocks, composed from their models
+// ---------------------------------------------------------------------------------------------
+
+/// What the SM side tells the core about a scheduler's pick, in the same cycle (§5): the
+/// instruction is a shared access, a relssp, carries the exit flag; its lanes and offsets.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Dsc {
+    pub shared: bool,
+    pub rel: bool,
+    pub exit: bool,
+    pub mask: u64,
+    /// One byte offset per lane (LANES of them).
+    pub off: Vec<u64>,
+}
+
+/// One cycle's inputs of `sharing_core` (hdl/src/sharing_core.rs), typed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CoreIn {
+    pub reset: bool,
+    pub cfg: CfgWrite,
+    /// `cfg_lock_*`: preset or clear lock `k` as `(k, valid, owner)`.
+    pub lock_cfg: Option<(u64, bool, u64)>,
+    pub warps: Vec<WarpIn>,
+    pub ready: Vec<bool>,
+    pub age: Vec<u64>,
+    /// Per scheduler.
+    pub dsc: Vec<Dsc>,
+    /// Per scheduler: `(cpl_valid, cpl_slot)`.
+    pub cpl: Vec<(bool, u64)>,
+}
+
+impl CoreIn {
+    /// Quiet inputs sized for `p`.
+    pub fn new(p: &CoreParams) -> CoreIn {
+        let s = &p.shape;
+        let (w, ns) = (s.warps as usize, s.nsched as usize);
+        CoreIn {
+            reset: false,
+            cfg: CfgWrite::default(),
+            lock_cfg: None,
+            warps: vec![WarpIn::default(); w],
+            ready: vec![false; w],
+            age: vec![0; w],
+            dsc: vec![
+                Dsc {
+                    off: vec![0; s.lanes as usize],
+                    ..Dsc::default()
+                };
+                ns
+            ],
+            cpl: vec![(false, 0); ns],
+        }
+    }
+}
+
+/// One cycle's outputs of `sharing_core`, typed: Moore values are the state at the start of
+/// the cycle.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct CoreOut {
+    pub iss_valid: Vec<bool>,
+    pub iss_idx: Vec<u64>,
+    pub issued: Vec<bool>,
+    pub rq_slot: Vec<u64>,
+    pub last_valid: Vec<bool>,
+    pub last_idx: Vec<u64>,
+    pub table: Table,
+    pub err_cfg: bool,
+    pub owner_bit: Vec<bool>,
+    pub warp_class: Vec<Class>,
+    pub needs_lock: Vec<bool>,
+    pub pair: Vec<u64>,
+    /// Per scheduler, per lane.
+    pub phys: Vec<u64>,
+    pub lock: lock_table::Outputs,
+    /// Bit `s` for slot `s`.
+    pub done: u64,
+    pub tb_empty: u64,
+    pub rbits: Vec<u64>,
+}
+
+/// `sharing_core` as its blocks' models wired in the spec's in-cycle order (§2.1): the same
+/// composition as the RTL top, so the SM model and every RTL backend see one interface.
+pub struct Core {
+    p: CoreParams,
+    sched: smrtl_hdl::warp_scheduler::Params,
+    table: Table,
+    locks: LockTable,
+    relssp: Relssp,
+    last: Vec<Option<usize>>,
+    // Scratch, sized once.
+    lock_view: Locks,
+    views: Vec<warp_scheduler::Warp>,
+    lock_in: lock_table::Inputs,
+    events: Vec<Event>,
+}
+
+impl Core {
+    /// The core after reset.
+    pub fn new(p: &CoreParams) -> Core {
+        let s = &p.shape;
+        let lt: smrtl_hdl::lock_table::Params = p.child();
+        Core {
+            p: p.clone(),
+            sched: p.child(),
+            table: Table::new(s),
+            locks: LockTable::new(&lt),
+            relssp: Relssp::new(&p.child()),
+            last: vec![None; s.nsched as usize],
+            lock_view: Locks {
+                valid: vec![false; s.kp()],
+                owner: vec![0; s.kp()],
+            },
+            views: vec![warp_scheduler::Warp::default(); s.ws()],
+            lock_in: lock_table::Inputs::idle(&lt),
+            events: vec![Event::default(); s.nsched as usize],
+        }
+    }
+
+    /// Outputs sized for the core.
+    pub fn outputs(&self) -> CoreOut {
+        let s = &self.p.shape;
+        let (w, ns, lanes) = (s.warps as usize, s.nsched as usize, s.lanes as usize);
+        CoreOut {
+            iss_valid: vec![false; ns],
+            iss_idx: vec![0; ns],
+            issued: vec![false; ns],
+            rq_slot: vec![0; ns],
+            last_valid: vec![false; ns],
+            last_idx: vec![0; ns],
+            table: self.table.clone(),
+            err_cfg: false,
+            owner_bit: vec![false; w],
+            warp_class: vec![Class::Unshared; w],
+            needs_lock: vec![false; ns],
+            pair: vec![0; ns],
+            phys: vec![0; ns * lanes],
+            lock: lock_table::Outputs::new(&self.p.child()),
+            done: 0,
+            tb_empty: 0,
+            rbits: vec![0; w],
+        }
+    }
+
+    /// First half of a cycle: the Moore outputs, the warp classes from the registered locks
+    /// (§2.5) and each scheduler's pick (§4). Reads `warps`, `ready` and `age` only.
+    pub fn pick(&mut self, i: &CoreIn, o: &mut CoreOut) {
+        let ns = self.p.shape.nsched as usize;
+        o.table.clone_from(&self.table);
+        o.err_cfg = self.table.err_cfg();
+        for k in 0..self.lock_view.valid.len() {
+            let (v, owner) = self.locks.lock(k);
+            self.lock_view.valid[k] = v;
+            self.lock_view.owner[k] = owner;
+        }
+        for (w, x) in i.warps.iter().enumerate() {
+            let (bit, class) = classify(
+                &self.table,
+                &self.lock_view,
+                self.p.free_class,
+                x.valid,
+                x.slot as u64,
+            );
+            o.owner_bit[w] = bit;
+            o.warp_class[w] = class;
+        }
+        for q in 0..ns {
+            o.last_valid[q] = self.last[q].is_some();
+            o.last_idx[q] = self.last[q].unwrap_or(0) as u64;
+            for (j, v) in self.views.iter_mut().enumerate() {
+                let w = j * ns + q;
+                *v = warp_scheduler::Warp {
+                    ready: i.ready[w],
+                    cls: o.warp_class[w].code(),
+                    age: i.age[w],
+                };
+            }
+            let pick = warp_scheduler::pick(&self.sched, self.last[q], &self.views);
+            o.iss_valid[q] = pick.is_some();
+            o.iss_idx[q] = pick.unwrap_or(0) as u64;
+            let w = o.iss_idx[q] as usize * ns + q;
+            o.rq_slot[q] = i.warps[w].slot as u64;
+        }
+    }
+
+    /// Second half: access check (§2.3), grant / NACK (§2.4), the relssp and exit events of the
+    /// issued instructions (§3), `done`, release and drain; then the clock edge.
+    pub fn finish(&mut self, i: &CoreIn, o: &mut CoreOut) {
+        let s = &self.p.shape;
+        let (ns, lanes, aw) = (s.nsched as usize, s.lanes as usize, s.aw());
+        let li = &mut self.lock_in;
+        li.reset = i.reset;
+        li.shsm = self.table.shsm;
+        li.shtb.copy_from_slice(&self.table.shtb);
+        for q in 0..ns {
+            let d = &i.dsc[q];
+            let valid = o.iss_valid[q] && d.shared;
+            let a = access(
+                &self.table,
+                aw,
+                valid,
+                o.rq_slot[q],
+                d.mask,
+                &d.off,
+                &mut o.phys[q * lanes..(q + 1) * lanes],
+            );
+            o.needs_lock[q] = a.needs_lock;
+            o.pair[q] = a.pair;
+            li.rq_valid[q] = valid;
+            li.rq_slot[q] = o.rq_slot[q];
+            li.needs_lock[q] = a.needs_lock;
+            (li.cpl_valid[q], li.cpl_slot[q]) = i.cpl[q];
+        }
+        self.locks.grant(li, &mut o.lock);
+        for q in 0..ns {
+            let d = &i.dsc[q];
+            o.issued[q] = o.iss_valid[q] && (!li.rq_valid[q] || o.lock.gnt[q]);
+            self.events[q] = Event {
+                valid: o.issued[q] && (d.rel || d.exit),
+                rel: d.rel,
+                exit: d.exit,
+                warp: o.iss_idx[q] as usize * ns + q,
+                mask: d.mask,
+            };
+        }
+        let slots = self.relssp.eval(&i.warps, &self.events);
+        (o.done, o.tb_empty) = (slots.done, slots.tb_empty);
+        for sl in 0..li.done.len() {
+            li.done[sl] = slots.done >> sl & 1 == 1;
+            li.tb_empty[sl] = slots.tb_empty >> sl & 1 == 1;
+        }
+        (
+            li.cfg_lock_we,
+            li.cfg_lock_k,
+            li.cfg_lock_valid,
+            li.cfg_lock_owner,
+        ) = match i.lock_cfg {
+            Some((k, v, owner)) => (true, k, v, owner),
+            None => (false, 0, false, 0),
+        };
+        for (w, r) in o.rbits.iter_mut().enumerate() {
+            *r = self.relssp.rbits(w);
+        }
+        self.locks.step(li, &mut o.lock);
+        // --- the edge ---
+        self.relssp.tick(i.reset);
+        if i.reset {
+            self.table.reset();
+            self.last.fill(None);
+        } else {
+            self.table.write(&i.cfg);
+            for q in 0..ns {
+                if o.iss_valid[q] {
+                    self.last[q] = Some(o.iss_idx[q] as usize);
+                }
+            }
+        }
+    }
+
+    /// The registered configuration.
+    pub fn table(&self) -> &Table {
+        &self.table
+    }
+}
+
+/// Where each of the core's ports sits in the flat buffers of the RTL backends.
+pub struct CorePorts {
+    layout: Layout,
+    p: CoreParams,
+}
+
+impl CorePorts {
+    pub fn new(p: &CoreParams, layout: &Layout) -> CorePorts {
+        CorePorts {
+            layout: layout.clone(),
+            p: p.clone(),
+        }
+    }
+
+    fn put(&self, buf: &mut [u64], name: &str, i: usize, width: usize, v: u64) {
+        self.layout
+            .in_slot(name)
+            .set_field(buf, i * width, width, v);
+    }
+
+    fn get(&self, buf: &[u64], name: &str, i: usize, width: usize) -> u64 {
+        self.layout.in_slot(name).field(buf, i * width, width)
+    }
+
+    /// Writes `i` into an input buffer (every input port).
+    pub fn write_inputs(&self, i: &CoreIn, buf: &mut [u64]) {
+        let s = &self.p.shape;
+        let (sw, tw, aw, kw, lanes) = (s.sw(), s.tw(), s.aw(), s.kw(), s.lanes as usize);
+        let age_w = self.p.age_w as usize;
+        buf.fill(0);
+        let b = |v: bool| v as u64;
+        self.put(buf, "reset", 0, 1, b(i.reset));
+        if let Some(v) = i.cfg.shsm {
+            self.put(buf, share_cfg::port::CFG_SHSM_WE, 0, 1, 1);
+            self.put(buf, share_cfg::port::CFG_SHSM, 0, 1, b(v));
+        }
+        if let Some(u) = i.cfg.u {
+            self.put(buf, share_cfg::port::CFG_U_WE, 0, 1, 1);
+            self.put(buf, share_cfg::port::CFG_U, 0, aw, u);
+        }
+        if let Some((slot, partner, base)) = i.cfg.slot {
+            self.put(buf, share_cfg::port::CFG_SLOT_WE, 0, 1, 1);
+            self.put(buf, share_cfg::port::CFG_SLOT, 0, sw, slot);
+            self.put(buf, share_cfg::port::CFG_PARTNER, 0, tw, partner);
+            self.put(buf, share_cfg::port::CFG_BASE, 0, aw, base);
+        }
+        if let Some((k, v, owner)) = i.lock_cfg {
+            self.put(buf, lt_port::CFG_LOCK_WE, 0, 1, 1);
+            self.put(buf, lt_port::CFG_LOCK_K, 0, kw, k);
+            self.put(buf, lt_port::CFG_LOCK_VALID, 0, 1, b(v));
+            self.put(buf, lt_port::CFG_LOCK_OWNER, 0, sw, owner);
+        }
+        for (w, x) in i.warps.iter().enumerate() {
+            self.put(buf, rs_port::WARP_VALID, w, 1, b(x.valid));
+            self.put(buf, rs_port::WARP_SLOT, w, sw, x.slot as u64);
+            self.put(buf, rs_port::LIVE, w, lanes, x.live);
+            self.put(buf, rs_port::WARP_LAUNCH, w, 1, b(x.launch));
+            self.put(buf, port::READY, w, 1, b(i.ready[w]));
+            self.put(buf, port::AGE, w, age_w, i.age[w]);
+        }
+        for (q, d) in i.dsc.iter().enumerate() {
+            self.put(buf, port::DSC_SHARED, q, 1, b(d.shared));
+            self.put(buf, port::DSC_REL, q, 1, b(d.rel));
+            self.put(buf, port::DSC_EXIT, q, 1, b(d.exit));
+            self.put(buf, port::DSC_MASK, q, lanes, d.mask);
+            for (l, &o) in d.off.iter().enumerate() {
+                self.put(buf, port::DSC_OFF, q * lanes + l, aw, o);
+            }
+            self.put(buf, lt_port::CPL_VALID, q, 1, b(i.cpl[q].0));
+            self.put(buf, lt_port::CPL_SLOT, q, sw, i.cpl[q].1);
+        }
+    }
+
+    /// Reads an input buffer into `i` (what the port-level model does each cycle).
+    pub fn read_inputs(&self, buf: &[u64], i: &mut CoreIn) {
+        let s = &self.p.shape;
+        let (sw, tw, aw, kw, lanes) = (s.sw(), s.tw(), s.aw(), s.kw(), s.lanes as usize);
+        let age_w = self.p.age_w as usize;
+        let on = |name: &str, k: usize| self.get(buf, name, k, 1) == 1;
+        i.reset = on("reset", 0);
+        i.cfg = CfgWrite {
+            shsm: on(share_cfg::port::CFG_SHSM_WE, 0).then(|| on(share_cfg::port::CFG_SHSM, 0)),
+            u: on(share_cfg::port::CFG_U_WE, 0)
+                .then(|| self.get(buf, share_cfg::port::CFG_U, 0, aw)),
+            slot: on(share_cfg::port::CFG_SLOT_WE, 0).then(|| {
+                (
+                    self.get(buf, share_cfg::port::CFG_SLOT, 0, sw),
+                    self.get(buf, share_cfg::port::CFG_PARTNER, 0, tw),
+                    self.get(buf, share_cfg::port::CFG_BASE, 0, aw),
+                )
+            }),
+        };
+        i.lock_cfg = on(lt_port::CFG_LOCK_WE, 0).then(|| {
+            (
+                self.get(buf, lt_port::CFG_LOCK_K, 0, kw),
+                on(lt_port::CFG_LOCK_VALID, 0),
+                self.get(buf, lt_port::CFG_LOCK_OWNER, 0, sw),
+            )
+        });
+        for w in 0..i.warps.len() {
+            i.warps[w] = WarpIn {
+                valid: on(rs_port::WARP_VALID, w),
+                slot: self.get(buf, rs_port::WARP_SLOT, w, sw) as usize,
+                live: self.get(buf, rs_port::LIVE, w, lanes),
+                launch: on(rs_port::WARP_LAUNCH, w),
+            };
+            i.ready[w] = on(port::READY, w);
+            i.age[w] = self.get(buf, port::AGE, w, age_w);
+        }
+        for q in 0..i.dsc.len() {
+            let d = &mut i.dsc[q];
+            d.shared = on(port::DSC_SHARED, q);
+            d.rel = on(port::DSC_REL, q);
+            d.exit = on(port::DSC_EXIT, q);
+            d.mask = self.get(buf, port::DSC_MASK, q, lanes);
+            for l in 0..lanes {
+                d.off[l] = self.get(buf, port::DSC_OFF, q * lanes + l, aw);
+            }
+            i.cpl[q] = (
+                on(lt_port::CPL_VALID, q),
+                self.get(buf, lt_port::CPL_SLOT, q, sw),
+            );
+        }
+    }
+
+    /// Writes `o` into an output buffer (every output port).
+    pub fn write_outputs(&self, o: &CoreOut, buf: &mut [u64]) {
+        let s = &self.p.shape;
+        let (sw, tw, aw, kw, lanes) = (s.sw(), s.tw(), s.aw(), s.kw(), s.lanes as usize);
+        let (wsw, pend_w) = (s.wsw(), self.p.pend_w as usize);
+        let slot = |name: &str| self.layout.out_slot(name);
+        buf.fill(0);
+        let bits = |buf: &mut [u64], name: &str, v: &[bool]| {
+            let sl = slot(name);
+            for (k, &x) in v.iter().enumerate() {
+                sl.set_field(buf, k, 1, x as u64);
+            }
+        };
+        let words = |buf: &mut [u64], name: &str, v: &[u64], width: usize| {
+            let sl = slot(name);
+            for (k, &x) in v.iter().enumerate() {
+                sl.set_field(buf, k * width, width, x);
+            }
+        };
+        bits(buf, ws_port::ISS_VALID, &o.iss_valid);
+        words(buf, ws_port::ISS_IDX, &o.iss_idx, wsw);
+        bits(buf, port::ISSUED, &o.issued);
+        words(buf, port::RQ_SLOT, &o.rq_slot, sw);
+        bits(buf, ws_port::LAST_VALID, &o.last_valid);
+        words(buf, ws_port::LAST_IDX, &o.last_idx, wsw);
+        slot(share_cfg::port::SHSM).set(buf, o.table.shsm as u64);
+        slot(share_cfg::port::U).set(buf, o.table.u);
+        words(buf, share_cfg::port::SHTB, &o.table.shtb, tw);
+        words(buf, share_cfg::port::BASE, &o.table.base, aw);
+        slot(share_cfg::port::ERR_CFG).set(buf, o.err_cfg as u64);
+        bits(buf, oc_port::OWNER_BIT, &o.owner_bit);
+        let cls = slot(oc_port::WARP_CLASS);
+        for (w, c) in o.warp_class.iter().enumerate() {
+            cls.set_field(buf, w * Class::BITS, Class::BITS, c.code());
+        }
+        bits(buf, sa_port::NEEDS_LOCK, &o.needs_lock);
+        words(buf, sa_port::PAIR, &o.pair, kw);
+        words(buf, sa_port::PHYS, &o.phys, aw);
+        let l = &o.lock;
+        bits(buf, lt_port::GNT, &l.gnt);
+        bits(buf, lt_port::NACK, &l.nack);
+        bits(buf, lt_port::ACQ, &l.acq);
+        bits(buf, lt_port::REL_FIRE, &l.rel_fire);
+        bits(buf, lt_port::XFER, &l.xfer);
+        bits(buf, lt_port::SLOT_IDLE, &l.slot_idle);
+        bits(buf, lt_port::LOCK_VALID, &l.lock_valid);
+        words(buf, lt_port::LOCK_OWNER, &l.lock_owner, sw);
+        words(buf, lt_port::PEND, &l.pend, pend_w);
+        slot(lt_port::ERR_PROTO).set(buf, l.err_proto as u64);
+        slot(lt_port::ERR_PEND).set(buf, l.err_pend as u64);
+        slot(rs_port::DONE).set(buf, o.done);
+        slot(rs_port::TB_EMPTY).set(buf, o.tb_empty);
+        words(buf, rs_port::RBITS, &o.rbits, lanes);
+    }
+}
+
+/// `sharing_core`'s model on its ports: the core on the same buffers as the RTL backends.
+pub struct Model {
+    core: Core,
+    ports: CorePorts,
+    inp: CoreIn,
+    out: CoreOut,
+}
+
+impl Model {
+    pub fn new(p: &CoreParams, layout: &Layout) -> Model {
+        let core = Core::new(p);
+        let out = core.outputs();
+        Model {
+            core,
+            ports: CorePorts::new(p, layout),
+            inp: CoreIn::new(p),
+            out,
+        }
+    }
+}
+
+impl Simulator for Model {
+    fn name(&self) -> &str {
+        "model"
+    }
+
+    fn step(&mut self, inputs: &[u64], outputs: &mut [u64]) {
+        self.ports.read_inputs(inputs, &mut self.inp);
+        self.core.pick(&self.inp, &mut self.out);
+        self.core.finish(&self.inp, &mut self.out);
+        self.ports.write_outputs(&self.out, outputs);
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The SM around the core: kernels, warps, latencies, barriers, TB slots (§1, §5)
+// ---------------------------------------------------------------------------------------------
+
+/// A warp slot as the SM sees it.
 #[derive(Clone, Copy, Debug)]
 struct Warp {
     valid: bool,
@@ -201,7 +719,7 @@ struct Warp {
     /// Threads launched and not exited.
     live: u64,
     age: u64,
-    /// First cycle it may issue.
+    /// First cycle it may issue (its launch cycle + 1).
     start: u64,
     at_bar: bool,
     ready_at: [u64; REGS],
@@ -221,49 +739,44 @@ impl Warp {
     };
 }
 
-/// The SM running one kernel.
+/// Where the SM's cycle stands against the RTL's: launch cycles (reset, then the
+/// configuration writes) come before kernel cycle 0.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Phase {
+    /// Launch cycle `k` of the kernel's launch sequence.
+    Launch(u32),
+    /// Kernel cycle `c`.
+    Run(u64),
+}
+
+/// The SM running one kernel around a [`Core`].
 pub struct SharingSm<'k> {
     p: SmParams,
     k: &'k Kernel,
     wpt: u32,
-    // --- configuration (§2.2) ---
-    shsm: bool,
-    u: u32,
-    shtb: Vec<u32>,
-    base: Vec<u32>,
-    none: u32,
-    // --- TB slots ---
+    core: Core,
+    inp: CoreIn,
+    out: CoreOut,
+    /// The launch's writes: the configuration table and the preset locks.
+    launch_table: Table,
+    launch_cycles: u32,
+    phase: Phase,
     slot_tb: Vec<Option<u32>>,
     next_tb: u32,
     age_next: u64,
-    // --- warps and their release bits (§3) ---
     warps: Vec<Warp>,
-    rbits: Vec<u64>,
-    // --- locks and drain (§2.4) ---
-    lock: Vec<(bool, u32)>,
-    lock_nx: Vec<(bool, u32)>,
-    pend: Vec<u32>,
-    /// `cpl` schedule: port p's access issued in c completes at `(c + lat − 1) mod lat`.
+    /// `cpl` schedule: scheduler q's access issued in c completes at `(c + lat − 1) mod lat`.
     cpl: Vec<Option<u32>>,
-    // --- schedulers (§4) ---
-    last: Vec<(bool, usize)>,
-    now: u64,
     stats: SmStats,
     idle_cycles: u32,
     busy_until: u64,
-    // --- per-cycle scratch, sized once ---
-    picks: Vec<Option<usize>>,
-    granted: Vec<bool>,
-    exm: Vec<u64>,
-    rsm: Vec<u64>,
-    done: Vec<bool>,
-    tb_empty: Vec<bool>,
-    pend_nx: Vec<u32>,
 }
 
 impl<'k> SharingSm<'k> {
-    /// Launches `k` on an SM with params `p` (validated): cycle 0 fills the first slots.
+    /// Launches `k` on an SM with params `p` (validated): the launch cycles reset the core and
+    /// write its configuration; kernel cycle 0 launches the first TBs.
     pub fn new(p: &SmParams, k: &'k Kernel) -> Result<SharingSm<'k>, SmError> {
+        let core_params = p.core();
         let s = &p.shape;
         k.check(s.lanes).map_err(|e| SmError::Kernel(e.0))?;
         let wpt = k.warps_per_tb(s.lanes);
@@ -292,31 +805,7 @@ impl<'k> SharingSm<'k> {
         if launch.n == 0 {
             return Err(SmError::Kernel("no TB fits on the SM".into()));
         }
-        let (t, kp) = (s.slots as usize, s.kp());
-        let none = s.none() as u32;
-        let (mut shtb, mut base) = (vec![none; t], vec![0u32; t]);
-        let (m_sp, pairs, r_tb, u) = (
-            launch.m_sp as u32,
-            launch.pairs as u32,
-            k.smem,
-            launch.u as u32,
-        );
-        for slot in 0..launch.n as u32 {
-            let sl = slot as usize;
-            if launch.shsm == 1 && slot < pairs {
-                shtb[sl] = m_sp + slot;
-                base[sl] = slot * (r_tb + u);
-            } else if launch.shsm == 1 && slot >= m_sp {
-                let k = slot - m_sp;
-                shtb[sl] = k;
-                base[sl] = k * (r_tb + u) + u;
-            } else if launch.shsm == 1 {
-                base[sl] = pairs * (r_tb + u) + (slot - pairs) * r_tb;
-            } else {
-                base[sl] = slot * r_tb;
-            }
-        }
-        let mut lock = vec![(false, 0u32); kp];
+        let kp = s.kp();
         for l in &k.locks {
             if l.pair as usize >= kp || l.owner >= s.slots {
                 return Err(SmError::Kernel(format!(
@@ -324,29 +813,27 @@ impl<'k> SharingSm<'k> {
                     l.pair, l.owner, s.slots
                 )));
             }
-            lock[l.pair as usize] = (true, l.owner);
         }
+        let launch_table = Table::launched(s, &launch, k.smem as u64);
+        let launch_cycles = 1 + s.slots;
+        let core = Core::new(&core_params);
+        let out = core.outputs();
         let nsched = s.nsched as usize;
-        let mut sm = SharingSm {
+        Ok(SharingSm {
             p: p.clone(),
             k,
             wpt,
-            shsm: launch.shsm == 1,
-            u,
-            shtb,
-            base,
-            none,
-            slot_tb: vec![None; t],
+            inp: CoreIn::new(&core_params),
+            out,
+            core,
+            launch_table,
+            launch_cycles,
+            phase: Phase::Launch(0),
+            slot_tb: vec![None; s.slots as usize],
             next_tb: 0,
             age_next: 0,
             warps: vec![Warp::EMPTY; s.warps as usize],
-            rbits: vec![0; s.warps as usize],
-            lock_nx: lock.clone(),
-            lock,
-            pend: vec![0; t],
             cpl: vec![None; nsched * p.lat_shared as usize],
-            last: vec![(false, 0); nsched],
-            now: 0,
             stats: SmStats {
                 cycles: 0,
                 thread_instructions: 0,
@@ -362,26 +849,25 @@ impl<'k> SharingSm<'k> {
             },
             idle_cycles: 0,
             busy_until: 0,
-            picks: vec![None; nsched],
-            granted: vec![false; nsched],
-            exm: vec![0; s.warps as usize],
-            rsm: vec![0; s.warps as usize],
-            done: vec![false; t],
-            tb_empty: vec![false; t],
-            pend_nx: vec![0; t],
-        };
-        for slot in 0..launch.n as u32 {
-            if sm.next_tb < k.grid {
-                sm.start_tb(slot, 0);
-            }
-        }
-        sm.note_residency();
-        Ok(sm)
+        })
     }
 
-    /// The launch calculator's answer and the configured layout: `(shsm, u, shtb, base)`.
-    pub fn config(&self) -> (bool, u32, &[u32], &[u32]) {
-        (self.shsm, self.u, &self.shtb, &self.base)
+    /// The cycle about to run.
+    pub fn phase(&self) -> Phase {
+        self.phase
+    }
+
+    /// Cycles of the launch sequence before kernel cycle 0: a reset, then one configuration
+    /// write per slot.
+    pub fn launch_cycles(&self) -> u32 {
+        self.launch_cycles
+    }
+
+    /// Whether every TB has run and retired.
+    pub fn finished(&self) -> bool {
+        matches!(self.phase, Phase::Run(_))
+            && self.next_tb == self.k.grid
+            && self.slot_tb.iter().all(Option::is_none)
     }
 
     /// Puts the next TB into `slot`; its warps are valid from `cycle` and issue after it.
@@ -403,7 +889,6 @@ impl<'k> SharingSm<'k> {
                 at_bar: false,
                 ready_at: [0; REGS],
             };
-            self.rbits[w] = 0; // warp_launch clears R (§3)
             self.age_next += 1;
         }
         self.stats.tbs.push(TbLife {
@@ -412,46 +897,15 @@ impl<'k> SharingSm<'k> {
             launch: cycle,
             finish: 0,
         });
+        let n = self.slot_tb.iter().filter(|t| t.is_some()).count() as u32;
+        self.stats.resident_tbs_max = self.stats.resident_tbs_max.max(n);
         tb
     }
 
-    fn note_residency(&mut self) {
-        let n = self.slot_tb.iter().filter(|t| t.is_some()).count() as u32;
-        self.stats.resident_tbs_max = self.stats.resident_tbs_max.max(n);
-    }
-
-    /// Whether every TB has run and retired.
-    pub fn finished(&self) -> bool {
-        self.next_tb == self.k.grid && self.slot_tb.iter().all(Option::is_none)
-    }
-
-    /// `unsh(s)`: the slot accesses its whole region directly (§2.3).
-    fn unshared(&self, s: u32) -> bool {
-        !self.shsm || self.shtb[s as usize] == self.none
-    }
-
-    /// The lock entry of a shared slot.
-    fn pair_of(&self, s: u32) -> usize {
-        pair(s as u64, self.shtb[s as usize] as u64) as usize
-    }
-
-    /// Warp class from the registered lock state (§2.5).
-    fn class(&self, w: usize) -> Class {
-        let s = self.warps[w].slot;
-        if self.unshared(s) {
-            return Class::Unshared;
-        }
-        match self.lock[self.pair_of(s)] {
-            (true, o) if o == s => Class::Owner,
-            (true, _) => Class::Nonowner,
-            (false, _) => self.p.free_class.class(),
-        }
-    }
-
-    /// The warp's next instruction, if it may issue in the current cycle (§5 `ready`).
-    fn ready(&self, w: usize) -> bool {
+    /// The warp's next instruction, if it may issue in kernel cycle `c` (§5 `ready`).
+    fn ready(&self, w: usize, c: u64) -> bool {
         let wp = &self.warps[w];
-        if !wp.valid || wp.live == 0 || wp.at_bar || self.now < wp.start {
+        if !wp.valid || wp.live == 0 || wp.at_bar || c < wp.start {
             return false;
         }
         let Some(ins) = self.k.stream(wp.index as usize).get(wp.pc as usize) else {
@@ -460,64 +914,121 @@ impl<'k> SharingSm<'k> {
         let srcs = ins.src_mask();
         (0..REGS)
             .filter(|r| srcs >> r & 1 == 1)
-            .all(|r| wp.ready_at[r] <= self.now)
+            .all(|r| wp.ready_at[r] <= c)
     }
 
-    /// Scheduler `p`'s pick (§4): the warp slot, or none.
-    fn pick(&self, p: usize) -> Option<usize> {
-        let ns = self.p.shape.nsched as usize;
-        let ws = self.p.shape.ws();
-        let warp = |j: usize| j * ns + p;
-        let ready = |j: usize| self.ready(warp(j));
-        let (last_valid, last) = self.last[p];
-        let oldest = |key: &dyn Fn(usize) -> u64| {
-            (0..ws)
-                .filter(|&j| ready(j))
-                .min_by_key(|&j| (key(j), self.warps[warp(j)].age, j))
+    /// This cycle's inputs before the picks: the launch writes, or the warps' state.
+    fn drive(&mut self) {
+        let i = &mut self.inp;
+        let c = match self.phase {
+            Phase::Run(c) => Some(c),
+            Phase::Launch(_) => None,
         };
-        let circular = |from: usize, range: std::ops::Range<usize>| {
-            let n = range.len();
-            (0..n)
-                .map(|i| range.start + (from - range.start + i) % n)
-                .find(|&j| ready(j))
-        };
-        match self.p.sched {
-            Sched::Owf => {
-                let rank = |j: usize| self.p.rank.of(self.class(warp(j)));
-                let best = oldest(&rank)?;
-                if self.p.greedy && last_valid && ready(last) && rank(last) == rank(best) {
-                    Some(last)
-                } else {
-                    Some(best)
+        i.reset = false;
+        i.cfg = CfgWrite::default();
+        i.lock_cfg = None;
+        for d in &mut i.dsc {
+            d.shared = false;
+            d.rel = false;
+            d.exit = false;
+            d.mask = 0;
+            d.off.fill(0);
+        }
+        i.cpl.fill((false, 0));
+        match self.phase {
+            Phase::Launch(0) => i.reset = true,
+            Phase::Launch(j) => {
+                let j = j as usize - 1;
+                let t = &self.launch_table;
+                if j == 0 {
+                    i.cfg.shsm = Some(t.shsm);
+                    i.cfg.u = Some(t.u);
+                }
+                if j < t.shtb.len() {
+                    i.cfg.slot = Some((j as u64, t.shtb[j], t.base[j]));
                 }
             }
-            Sched::Gto if last_valid && ready(last) => Some(last),
-            Sched::Gto => oldest(&|_| 0),
-            Sched::Lrr => circular(if last_valid { (last + 1) % ws } else { 0 }, 0..ws),
-            Sched::TwoLevel => {
-                let g = TWO_LEVEL_GROUP;
-                let groups = ws.div_ceil(g);
-                let group = |i: usize| i * g..((i + 1) * g).min(ws);
-                let cur = if last_valid { last / g } else { 0 };
-                let from = if last_valid {
-                    let r = group(cur);
-                    r.start + (last + 1 - r.start) % r.len()
-                } else {
-                    0
-                };
-                circular(from, group(cur)).or_else(|| {
-                    (1..groups)
-                        .map(|i| group((cur + i) % groups))
-                        .find_map(|r| r.clone().find(|&j| ready(j)))
-                })
+            Phase::Run(c) => {
+                let lat = self.p.lat_shared as usize;
+                for (q, cpl) in i.cpl.iter_mut().enumerate() {
+                    if let Some(s) = self.cpl[q * lat + c as usize % lat] {
+                        *cpl = (true, s as u64);
+                    }
+                }
             }
         }
-        .map(warp)
+        if let Some(c) = c {
+            // Preset lock j is written in kernel cycle j, when its TBs are live (a lock of a
+            // slot without threads would be released at once).
+            if let Some(l) = self.k.locks.get(c as usize) {
+                self.inp.lock_cfg = Some((l.pair as u64, true, l.owner as u64));
+            }
+            {
+                for w in 0..self.warps.len() {
+                    let wp = self.warps[w];
+                    self.inp.warps[w] = WarpIn {
+                        valid: wp.valid,
+                        slot: wp.slot as usize,
+                        live: wp.live,
+                        launch: wp.valid && wp.start == c + 1,
+                    };
+                    self.inp.ready[w] = self.ready(w, c);
+                    self.inp.age[w] = wp.age;
+                }
+            }
+        }
     }
 
-    /// Runs one cycle; `rec`, when given, receives what happened.
-    pub fn cycle(&mut self, mut rec: Option<&mut CycleRecord>) -> Result<(), SmError> {
-        let c = self.now;
+    /// Answers each scheduler's pick with its instruction's descriptor (same cycle, §5).
+    fn describe(&mut self, picks: &CoreOut) {
+        let ns = self.p.shape.nsched as usize;
+        let lanes = self.p.shape.lanes as usize;
+        for q in 0..ns {
+            if !picks.iss_valid[q] || !matches!(self.phase, Phase::Run(_)) {
+                continue;
+            }
+            let wp = &self.warps[picks.iss_idx[q] as usize * ns + q];
+            let stream = self.k.stream(wp.index as usize);
+            let ins = &stream[wp.pc as usize];
+            let d = &mut self.inp.dsc[q];
+            d.shared = ins.op.is_shared();
+            d.rel = ins.op == Op::Relssp;
+            d.exit = ins.exit || wp.pc as usize + 1 == stream.len();
+            d.mask = wp.live;
+            if let Some(off) = &ins.off {
+                for l in 0..lanes {
+                    d.off[l] = off.lane(l) as u64;
+                }
+            }
+        }
+    }
+
+    /// Runs one cycle on the model, showing what happened to `rec` if given.
+    pub fn cycle(&mut self, rec: Option<&mut CycleRecord>) -> Result<(), SmError> {
+        self.drive();
+        let mut out = std::mem::take(&mut self.out);
+        self.core.pick(&self.inp, &mut out);
+        self.describe(&out);
+        self.core.finish(&self.inp, &mut out);
+        let r = self.after(&out, rec);
+        self.out = out;
+        r
+    }
+
+    /// The SM's side of the edge, from the core's outputs of the cycle: issued instructions
+    /// advance, exits and barriers, completions scheduled, TBs retired and launched.
+    fn after(&mut self, o: &CoreOut, mut rec: Option<&mut CycleRecord>) -> Result<(), SmError> {
+        let c = match self.phase {
+            Phase::Launch(j) => {
+                self.phase = if j + 1 < self.launch_cycles {
+                    Phase::Launch(j + 1)
+                } else {
+                    self.start_kernel()
+                };
+                return Ok(());
+            }
+            Phase::Run(c) => c,
+        };
         if let Some(r) = rec.as_deref_mut() {
             r.cycle = c;
             r.picks.clear();
@@ -525,218 +1036,95 @@ impl<'k> SharingSm<'k> {
             r.retired.clear();
             r.launched.clear();
         }
+        if o.err_cfg {
+            return Err(SmError::Kernel(format!(
+                "cycle {c}: the slot pairing is invalid (err_cfg)"
+            )));
+        }
+        if o.lock.err_proto || o.lock.err_pend {
+            let s = (0..o.lock.acq.len())
+                .find(|&q| o.lock.acq[q])
+                .map_or(0, |q| o.rq_slot[q] as u32);
+            return Err(SmError::Protocol {
+                cycle: c,
+                slot: s,
+                tb: self.slot_tb.get(s as usize).copied().flatten().unwrap_or(0),
+            });
+        }
         let ns = self.p.shape.nsched as usize;
-        let lanes = self.p.shape.lanes as usize;
-
-        // --- pick (classes read the registered locks) ---------------------------------------
-        for p in 0..ns {
-            self.picks[p] = self.pick(p);
-        }
-        for p in 0..ns {
-            if let Some(w) = self.picks[p] {
-                self.last[p] = (true, w / ns);
-            }
-        }
-
-        // --- access check and grant/NACK (§1.5, §2.4) ----------------------------------------
-        // needs_lock per port; acquisitions race per pair, the lower slot winning.
-        let mut needs = [false; MAX_SCHED];
-        for p in 0..ns {
-            let Some(w) = self.picks[p] else { continue };
-            let wp = &self.warps[w];
-            let ins = &self.k.stream(wp.index as usize)[wp.pc as usize];
-            if ins.op.is_shared() && !self.unshared(wp.slot) {
-                let off = ins.off.as_ref().expect("shared access has offsets");
-                needs[p] = (0..lanes).any(|l| wp.live >> l & 1 == 1 && off.lane(l) >= self.u);
-            }
-        }
-        let mut acq = [false; MAX_SCHED];
-        for p in 0..ns {
-            let Some(w) = self.picks[p] else { continue };
-            let s = self.warps[w].slot;
-            let k = if needs[p] { self.pair_of(s) } else { 0 };
-            let own = needs[p] && self.lock[k] == (true, s);
-            let want = |q: usize| {
-                needs[q] && !self.lock[k].0 && {
-                    let sq = self.warps[self.picks[q].expect("needs a pick")].slot;
-                    self.pair_of(sq) == k
-                }
-            };
-            acq[p] = want(p)
-                && (0..ns)
-                    .filter(|&q| want(q))
-                    .all(|q| self.warps[self.picks[q].expect("wants")].slot >= s);
-            self.granted[p] = !needs[p] || own || acq[p];
-        }
-
-        // --- issue granted instructions; events of this cycle (§3, §5) ------------------------
-        self.exm.fill(0);
-        self.rsm.fill(0);
-        self.pend_nx.copy_from_slice(&self.pend);
         let lat = self.p.lat_shared as usize;
         let mut progress = false;
-        for p in 0..ns {
-            let Some(w) = self.picks[p] else { continue };
+        for q in 0..ns {
+            if !o.iss_valid[q] {
+                continue;
+            }
+            let w = o.iss_idx[q] as usize * ns + q;
             let (slot, index, pc, live) = {
                 let wp = &self.warps[w];
                 (wp.slot, wp.index, wp.pc, wp.live)
             };
-            let ins: &Instr = &self.k.stream(index as usize)[pc as usize];
+            let stream = self.k.stream(index as usize);
+            let ins: &Instr = &stream[pc as usize];
             if let Some(r) = rec.as_deref_mut() {
                 r.picks.push(Pick {
-                    sched: p as u32,
+                    sched: q as u32,
                     warp: w as u32,
                     tb: self.slot_tb[slot as usize].expect("valid warp has a TB"),
                     slot,
                     pc,
                     op: ins.op,
-                    outcome: if self.granted[p] {
+                    outcome: if o.issued[q] {
                         Outcome::Issue
                     } else {
                         Outcome::Nack
                     },
                 });
             }
-            if !self.granted[p] {
+            if !o.issued[q] {
                 self.stats.nacks += 1;
                 continue;
             }
             progress = true;
-            let last_of_stream = pc as usize + 1 == self.k.stream(index as usize).len();
             let op_lat = match ins.op {
                 Op::Alu | Op::Mov => self.p.lat_alu,
-                o if o.is_shared() => self.p.lat_shared,
-                o if o.is_global() => self.p.lat_global,
+                op if op.is_shared() => self.p.lat_shared,
+                op if op.is_global() => self.p.lat_global,
                 _ => 1,
             } as u64;
             self.stats.warp_instructions += 1;
             self.stats.thread_instructions += live.count_ones() as u64;
             self.busy_until = self.busy_until.max(c + op_lat);
-            if needs[p] {
-                self.pend_nx[slot as usize] += 1;
-                self.cpl[p * lat + (c as usize + lat - 1) % lat] = Some(slot);
+            if o.needs_lock[q] {
+                self.cpl[q * lat + (c as usize + lat - 1) % lat] = Some(slot);
             }
-            match ins.op {
-                Op::Relssp => self.rsm[w] |= live,
-                Op::Bar => self.warps[w].at_bar = true,
-                _ => {}
-            }
-            if ins.exit || last_of_stream {
-                self.exm[w] |= live;
-            }
+            let exits = ins.exit || pc as usize + 1 == stream.len();
             let wp = &mut self.warps[w];
+            if ins.op == Op::Bar {
+                wp.at_bar = true;
+            }
             if let Some(d) = ins.dst {
                 wp.ready_at[d as usize] = c + op_lat;
             }
             wp.pc += 1;
-        }
-        // Completions of accesses issued lat − 1 cycles ago.
-        for p in 0..ns {
-            if let Some(s) = self.cpl[p * lat + c as usize % lat].take() {
-                self.pend_nx[s as usize] -= 1;
+            if exits {
+                wp.live = 0;
+                let tb = self.slot_tb[slot as usize].expect("valid warp has a TB");
+                self.stats.tbs[tb as usize].finish = c;
             }
         }
-
-        // --- done and tb_empty (§3) ------------------------------------------------------------
-        self.done.fill(true);
-        self.tb_empty.fill(true);
-        for w in 0..self.warps.len() {
-            let wp = &self.warps[w];
-            if !wp.valid {
-                continue;
-            }
-            let alive = wp.live & !self.exm[w];
-            let released = self.rbits[w] | self.rsm[w];
-            let s = wp.slot as usize;
-            self.done[s] &= alive & !released == 0;
-            self.tb_empty[s] &= alive == 0;
+        // Completions of this cycle were consumed by the core.
+        for q in 0..ns {
+            self.cpl[q * lat + c as usize % lat] = None;
         }
-
-        // --- release and acquire (§2.4) ----------------------------------------------------------
-        self.lock_nx.copy_from_slice(&self.lock);
-        for (k, entry) in self.lock.iter().enumerate() {
-            let (valid, o) = *entry;
-            if !valid || !self.done[o as usize] || self.pend_nx[o as usize] != 0 {
-                continue;
-            }
-            let o2 = self.shtb[o as usize];
-            let partner_live = o2 != self.none && !self.tb_empty[o2 as usize];
-            let cause = if self.tb_empty[o as usize] {
-                if self.p.policy == Policy::Transfer && partner_live {
-                    self.lock_nx[k] = (true, o2);
-                    self.stats.lock_releases.transfer += 1;
-                    "transfer"
-                } else {
-                    self.lock_nx[k] = (false, 0);
-                    self.stats.lock_releases.finish += 1;
-                    "finish"
-                }
-            } else {
-                self.lock_nx[k] = (false, 0);
-                self.stats.lock_releases.relssp += 1;
-                "relssp"
-            };
-            if let Some(r) = rec.as_deref_mut() {
-                r.locks.push(LockEvent {
-                    pair: k as u32,
-                    slot: o,
-                    cause,
-                });
-            }
-        }
-        for p in 0..ns {
-            if !acq[p] {
-                continue;
-            }
-            let s = self.warps[self.picks[p].expect("acquired")].slot;
-            let k = self.pair_of(s);
-            // Two ports of one slot may acquire together: one acquisition.
-            if self.lock_nx[k] != (true, s) {
-                self.lock_nx[k] = (true, s);
-                self.stats.lock_acquires += 1;
-                if let Some(r) = rec.as_deref_mut() {
-                    r.locks.push(LockEvent {
-                        pair: k as u32,
-                        slot: s,
-                        cause: "acquire",
-                    });
-                }
-            }
-            if self.done[s as usize] {
-                return Err(SmError::Protocol {
-                    cycle: c,
-                    slot: s,
-                    tb: self.slot_tb[s as usize].expect("acquirer has a TB"),
-                });
-            }
-        }
-
-        // --- retire idle slots (slot_idle, §2.4), then the edge ----------------------------------
-        for w in 0..self.warps.len() {
-            if !self.warps[w].valid {
-                continue;
-            }
-            self.rbits[w] |= self.rsm[w];
-            if self.exm[w] != 0 {
-                self.warps[w].live &= !self.exm[w];
-                if self.warps[w].live == 0 {
-                    let s = self.warps[w].slot as usize;
-                    let tb = self.slot_tb[s].expect("valid warp has a TB");
-                    self.stats.tbs[tb as usize].finish = c;
-                }
-            }
-        }
+        self.count_locks(o, rec.as_deref_mut());
         self.release_barriers();
-        self.pend.copy_from_slice(&self.pend_nx);
-        self.lock.copy_from_slice(&self.lock_nx);
         for s in 0..self.slot_tb.len() {
             let Some(tb) = self.slot_tb[s] else { continue };
-            let s32 = s as u32;
-            let holds = !self.unshared(s32) && self.lock[self.pair_of(s32)] == (true, s32);
-            if !(self.tb_empty[s] && self.pend[s] == 0 && !holds) {
+            if !o.lock.slot_idle[s] {
                 continue;
             }
             progress = true;
+            let s32 = s as u32;
             self.slot_tb[s] = None;
             for i in 0..self.wpt {
                 self.warps[(s32 * self.wpt + i) as usize].valid = false;
@@ -753,23 +1141,72 @@ impl<'k> SharingSm<'k> {
                 }
             }
         }
-        self.note_residency();
-
-        // --- progress watch ----------------------------------------------------------------------
-        let pending = c < self.busy_until || self.pend.iter().any(|&x| x != 0);
+        let pending = c < self.busy_until || o.lock.pend.iter().any(|&x| x != 0);
         self.idle_cycles = if progress || pending {
             0
         } else {
             self.idle_cycles + 1
         };
-        self.now += 1;
+        self.phase = Phase::Run(c + 1);
         if self.idle_cycles > 4 && !self.finished() {
             return Err(SmError::Deadlock { cycle: c });
         }
-        if self.now >= MAX_CYCLES {
+        if c + 1 >= MAX_CYCLES {
             return Err(SmError::CycleLimit);
         }
         Ok(())
+    }
+
+    /// Kernel cycle 0: the first TBs take slots `0..n`.
+    fn start_kernel(&mut self) -> Phase {
+        for slot in 0..self.stats.launch.n as u32 {
+            if self.next_tb < self.k.grid {
+                self.start_tb(slot, 0);
+            }
+        }
+        Phase::Run(0)
+    }
+
+    /// Lock acquisitions and releases of the cycle, by cause (§2.4).
+    fn count_locks(&mut self, o: &CoreOut, mut rec: Option<&mut CycleRecord>) {
+        let l = &o.lock;
+        for q in 0..l.acq.len() {
+            // Two ports of one slot acquire one lock.
+            let first = (0..q).all(|r| !(l.acq[r] && o.rq_slot[r] == o.rq_slot[q]));
+            if l.acq[q] && first {
+                self.stats.lock_acquires += 1;
+                if let Some(r) = rec.as_deref_mut() {
+                    r.locks.push(LockEvent {
+                        pair: o.pair[q] as u32,
+                        slot: o.rq_slot[q] as u32,
+                        cause: "acquire",
+                    });
+                }
+            }
+        }
+        for s in 0..l.rel_fire.len() {
+            if !l.rel_fire[s] {
+                continue;
+            }
+            let r = &mut self.stats.lock_releases;
+            let cause = if l.xfer[s] {
+                r.transfer += 1;
+                "transfer"
+            } else if o.tb_empty >> s & 1 == 1 {
+                r.finish += 1;
+                "finish"
+            } else {
+                r.relssp += 1;
+                "relssp"
+            };
+            if let Some(rec) = rec.as_deref_mut() {
+                rec.locks.push(LockEvent {
+                    pair: o.table.pair(s as u64) as u32,
+                    slot: s as u32,
+                    cause,
+                });
+            }
+        }
     }
 
     /// A TB's barrier opens when every live warp of it waits there.
@@ -790,28 +1227,36 @@ impl<'k> SharingSm<'k> {
         }
     }
 
-    /// Runs the kernel to the end, showing each cycle to `each` if given.
+    /// Runs the kernel to the end, showing each kernel cycle to `each` if given.
     pub fn run(
         mut self,
         mut each: Option<&mut dyn FnMut(&CycleRecord)>,
     ) -> Result<SmStats, SmError> {
         let mut rec = CycleRecord::default();
         while !self.finished() {
+            let kernel_cycle = matches!(self.phase, Phase::Run(_));
             match each.as_deref_mut() {
                 Some(f) => {
                     self.cycle(Some(&mut rec))?;
-                    f(&rec);
+                    if kernel_cycle {
+                        f(&rec);
+                    }
                 }
                 None => self.cycle(None)?,
             }
         }
+        Ok(self.finish_stats())
+    }
+
+    /// The statistics, with IPC.
+    pub fn finish_stats(mut self) -> SmStats {
         let s = &mut self.stats;
         s.ipc = if s.cycles == 0 {
             0.0
         } else {
             s.thread_instructions as f64 / s.cycles as f64
         };
-        Ok(self.stats)
+        self.stats
     }
 }
 

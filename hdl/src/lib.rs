@@ -13,6 +13,7 @@ pub mod relssp_unit;
 pub mod rusthdl;
 pub mod share_cfg;
 pub mod sharing;
+pub mod sharing_core;
 pub mod sm_core;
 pub mod sp_access_unit;
 pub mod tools;

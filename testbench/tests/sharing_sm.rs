@@ -104,16 +104,10 @@ fn unshared_owf_greedy_is_gto() {
         let mut c = strategy.new_tree(&mut r).unwrap().current();
         // One TB per SM's worth of scratchpad: M_sp = 1 and no room for a pair, so ShSM = 0.
         c.kernel.smem = c.params.shape.smem;
-        let gto = SmParams {
-            sched: Sched::Gto,
-            ..c.params.clone()
-        };
-        let owf = SmParams {
-            sched: Sched::Owf,
-            greedy: true,
-            rank: Rank::Owf3,
-            ..c.params.clone()
-        };
+        let mut gto = c.params.clone();
+        gto.sched = Sched::Gto;
+        let mut owf = c.params.clone();
+        (owf.sched, owf.greedy, owf.rank) = (Sched::Owf, true, Rank::Owf3);
         let (a, ra) = run(&gto, &c);
         let (b, rb) = run(&owf, &c);
         assert_eq!(a.launch.shsm, 0);
