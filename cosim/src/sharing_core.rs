@@ -11,6 +11,7 @@
 //! the first issue cycle. The hot path allocates nothing; per-cycle records are built only when
 //! a caller asks for them.
 
+use crate::harness::Mismatch;
 use crate::kernel::{Instr, Kernel, Op, REGS};
 use crate::launch::{self, Launch, Ratio};
 use crate::layout::Layout;
@@ -134,6 +135,25 @@ impl fmt::Display for SmError {
                 write!(f, "cycle {cycle}: deadlock, no warp can issue again")
             }
             SmError::CycleLimit => write!(f, "still running after {MAX_CYCLES} cycles"),
+        }
+    }
+}
+
+/// How a run with the RTL in the loop stopped.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum LoopError {
+    /// The model refused or stopped (see [`SmError`]).
+    Model(SmError),
+    /// The RTL's outputs differ from the model's in this cycle.
+    Diverged(Phase, Box<Mismatch>),
+}
+
+impl fmt::Display for LoopError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            LoopError::Model(e) => write!(f, "{e}"),
+            LoopError::Diverged(Phase::Run(c), m) => write!(f, "kernel cycle {c}: {m}"),
+            LoopError::Diverged(Phase::Launch(j), m) => write!(f, "launch cycle {j}: {m}"),
         }
     }
 }
@@ -1005,12 +1025,30 @@ impl<'k> SharingSm<'k> {
 
     /// Runs one cycle on the model, showing what happened to `rec` if given.
     pub fn cycle(&mut self, rec: Option<&mut CycleRecord>) -> Result<(), SmError> {
+        self.cycle_checked(rec, &mut |_, _, _| Ok(()))
+            .map_err(|e| match e {
+                LoopError::Model(e) => e,
+                LoopError::Diverged(..) => unreachable!("nothing to diverge from"),
+            })
+    }
+
+    /// Runs one cycle and shows its inputs and the model's outputs to `check` before the SM
+    /// reacts: an RTL beside the model evaluates the same inputs there and compares (§2.1).
+    pub fn cycle_checked(
+        &mut self,
+        rec: Option<&mut CycleRecord>,
+        check: &mut dyn FnMut(Phase, &CoreIn, &CoreOut) -> Result<(), Box<Mismatch>>,
+    ) -> Result<(), LoopError> {
+        let phase = self.phase;
         self.drive();
         let mut out = std::mem::take(&mut self.out);
         self.core.pick(&self.inp, &mut out);
         self.describe(&out);
         self.core.finish(&self.inp, &mut out);
-        let r = self.after(&out, rec);
+        let checked = check(phase, &self.inp, &out);
+        let r = checked
+            .map_err(|m| LoopError::Diverged(phase, m))
+            .and_then(|()| self.after(&out, rec).map_err(LoopError::Model));
         self.out = out;
         r
     }

@@ -12,6 +12,7 @@ pub mod nextpnr;
 pub mod owner_class;
 pub mod relssp_unit;
 pub mod share_cfg;
+pub mod sharing_core;
 pub mod sm_core;
 pub mod sp_access_unit;
 pub mod warp_scheduler;

@@ -29,3 +29,29 @@ pub use registry::{block, blocks};
 pub fn external(tool: &str) -> bool {
     smrtl_hdl::tools::external(&[tool])
 }
+
+/// `module` verilated (built once per design and process, and cached on disk across
+/// processes), as a fresh instance in its reset state: the SM-level tops' RTL-in-the-loop
+/// backend.
+pub fn verilated(
+    module: &std::sync::Arc<smrtl_hdl::Module>,
+) -> Result<Box<dyn smrtl_cosim::Rtl>, smrtl_hdl::tools::ToolError> {
+    use smrtl_cosim::backend::verilator::VerilatorLib;
+    use std::collections::HashMap;
+    use std::sync::{Arc, Mutex};
+    static LIBS: Mutex<Option<HashMap<String, Arc<VerilatorLib>>>> = Mutex::new(None);
+    let verilog = smrtl_hdl::rusthdl::emit_verilog(module);
+    let lib = {
+        let mut libs = LIBS.lock().unwrap_or_else(|e| e.into_inner());
+        let libs = libs.get_or_insert_with(HashMap::new);
+        match libs.get(&verilog) {
+            Some(lib) => lib.clone(),
+            None => {
+                let lib = VerilatorLib::load(module, &verilog)?;
+                libs.insert(verilog, lib.clone());
+                lib
+            }
+        }
+    };
+    Ok(Box::new(lib.instance()?))
+}

@@ -16,6 +16,7 @@ pub fn blocks() -> Vec<BlockEntry> {
         BlockEntry::of::<crate::owner_class::OwnerClassBench>(),
         BlockEntry::of::<crate::relssp_unit::RelsspBench>(),
         BlockEntry::of::<crate::warp_scheduler::WarpSchedulerBench>(),
+        BlockEntry::of::<crate::sharing_core::SharingCoreBench>(),
     ]
 }
 

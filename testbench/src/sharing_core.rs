@@ -5,9 +5,19 @@
 //! and global loads — which proptest shrinks to a minimal kernel file.
 
 use proptest::prelude::*;
+use proptest::strategy::BoxedStrategy;
+use smrtl_cosim::harness::{first_difference, Trace as WaveRows};
 use smrtl_cosim::kernel::{Instr, Kernel, Offsets, Op};
-use smrtl_cosim::sharing_core::SmParams;
+use smrtl_cosim::relssp_unit::WarpIn;
+use smrtl_cosim::share_cfg::CfgWrite;
+use smrtl_cosim::sharing_core::{
+    CoreIn, CoreOut, CorePorts, CycleRecord, LoopError, Phase, SharingSm, SmParams, SmStats,
+};
+use smrtl_cosim::{Layout, Rtl};
 use smrtl_hdl::sharing::{FreeClass, Policy, Rank, Sched, Shape};
+use smrtl_hdl::sharing_core::{self as core_rtl, Params as CoreParams};
+use smrtl_hdl::tools::ToolError;
+use std::sync::Arc;
 
 /// One random SM-level case: the params (shape and switches) and a kernel.
 #[derive(Clone, Debug)]
@@ -228,4 +238,237 @@ pub fn cases(shapes: Vec<Shape>) -> impl Strategy<Value = KernelCase> {
                 },
             }
         })
+}
+
+// ---------------------------------------------------------------------------------------------
+// SM level: the model with `sharing_core` in the loop
+// ---------------------------------------------------------------------------------------------
+
+/// The core's port layout for `p`.
+pub fn layout(p: &CoreParams) -> Layout {
+    Layout::new(&core_rtl::build(p).ports())
+}
+
+/// The `sharing_core` RTL of `p` in rust-hdl's simulator, in its reset state.
+pub fn rusthdl(p: &CoreParams) -> Box<dyn Rtl> {
+    Box::new(smrtl_cosim::backend::rusthdl::RustHdl::new(Arc::new(
+        core_rtl::build(p),
+    )))
+}
+
+/// The `sharing_core` RTL of `p` verilated (cached), in its reset state.
+pub fn verilator(p: &CoreParams) -> Result<Box<dyn Rtl>, ToolError> {
+    crate::verilated(&Arc::new(core_rtl::build(p)))
+}
+
+/// Runs kernel `k` on the SM model with `rtl` beside the core: every cycle, launch cycles
+/// included, the RTL gets the model's inputs and every output port is compared (§2.1). `rows`
+/// keeps the cycles for a VCD (numbered from the first launch cycle);
+/// `each` sees every kernel cycle's record.
+pub fn cosim_kernel(
+    p: &SmParams,
+    k: &Kernel,
+    rtl: &mut dyn Rtl,
+    mut rows: Option<&mut WaveRows>,
+    mut each: Option<&mut dyn FnMut(&CycleRecord)>,
+) -> Result<SmStats, LoopError> {
+    let core = p.core();
+    let layout = layout(&core);
+    let ports = CorePorts::new(&core, &layout);
+    let mut inputs = vec![0u64; layout.in_words];
+    let (mut expected, mut actual) = (vec![0u64; layout.out_words], vec![0u64; layout.out_words]);
+    let mut sm = SharingSm::new(p, k).map_err(LoopError::Model)?;
+    if let Some(r) = rows.as_deref_mut() {
+        r.nets_of(rtl);
+    }
+    let mut rec = CycleRecord::default();
+    let mut global = 0u64;
+    while !sm.finished() {
+        let kernel_cycle = matches!(sm.phase(), Phase::Run(_));
+        let mut check = |phase: Phase, i: &CoreIn, o: &CoreOut| {
+            ports.write_inputs(i, &mut inputs);
+            ports.write_outputs(o, &mut expected);
+            rtl.eval(&inputs, &mut actual);
+            let differs = expected != actual;
+            if let Some(r) = rows.as_deref_mut() {
+                r.push_with(global, differs, |row| {
+                    row.inputs.extend_from_slice(&inputs);
+                    row.model.extend_from_slice(&expected);
+                    row.rtl.extend_from_slice(&actual);
+                    rtl.internal_values(&mut row.internals);
+                });
+            }
+            rtl.edge();
+            global += 1;
+            if differs {
+                let cycle = match phase {
+                    Phase::Run(c) => c,
+                    Phase::Launch(j) => j as u64,
+                };
+                return Err(Box::new(first_difference(
+                    &layout, cycle, &expected, &actual,
+                )));
+            }
+            Ok(())
+        };
+        sm.cycle_checked(Some(&mut rec), &mut check)?;
+        if let (true, Some(f)) = (kernel_cycle, each.as_deref_mut()) {
+            f(&rec);
+        }
+    }
+    Ok(sm.finish_stats())
+}
+
+// ---------------------------------------------------------------------------------------------
+// Block level: random inputs on the core's ports
+// ---------------------------------------------------------------------------------------------
+
+/// Longest random case; a failing case shrinks from at most this many cycles.
+pub const CASE_CYCLES: usize = 48;
+
+/// One random cycle's inputs for `p`: a launch-like configuration write now and then, warps
+/// mapped to slots `w / ⌈W/T⌉` with random live masks, ready bits and small ages (so ties
+/// happen), descriptors with offsets around `u`, completions and lock presets, rare resets.
+fn core_cycle(p: &CoreParams) -> impl Strategy<Value = CoreIn> {
+    let s = p.shape.clone();
+    let (t, w, ns, lanes) = (
+        s.slots,
+        s.warps as usize,
+        s.nsched as usize,
+        s.lanes as usize,
+    );
+    let (kp, full) = (s.kp() as u64, smrtl_hdl::netlist::mask(lanes));
+    let u_max = (s.smem / 4) as u64;
+    let base = CoreIn::new(p);
+    (
+        prop::bool::weighted(0.02),
+        prop::bool::weighted(0.15),
+        (
+            0..t as u64,
+            0..=t as u64,
+            0..s.smem as u64,
+            1..=u_max,
+            any::<bool>(),
+        ),
+        prop::bool::weighted(0.05),
+        (0..kp.max(1), any::<bool>(), 0..t as u64),
+        proptest::collection::vec(
+            (
+                prop::bool::weighted(0.8),
+                any::<u64>(),
+                prop::bool::weighted(0.05),
+                prop::bool::weighted(0.6),
+                0..4u64,
+            ),
+            w,
+        ),
+        proptest::collection::vec(
+            (
+                any::<bool>(),
+                prop::bool::weighted(0.2),
+                prop::bool::weighted(0.2),
+                any::<u64>(),
+                any::<u64>(),
+            ),
+            ns,
+        ),
+        proptest::collection::vec((prop::bool::weighted(0.3), 0..t as u64), ns),
+    )
+        .prop_map(
+            move |(
+                reset,
+                cfg_on,
+                (slot, partner, cbase, u, shsm),
+                lock_on,
+                (k, lv, lo),
+                warps,
+                dsc,
+                cpl,
+            )| {
+                let mut i = base.clone();
+                i.reset = reset;
+                if cfg_on {
+                    // Partners follow the §1.3 pattern (slot k with slot k + T/2) or NONE.
+                    let partner = if partner == t as u64 {
+                        s.none()
+                    } else {
+                        (slot + (t as u64) / 2) % t as u64
+                    };
+                    i.cfg = CfgWrite {
+                        shsm: Some(shsm || u % 4 != 0),
+                        u: Some(u),
+                        slot: Some((slot, partner, cbase)),
+                    };
+                }
+                if lock_on {
+                    i.lock_cfg = Some((k, lv, lo));
+                }
+                let per_slot = (w as u32).div_ceil(t).max(1);
+                for (x, (valid, live, launch, ready, age)) in warps.into_iter().enumerate() {
+                    i.warps[x] = WarpIn {
+                        valid,
+                        slot: (x as u32 / per_slot) as usize,
+                        live: if live % 5 == 0 { 0 } else { live & full },
+                        launch,
+                    };
+                    i.ready[x] = ready;
+                    i.age[x] = age;
+                }
+                let u = i.cfg.u.unwrap_or(u_max / 2);
+                for (q, (shared, rel, exit, m, r)) in dsc.into_iter().enumerate() {
+                    let d = &mut i.dsc[q];
+                    (d.shared, d.rel, d.exit, d.mask) = (shared, rel, exit, m & full);
+                    for (l, o) in d.off.iter_mut().enumerate() {
+                        let pick = (r >> (2 * l)) & 3;
+                        *o = match pick {
+                            0 => u.saturating_sub(1),
+                            1 => u,
+                            2 => (r >> 8) % u.max(1),
+                            _ => (r >> 16) % s.smem as u64,
+                        };
+                    }
+                }
+                for (q, c) in cpl.into_iter().enumerate() {
+                    i.cpl[q] = c;
+                }
+                i
+            },
+        )
+}
+
+/// The `sharing_core` block's descriptor (see [`crate::registry`]).
+pub struct SharingCoreBench;
+
+impl crate::Bench for SharingCoreBench {
+    type Params = CoreParams;
+    const SUMMARY: &'static str = "scratchpad sharing's SM top: share_cfg, owner_class, NSCHED warp_schedulers, sp_access_unit, lock_table, relssp_unit (seed 001)";
+
+    fn module(p: &CoreParams) -> smrtl_hdl::Module {
+        core_rtl::build(p)
+    }
+
+    fn model(p: &CoreParams, layout: &Layout) -> Box<dyn smrtl_cosim::Simulator + Send> {
+        Box::new(smrtl_cosim::sharing_core::Model::new(p, layout))
+    }
+
+    fn cases(p: &CoreParams, layout: &Layout) -> BoxedStrategy<crate::Case> {
+        let ports = Arc::new(CorePorts::new(p, layout));
+        let words = layout.in_words;
+        proptest::collection::vec(core_cycle(p), 1..=CASE_CYCLES)
+            .prop_map(move |cycles| {
+                cycles
+                    .iter()
+                    .map(|i| {
+                        let mut buf = vec![0u64; words];
+                        ports.write_inputs(i, &mut buf);
+                        buf
+                    })
+                    .collect()
+            })
+            .boxed()
+    }
+
+    fn cost_notes(p: &CoreParams) -> Result<smrtl_synth::Notes, ToolError> {
+        smrtl_synth::sharing_core::notes(p)
+    }
 }

@@ -706,25 +706,7 @@ pub fn rusthdl(p: &SmParams) -> Box<dyn Rtl> {
 /// The `sm_core` RTL of `p` verilated (built once per design and process, cached on disk
 /// across processes), in its reset state.
 pub fn verilator(p: &SmParams) -> Result<Box<dyn Rtl>, smrtl_hdl::tools::ToolError> {
-    use smrtl_cosim::backend::verilator::VerilatorLib;
-    use std::collections::HashMap;
-    use std::sync::{Arc, Mutex};
-    static LIBS: Mutex<Option<HashMap<String, Arc<VerilatorLib>>>> = Mutex::new(None);
-    let module = Arc::new(core_rtl::build(p));
-    let verilog = smrtl_hdl::rusthdl::emit_verilog(&module);
-    let lib = {
-        let mut libs = LIBS.lock().unwrap_or_else(|e| e.into_inner());
-        let libs = libs.get_or_insert_with(HashMap::new);
-        match libs.get(&verilog) {
-            Some(lib) => lib.clone(),
-            None => {
-                let lib = VerilatorLib::load(&module, &verilog)?;
-                libs.insert(verilog, lib.clone());
-                lib
-            }
-        }
-    };
-    Ok(Box::new(lib.instance()?))
+    crate::verilated(&std::sync::Arc::new(core_rtl::build(p)))
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -5,10 +5,12 @@
 //! GREEDY = true is GTO cycle for cycle (spec §8, trend 4).
 
 use proptest::strategy::{Strategy, ValueTree};
+use smrtl_cosim::kernel::Kernel;
+use smrtl_cosim::sharing_core::params_for;
 use smrtl_cosim::sharing_core::{CycleRecord, SharingSm, SmError, SmParams, SmStats};
 use smrtl_hdl::sharing::{Rank, Sched, Shape};
 use smrtl_testbench::check::runner;
-use smrtl_testbench::sharing_core::{cases, KernelCase};
+use smrtl_testbench::sharing_core::{cases, cosim_kernel, rusthdl, KernelCase};
 
 /// Shapes of the random sweeps: NSCHED 1, 2 and 4, small and paper-sized SMs.
 fn shapes() -> Vec<Shape> {
@@ -116,4 +118,41 @@ fn unshared_owf_greedy_is_gto() {
         compared += 1;
     }
     assert_eq!(compared, 400);
+}
+
+/// Runs case `c` with `sharing_core` on `rtl` beside the model; the stats, or the divergence
+/// with the kernel file that shows it.
+fn in_the_loop(c: &KernelCase, rtl: &mut dyn smrtl_cosim::Rtl) -> Result<SmStats, String> {
+    cosim_kernel(&c.params, &c.kernel, rtl, None, None).map_err(|e| format!("{e}\n{}", c.file()))
+}
+
+#[test]
+fn fig5_with_sharing_core_in_the_loop() {
+    for file in ["fig5-owf.json", "fig5-uwf.json"] {
+        let path = format!("{}/../examples/sharing/{file}", env!("CARGO_MANIFEST_DIR"));
+        let kernel = Kernel::parse(&std::fs::read_to_string(path).unwrap()).unwrap();
+        let params = params_for(&kernel, &[]).unwrap();
+        let model = SharingSm::new(&params, &kernel).unwrap().run(None).unwrap();
+        let c = KernelCase { params, kernel };
+        let mut dut = rusthdl(&c.params.core());
+        assert_eq!(in_the_loop(&c, dut.as_mut()).unwrap(), model, "{file}");
+    }
+}
+
+#[test]
+fn random_kernels_with_sharing_core_on_rusthdl() {
+    let mut r = runner(11);
+    let strategy = cases(shapes());
+    let (mut cycles, mut kernels) = (0u64, 0);
+    while cycles < 100_000 {
+        let c = strategy.new_tree(&mut r).unwrap().current();
+        let mut dut = rusthdl(&c.params.core());
+        match in_the_loop(&c, dut.as_mut()) {
+            Ok(s) => cycles += s.cycles,
+            Err(e) if e.contains("deadlock") => continue,
+            Err(e) => panic!("{e}"),
+        }
+        kernels += 1;
+    }
+    eprintln!("{kernels} kernels, {cycles} kernel cycles on rusthdl");
 }
