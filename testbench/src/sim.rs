@@ -112,12 +112,17 @@ pub struct Failure {
 enum Cause {
     Pipeline(DriveError),
     Core(Box<SmDivergence>),
+    Sharing(smrtl_cosim::sharing_core::LoopError),
 }
 
 impl Failure {
     /// Whether the RTL diverged from the model (a waveform then shows where).
     pub fn diverged(&self) -> bool {
-        !matches!(self.cause, Cause::Pipeline(DriveError::CycleLimit { .. }))
+        use smrtl_cosim::sharing_core::LoopError;
+        !matches!(
+            self.cause,
+            Cause::Pipeline(DriveError::CycleLimit { .. }) | Cause::Sharing(LoopError::Model(_))
+        )
     }
 }
 
@@ -133,6 +138,7 @@ impl fmt::Display for Failure {
             ),
             Cause::Pipeline(e) => write!(f, "{e}"),
             Cause::Core(d) => write!(f, "{d}\nmodel record: {}", json(&d.model)?),
+            Cause::Sharing(e) => write!(f, "{e}"),
         }
     }
 }
@@ -557,31 +563,62 @@ impl Report for KernelReport {}
 pub fn run_kernel(name: &str, text: &str, o: Options) -> Result<Run<KernelReport>, String> {
     use smrtl_cosim::kernel::Kernel;
     use smrtl_cosim::sharing_core::{params_for, SharingSm};
+    use smrtl_hdl::BlockParams as _;
     let kernel = Kernel::parse(text).map_err(|e| shown(&format!("{name}: {e}")))?;
     let params = params_for(&kernel, o.sets).map_err(|e| shown(&format!("{name}: {e}")))?;
     params
         .validate()
         .map_err(|e| shown(&format!("{name}: {e}")))?;
-    let sm = SharingSm::new(&params, &kernel).map_err(|e| shown(&format!("{name}: {e}")))?;
+    let core = params.core();
+    // Refused before any work: a kernel that does not fit is a usage error.
+    SharingSm::new(&params, &kernel).map_err(|e| shown(&format!("{name}: {e}")))?;
+    let mut dut = match o.backend {
+        Backend::Model => None,
+        Backend::Rusthdl => Some(crate::sharing_core::rusthdl(&core)),
+        Backend::Verilator => {
+            Some(crate::sharing_core::verilator(&core).map_err(|e| e.to_string())?)
+        }
+    };
+    let mut rows = o.waveform.then(|| WaveRows::new(WAVE_WINDOW));
     let mut lines = Lines::new(o.records);
     let recording = lines.out.is_some();
     let mut each = |r: &smrtl_cosim::sharing_core::CycleRecord| lines.put(r);
-    let stats = sm
-        .run(recording.then_some(&mut each as &mut dyn FnMut(&_)))
-        .map_err(|e| shown(&format!("{name}: {e}")))?;
+    let run = crate::sharing_core::cosim_kernel(
+        &params,
+        &kernel,
+        dut.as_mut().map(|d| &mut **d as &mut dyn smrtl_cosim::Rtl),
+        rows.as_mut(),
+        recording.then_some(&mut each as &mut dyn FnMut(&_)),
+    );
     let source = if kernel.name.is_empty() {
         name.to_string()
     } else {
         kernel.name.clone()
     };
-    Ok(Run {
-        result: Ok(KernelReport {
+    let result = match run {
+        Ok(stats) => Ok(KernelReport {
             backend: o.backend,
             source,
             params,
             stats,
         }),
-        waveform: None,
+        // The model alone stopping (a deadlock, a protocol error) is the kernel's problem.
+        Err(smrtl_cosim::sharing_core::LoopError::Model(e)) if o.backend == Backend::Model => {
+            return Err(shown(&format!("{name}: {e}")))
+        }
+        Err(e) => Err(Failure {
+            block: "sharing_core",
+            backend: o.backend,
+            cause: Cause::Sharing(e),
+        }),
+    };
+    Ok(Run {
+        result,
+        waveform: rows.map(|rows| Waveform {
+            top: "sharing_core",
+            layout: crate::sharing_core::layout(&core),
+            rows,
+        }),
         records_error: lines.error,
     })
 }

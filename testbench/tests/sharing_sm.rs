@@ -123,7 +123,8 @@ fn unshared_owf_greedy_is_gto() {
 /// Runs case `c` with `sharing_core` on `rtl` beside the model; the stats, or the divergence
 /// with the kernel file that shows it.
 fn in_the_loop(c: &KernelCase, rtl: &mut dyn smrtl_cosim::Rtl) -> Result<SmStats, String> {
-    cosim_kernel(&c.params, &c.kernel, rtl, None, None).map_err(|e| format!("{e}\n{}", c.file()))
+    cosim_kernel(&c.params, &c.kernel, Some(rtl), None, None)
+        .map_err(|e| format!("{e}\n{}", c.file()))
 }
 
 #[test]
