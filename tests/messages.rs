@@ -168,7 +168,8 @@ fn list_columns_align_whatever_the_lengths() {
             "lock_table",
             "owner_class",
             "relssp_unit",
-            "warp_scheduler"
+            "warp_scheduler",
+            "sharing_core"
         ]
     );
     for block in blocks {
