@@ -139,6 +139,10 @@ impl fmt::Display for SmError {
     }
 }
 
+/// What [`SharingSm::cycle_checked`] shows each cycle's inputs and model outputs to: the RTL
+/// in the loop, which answers with the first port it disagrees on.
+pub type Check<'a> = dyn FnMut(Phase, &CoreIn, &CoreOut) -> Result<(), Box<Mismatch>> + 'a;
+
 /// How a run with the RTL in the loop stopped.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum LoopError {
@@ -1037,7 +1041,7 @@ impl<'k> SharingSm<'k> {
     pub fn cycle_checked(
         &mut self,
         rec: Option<&mut CycleRecord>,
-        check: &mut dyn FnMut(Phase, &CoreIn, &CoreOut) -> Result<(), Box<Mismatch>>,
+        check: &mut Check,
     ) -> Result<(), LoopError> {
         let phase = self.phase;
         self.drive();

@@ -2,6 +2,8 @@
 //! cycles per configuration on rusthdl across L, modes and P; the `kepler` and `ep8` presets on
 //! Verilator; and a deliberately broken RTL that must be caught, shrunk and shown in a VCD.
 
+mod common;
+
 use proptest::prelude::*;
 use proptest::strategy::ValueTree;
 use smrtl_cosim::backend::{rusthdl::RustHdl, verilator::VerilatorLib};
@@ -158,7 +160,7 @@ fn check_caught(d: &Design, factory: &dyn Fn() -> Box<dyn smrtl_cosim::Rtl>, int
     // The VCD shows it: parse it back and check the values of the mismatching cycle.
     let mut text = vec![];
     vcd_out::write(&mut text, d.name, &d.layout, again.trace.as_ref().unwrap()).unwrap();
-    let seen = parse_vcd(&text);
+    let seen = common::parse_vcd(&text, 0);
     let at = |scope: &str, name: &str| {
         seen.iter()
             .find(|(s, n, _)| s == scope && n == name)
@@ -174,54 +176,6 @@ fn check_caught(d: &Design, factory: &dyn Fn() -> Box<dyn smrtl_cosim::Rtl>, int
         .iter()
         .any(|(s, n, _)| s == "rtl" && n.starts_with("lead_"));
     assert_eq!(shows_internals, internals, "RTL internals in the VCD");
-}
-
-/// (scope, name, value at the end of time 0) of every variable in a VCD, read with the vcd crate.
-fn parse_vcd(text: &[u8]) -> Vec<(String, String, u64)> {
-    use vcd::{Command, ScopeItem};
-    let mut parser = vcd::Parser::new(text);
-    let header = parser.parse_header().unwrap();
-    let mut vars = vec![];
-    fn walk(items: &[ScopeItem], scope: &str, out: &mut Vec<(String, String, vcd::IdCode)>) {
-        for it in items {
-            match it {
-                ScopeItem::Var(v) => out.push((scope.to_string(), v.reference.clone(), v.code)),
-                ScopeItem::Scope(s) => walk(&s.children, &s.identifier, out),
-            }
-        }
-    }
-    let mut ids = vec![];
-    for it in &header.items {
-        if let ScopeItem::Scope(s) = it {
-            for child in &s.children {
-                match child {
-                    ScopeItem::Var(v) => ids.push(("top".to_string(), v.reference.clone(), v.code)),
-                    ScopeItem::Scope(c) => walk(&c.children, &c.identifier, &mut ids),
-                }
-            }
-        }
-    }
-    let mut values = std::collections::HashMap::new();
-    for cmd in parser {
-        match cmd.unwrap() {
-            Command::Timestamp(t) if t > 0 => break,
-            Command::ChangeScalar(id, v) => {
-                values.insert(id, (v == vcd::Value::V1) as u64);
-            }
-            Command::ChangeVector(id, bits) => {
-                values.insert(
-                    id,
-                    bits.iter()
-                        .fold(0u64, |a, b| a << 1 | (*b == vcd::Value::V1) as u64),
-                );
-            }
-            _ => {}
-        }
-    }
-    for (s, n, id) in ids {
-        vars.push((s, n, values.get(&id).copied().unwrap_or(0)));
-    }
-    vars
 }
 
 #[test]

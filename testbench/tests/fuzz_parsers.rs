@@ -1674,3 +1674,54 @@ fn sweep_spec_parse_time_is_linear() {
         "Spec::parse: 1000 seeds in {small:?}, 16000 seeds in {large:?} (quadratic in the list length)"
     );
 }
+
+/// Scratchpad-sharing kernel files (docs/scratchpad-sharing.md §5.1): the shipped examples,
+/// their text mutated, parsed, resolved against their params and launched on the SM model (not
+/// run: a mutated grid may ask for 10^6 TBs). Every refusal is one line; nothing panics.
+fn check_kernel(text: &str) -> Result<(), TestCaseError> {
+    use smrtl_cosim::kernel::Kernel;
+    use smrtl_cosim::sharing_core::{params_for, SharingSm};
+    use smrtl_hdl::BlockParams as _;
+    let parsed = guard_mem("kernel::Kernel::parse", &text, text.len(), || {
+        Kernel::parse(text)
+    })?;
+    let k = match parsed {
+        Ok(k) => k,
+        Err(e) => return one_line("kernel::Kernel::parse", &text, &e.to_string()),
+    };
+    let launched = guard("sharing_core::SharingSm::new", &text, || {
+        let p = params_for(&k, &[]).map_err(|e| e.to_string())?;
+        p.validate().map_err(|e| e.to_string())?;
+        SharingSm::new(&p, &k)
+            .map(|_| ())
+            .map_err(|e| e.to_string())
+    })?;
+    match launched {
+        Ok(()) => Ok(()),
+        Err(e) => one_line("sharing_core::SharingSm::new", &text, &e),
+    }
+}
+
+fn kernels() -> Vec<String> {
+    ["fig5-owf.json", "fig5-uwf.json"]
+        .iter()
+        .map(|f| {
+            let path = format!("{}/../examples/sharing/{f}", env!("CARGO_MANIFEST_DIR"));
+            std::fs::read_to_string(path).unwrap()
+        })
+        .collect()
+}
+
+proptest! {
+    #![proptest_config(config(512))]
+
+    #[test]
+    fn kernel_any_text(text in any_text()) {
+        check_kernel(&text)?;
+    }
+
+    #[test]
+    fn kernel_mutated(text in mutated_text(kernels())) {
+        check_kernel(&text)?;
+    }
+}

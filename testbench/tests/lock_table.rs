@@ -5,6 +5,8 @@
 //! Verilator and Icarus; and a planted lock-protocol bug that the random run must catch, shrink
 //! and show in a VCD.
 
+mod common;
+
 use proptest::strategy::Strategy;
 use proptest::strategy::ValueTree;
 use smrtl_cosim::backend::{icarus, rusthdl::RustHdl, verilator::VerilatorLib};
@@ -758,7 +760,7 @@ fn check_caught(d: &Design, factory: &dyn Fn() -> Box<dyn smrtl_cosim::Rtl>, int
     // The VCD shows it: the lock state and the premature release at the mismatch cycle.
     let mut text = vec![];
     vcd_out::write(&mut text, d.name, &d.layout, again.trace.as_ref().unwrap()).unwrap();
-    let seen = parse_vcd(&text, vcd_out::time(m.cycle));
+    let seen = common::parse_vcd(&text, vcd_out::time(m.cycle));
     let at = |scope: &str, name: &str| {
         seen.iter()
             .find(|(s, n, _)| s == scope && n == name)
@@ -786,52 +788,6 @@ fn check_caught(d: &Design, factory: &dyn Fn() -> Box<dyn smrtl_cosim::Rtl>, int
         .iter()
         .any(|(s, n, _)| s == "rtl" && n.starts_with("pend_0_q"));
     assert_eq!(shows_internals, internals, "RTL internals in the VCD");
-}
-
-/// (scope, name, value at time `at`) of every variable in a VCD, read with the vcd crate.
-fn parse_vcd(text: &[u8], at: u64) -> Vec<(String, String, u64)> {
-    use vcd::{Command, ScopeItem};
-    let mut parser = vcd::Parser::new(text);
-    let header = parser.parse_header().unwrap();
-    fn walk(items: &[ScopeItem], scope: &str, out: &mut Vec<(String, String, vcd::IdCode)>) {
-        for it in items {
-            match it {
-                ScopeItem::Var(v) => out.push((scope.to_string(), v.reference.clone(), v.code)),
-                ScopeItem::Scope(s) => walk(&s.children, &s.identifier, out),
-            }
-        }
-    }
-    let mut ids = vec![];
-    for it in &header.items {
-        if let ScopeItem::Scope(s) = it {
-            for child in &s.children {
-                match child {
-                    ScopeItem::Var(v) => ids.push(("top".to_string(), v.reference.clone(), v.code)),
-                    ScopeItem::Scope(c) => walk(&c.children, &c.identifier, &mut ids),
-                }
-            }
-        }
-    }
-    let mut values = std::collections::HashMap::new();
-    for cmd in parser {
-        match cmd.unwrap() {
-            Command::Timestamp(t) if t > at => break,
-            Command::ChangeScalar(id, v) => {
-                values.insert(id, (v == vcd::Value::V1) as u64);
-            }
-            Command::ChangeVector(id, bits) => {
-                values.insert(
-                    id,
-                    bits.iter()
-                        .fold(0u64, |a, b| a << 1 | (*b == vcd::Value::V1) as u64),
-                );
-            }
-            _ => {}
-        }
-    }
-    ids.into_iter()
-        .map(|(s, n, id)| (s, n, values.get(&id).copied().unwrap_or(0)))
-        .collect()
 }
 
 #[test]
