@@ -9,8 +9,8 @@ use smrtl_cosim::kernel::Kernel;
 use smrtl_cosim::sharing_core::params_for;
 use smrtl_cosim::sharing_core::{CycleRecord, SharingSm, SmError, SmParams, SmStats};
 use smrtl_hdl::sharing::{Rank, Sched, Shape};
-use smrtl_testbench::check::runner;
-use smrtl_testbench::sharing_core::{cases, cosim_kernel, rusthdl, KernelCase};
+use smrtl_testbench::check::{self, runner};
+use smrtl_testbench::sharing_core::{cases, cosim_kernel, rusthdl, verilator, KernelCase};
 
 /// Shapes of the random sweeps: NSCHED 1, 2 and 4, small and paper-sized SMs.
 fn shapes() -> Vec<Shape> {
@@ -140,20 +140,111 @@ fn fig5_with_sharing_core_in_the_loop() {
     }
 }
 
-#[test]
-fn random_kernels_with_sharing_core_on_rusthdl() {
-    let mut r = runner(11);
-    let strategy = cases(shapes());
-    let (mut cycles, mut kernels) = (0u64, 0);
-    while cycles < 100_000 {
-        let c = strategy.new_tree(&mut r).unwrap().current();
-        let mut dut = rusthdl(&c.params.core());
-        match in_the_loop(&c, dut.as_mut()) {
-            Ok(s) => cycles += s.cycles,
+/// Random kernels with the core on the RTL `factory` until `cycles` kernel cycles ran; a
+/// divergence shrinks to a minimal kernel file, which the panic shows.
+fn random_in_the_loop(
+    seed: u64,
+    shapes: Vec<Shape>,
+    fixed_switches: bool,
+    cycles: u64,
+    factory: &dyn Fn(&SmParams) -> Box<dyn smrtl_cosim::Rtl>,
+) -> (u64, u64) {
+    let mut r = runner(seed);
+    let strategy = cases(shapes);
+    let (mut ran, mut kernels) = (0u64, 0u64);
+    while ran < cycles {
+        let mut tree = strategy.new_tree(&mut r).unwrap();
+        let mut c = tree.current();
+        let fix = |c: &mut KernelCase| {
+            if fixed_switches {
+                let shape = c.params.shape.clone();
+                c.params = SmParams {
+                    shape,
+                    lat_global: 20,
+                    ..SmParams::default()
+                };
+            }
+        };
+        fix(&mut c);
+        let failure = |c: &KernelCase| match in_the_loop(c, factory(&c.params).as_mut()) {
+            Err(e) if !e.contains("deadlock") => Some(e),
+            _ => None,
+        };
+        match in_the_loop(&c, factory(&c.params).as_mut()) {
+            Ok(s) => ran += s.cycles,
             Err(e) if e.contains("deadlock") => continue,
-            Err(e) => panic!("{e}"),
+            Err(e) => {
+                let (_, e, steps) = check::shrink_tree(&mut tree, (c, e), |c| {
+                    let mut c = c.clone();
+                    fix(&mut c);
+                    failure(&c)
+                });
+                panic!("shrunk in {steps} steps to:\n{e}");
+            }
         }
         kernels += 1;
     }
+    (kernels, ran)
+}
+
+#[test]
+fn random_kernels_with_sharing_core_on_rusthdl() {
+    let (kernels, cycles) =
+        random_in_the_loop(11, shapes(), false, 100_000, &|p| rusthdl(&p.core()));
     eprintln!("{kernels} kernels, {cycles} kernel cycles on rusthdl");
+}
+
+/// A few thousand kernel cycles on Verilator: one shape and the default switches, so one
+/// verilated build serves every kernel.
+#[test]
+fn random_kernels_with_sharing_core_on_verilator() {
+    if !smrtl_testbench::external("verilator") {
+        return;
+    }
+    let (kernels, cycles) = random_in_the_loop(12, vec![Shape::small()], true, 3_000, &|p| {
+        verilator(&p.core()).unwrap()
+    });
+    eprintln!("{kernels} kernels, {cycles} kernel cycles on verilator");
+}
+
+/// A planted lock-protocol bug (the lock table releases while the owner's accesses are still
+/// in flight) is caught at SM level, shrunk to a small kernel, and shown in a VCD whose lock
+/// signals differ between the model and the RTL.
+#[test]
+fn planted_lock_bug_is_caught_shrunk_and_shown() {
+    use smrtl_hdl::lock_table::Fault;
+    let faulty = |p: &SmParams| -> Box<dyn smrtl_cosim::Rtl> {
+        let m = smrtl_hdl::sharing_core::build_with(&p.core(), Fault::ReleaseIgnoresDrain);
+        Box::new(smrtl_cosim::backend::rusthdl::RustHdl::new(
+            std::sync::Arc::new(m),
+        ))
+    };
+    let caught = std::panic::catch_unwind(|| {
+        random_in_the_loop(5, vec![Shape::small()], true, 100_000, &faulty)
+    });
+    let message = match caught {
+        Ok(_) => panic!("the planted bug was not caught in 100k kernel cycles"),
+        Err(e) => e
+            .downcast_ref::<String>()
+            .cloned()
+            .expect("a panic message"),
+    };
+    assert!(message.contains("shrunk"), "{message}");
+    let file = &message[message.find('{').expect("a kernel file")..];
+    let k = Kernel::parse(file).unwrap();
+    let instructions: usize = k.warps.iter().map(Vec::len).sum();
+    assert!(k.grid <= 2 && instructions <= 6, "not minimal: {file}");
+    // The shrunk kernel, again, with its waveform.
+    let p = params_for(&k, &[]).unwrap();
+    let mut dut = faulty(&p);
+    let mut rows = smrtl_cosim::harness::Trace::new(1000);
+    let e = cosim_kernel(&p, &k, Some(dut.as_mut()), Some(&mut rows), None).unwrap_err();
+    let mut vcd = vec![];
+    let layout = smrtl_testbench::sharing_core::layout(&p.core());
+    smrtl_cosim::vcd_out::write(&mut vcd, "sharing_core", &layout, &rows).unwrap();
+    let text = String::from_utf8(vcd).unwrap();
+    for signal in ["lock_valid", "lock_owner", "pend", "rel_fire"] {
+        assert!(text.contains(signal), "{signal} in the VCD");
+    }
+    eprintln!("{e}\n{file}");
 }
