@@ -249,3 +249,82 @@ fn a15_relaunched_slots_keep_their_status() {
     assert_eq!(acquirers.len(), 6);
     assert!(recs.iter().all(|r| r.locks.iter().all(|l| l.pair == 0)));
 }
+
+/// The cycles TB slot `slot`'s warp `warp_in_tb` (2 warps per TB) issued `op`.
+fn issued(recs: &[CycleRecord], slot: u32, warp: u32, op: Op) -> Vec<u64> {
+    recs.iter()
+        .filter(|r| {
+            r.picks.iter().any(|p| {
+                p.slot == slot
+                    && p.warp == slot * 2 + warp
+                    && p.op == op
+                    && p.outcome == Outcome::Issue
+            })
+        })
+        .map(|r| r.cycle)
+        .collect()
+}
+
+/// A4 and A6: while X owns the lock, Y's private access (offset below u) and its ALU
+/// instructions issue, and the lock does not change; Y's shared-region access is NACKed on every
+/// pick until X releases.
+#[test]
+fn a4_a6_private_accesses_and_alu_issue_while_the_partner_owns() {
+    // X's warp 1 runs first on scheduler 1 (an owner outranks a non-owner); X's warp 0 keeps
+    // the lock long enough for Y's warp 1 to get its turns.
+    // While X's warp 0 waits for its load, scheduler 0 picks Y's warp 0.
+    let mut w0 = vec![ld(SHARED, 1), uses(1)];
+    w0.extend(vec![op(Op::Alu); 12]);
+    w0.push(op(Op::Relssp));
+    let w1 = vec![
+        op(Op::Alu),
+        op(Op::Alu),
+        ld(10, 2),
+        op(Op::Relssp),
+        op(Op::Alu),
+    ];
+    let (recs, _) = run(&kernel(8, 2, vec![w0, w1], &[]));
+    let ev = lock_events(&recs);
+    assert_eq!(ev[0], (1, 0, "acquire"));
+    let x_release = ev.iter().find(|e| e.1 == 0 && e.2 != "acquire").unwrap().0;
+    let y_private = issued(&recs, 1, 1, Op::LdShared);
+    assert_eq!(y_private.len(), 1);
+    assert!(
+        y_private[0] < x_release,
+        "Y's private access waits for nobody"
+    );
+    assert!(
+        ev.iter().all(|e| e.0 != y_private[0]),
+        "the lock does not change"
+    );
+    let y_alu = issued(&recs, 1, 1, Op::Alu);
+    assert!(y_alu.iter().filter(|&&c| c < x_release).count() >= 2);
+    // Y's warp 0 (its shared access) is NACKed on every pick while X owns.
+    let y_shared: Vec<Outcome> = recs
+        .iter()
+        .filter(|r| r.cycle <= x_release)
+        .flat_map(|r| r.picks.iter().filter(|p| p.warp == 2).map(|p| p.outcome))
+        .collect();
+    assert!(!y_shared.is_empty() && y_shared.iter().all(|&o| o == Outcome::Nack));
+}
+
+/// A8: relssp by some of X's threads (its warp 0) does not release; the rest (warp 1) later
+/// does, in the cycle the last of them runs relssp.
+#[test]
+fn a8_relssp_by_a_subset_then_the_rest() {
+    let mut w0 = vec![ld(SHARED, 1), uses(1), op(Op::Relssp)];
+    w0.extend(vec![op(Op::Alu); 10]);
+    let mut w1 = vec![op(Op::Alu); 9];
+    w1.push(op(Op::Relssp));
+    w1.extend(vec![op(Op::Alu); 4]);
+    let (recs, _) = run(&kernel(8, 2, vec![w0, w1], &[]));
+    let first = issued(&recs, 0, 0, Op::Relssp)[0];
+    let last = issued(&recs, 0, 1, Op::Relssp)[0];
+    assert!(first < last);
+    let released = lock_events(&recs)
+        .into_iter()
+        .find(|e| e.1 == 0 && e.2 == "relssp")
+        .unwrap()
+        .0;
+    assert_eq!(released, last);
+}
