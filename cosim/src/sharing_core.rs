@@ -1,15 +1,20 @@
-//! The thread-block-residency SM model of scratchpad sharing (docs/scratchpad-sharing.md §1,
-//! §5; Jatala et al., seed 001), written from the spec: TB slots filled by the launch
-//! calculator (§1.2), slot pairing (§1.3), the layout and the private-offset check (§1.4–1.5),
-//! per-pair locks with NACK and retry and the drain counters (§2.4), relssp and exit events
-//! (§3), OWF and the baselines over NSCHED schedulers (§4), latencies and `cpl` (§5), TBs
-//! retiring and new TBs taking the freed slots.
+//! Scratchpad sharing at SM level (docs/scratchpad-sharing.md §1, §5; Jatala et al., seed 001),
+//! in two parts:
 //!
-//! Every cycle follows the spec's in-cycle order (§2.1): class → pick → access check →
-//! grant/NACK → relssp/exit events of issued instructions → `done` → release → edge. Cycle 0
-//! launches the first TBs; warps issue from the cycle after their launch, so Fig. 5's cycle 1 is
-//! the first issue cycle. The hot path allocates nothing; per-cycle records are built only when
-//! a caller asks for them.
+//! - [`Core`]: `sharing_core`'s model, its blocks' models (`share_cfg`, `owner_class`,
+//!   `warp_scheduler`, `sp_access_unit`, `lock_table`, `relssp_unit`) composed in the spec's
+//!   in-cycle order (§2.1: class → pick → access check → grant/NACK → relssp/exit events of
+//!   issued instructions → `done` → release → edge), behind one typed interface ([`CoreIn`] /
+//!   [`CoreOut`], encoded to the port buffers by [`CorePorts`]). [`Model`] puts it on the ports.
+//! - [`SharingSm`]: the thread-block-residency SM around it: the launch calculator (§1.2) and
+//!   the launch writes (§1.3–1.4), the kernel's instruction streams, register scoreboards and
+//!   latencies (§5), barriers, `cpl`, TBs retiring and new TBs taking the freed slots. An RTL
+//!   beside the core sees the same inputs every cycle ([`SharingSm::cycle_checked`]).
+//!
+//! Launch cycles (a reset, then one configuration write per slot) come before kernel cycle 0,
+//! which launches the first TBs; warps issue from the cycle after their launch, so Fig. 5's
+//! cycle 1 is the first issue cycle. The hot path allocates nothing; per-cycle records are
+//! built only when a caller asks for them.
 
 use crate::harness::Mismatch;
 use crate::kernel::{Instr, Kernel, Op, REGS};
@@ -102,11 +107,6 @@ impl SmParams {
             (core.sched, core.rank, core.greedy, core.age_w);
         self
     }
-}
-
-/// Which parameters the SM model shares with the RTL blocks (for `smrtl list`).
-pub fn declarations() -> Vec<smrtl_hdl::params::ParamDecl> {
-    declared_by::<SmParams>()
 }
 
 /// Why a kernel cannot run, or stopped.
