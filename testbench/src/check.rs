@@ -100,6 +100,23 @@ pub fn random(design: &Design, rtl: &RtlFactory, cycles: u64, seed: u64) -> Repo
     }
 }
 
+/// [`random`] on rust-hdl's simulator: at least `cycles` random cycles of `design`, every
+/// output compared; panics with the first mismatch (the block-level random tests).
+pub fn assert_random_on_rusthdl(design: &Design, cycles: u64, seed: u64) {
+    let m = design.module.clone();
+    let factory =
+        move || Box::new(smrtl_cosim::backend::rusthdl::RustHdl::new(m.clone())) as Box<dyn Rtl>;
+    let r = random(design, &factory, cycles, seed);
+    assert!(
+        r.failure.is_none(),
+        "{} {}: {:?}",
+        design.module.name,
+        design.params,
+        r.failure.map(|f| f.mismatch)
+    );
+    assert!(r.cycles >= cycles);
+}
+
 /// proptest's shrink loop: simplify while the value still fails, complicate when it passes.
 /// `fails` returns the failure of a value (or `None`); returns the smallest failing value, its
 /// failure and the steps taken.

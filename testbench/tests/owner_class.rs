@@ -212,16 +212,7 @@ fn out_of_range_slots_partners_and_pairs() {
 const CYCLES: u64 = 100_000;
 
 fn random_rusthdl(p: &Params, cycles: u64, seed: u64) {
-    let d = Design::new::<OwnerClassBench>(p);
-    let m = d.module.clone();
-    let factory = move || Box::new(RustHdl::new(m.clone())) as Box<dyn smrtl_cosim::Rtl>;
-    let r = check::random(&d, &factory, cycles, seed);
-    assert!(
-        r.failure.is_none(),
-        "{p:?}: {:?}",
-        r.failure.map(|f| f.mismatch)
-    );
-    assert!(r.cycles >= cycles);
+    check::assert_random_on_rusthdl(&Design::new::<OwnerClassBench>(p), cycles, seed);
 }
 
 #[test]

@@ -2,7 +2,6 @@
 //! the composed model against the RTL on rusthdl, every output every cycle — 10^5 cycles on the
 //! `small` preset with the default switches, and 2·10^4 on each other switch setting.
 
-use smrtl_cosim::backend::rusthdl::RustHdl;
 use smrtl_hdl::sharing_core::Params;
 use smrtl_hdl::BlockParams;
 use smrtl_testbench::sharing_core::SharingCoreBench;
@@ -10,15 +9,7 @@ use smrtl_testbench::{check, Design};
 
 fn random(sets: &[(&str, &str)], cycles: u64, seed: u64) {
     let d = Design::new::<SharingCoreBench>(&Params::resolve_pairs(Some("small"), sets).unwrap());
-    let m = d.module.clone();
-    let factory = move || Box::new(RustHdl::new(m.clone())) as Box<dyn smrtl_cosim::Rtl>;
-    let r = check::random(&d, &factory, cycles, seed);
-    assert!(
-        r.failure.is_none(),
-        "{sets:?}: {:?}",
-        r.failure.map(|f| f.mismatch)
-    );
-    assert!(r.cycles >= cycles);
+    check::assert_random_on_rusthdl(&d, cycles, seed);
 }
 
 #[test]

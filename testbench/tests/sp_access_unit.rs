@@ -375,16 +375,7 @@ fn layout_property_on_rusthdl() {
 const CYCLES: u64 = 100_000;
 
 fn random_rusthdl(d: &Design, seed: u64) {
-    let m = d.module.clone();
-    let factory = move || Box::new(RustHdl::new(m.clone())) as Box<dyn smrtl_cosim::Rtl>;
-    let r = check::random(d, &factory, CYCLES, seed);
-    assert!(
-        r.failure.is_none(),
-        "{}: {:?}",
-        d.module.name,
-        r.failure.map(|f| f.mismatch)
-    );
-    assert!(r.cycles >= CYCLES);
+    check::assert_random_on_rusthdl(d, CYCLES, seed);
 }
 
 #[test]
