@@ -161,6 +161,23 @@ fn with_fields<S: Serializer>(
     v.serialize(s)
 }
 
+/// A run's statistics as one JSON object, with its backend, its input's name and its params.
+fn run_json<S: Serializer>(
+    stats: &impl Serialize,
+    backend: Backend,
+    source: &str,
+    params: &impl Serialize,
+    s: S,
+) -> Result<S::Ok, S::Error> {
+    let params = serde_json::to_value(params).map_err(S::Error::custom)?;
+    let fields = [
+        ("backend", backend.name().into()),
+        ("source", source.into()),
+        ("params", params),
+    ];
+    with_fields(stats, fields, s)
+}
+
 // ---------------------------------------------------------------------------------------------
 // Trace mode: the elastic pipeline
 // ---------------------------------------------------------------------------------------------
@@ -376,13 +393,7 @@ impl fmt::Display for WorkloadReport {
 
 impl Serialize for WorkloadReport {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let params = serde_json::to_value(&self.params).map_err(S::Error::custom)?;
-        let fields = [
-            ("backend", self.backend.name().into()),
-            ("source", self.source.as_str().into()),
-            ("params", params),
-        ];
-        with_fields(&self.stats, fields, s)
+        run_json(&self.stats, self.backend, &self.source, &self.params, s)
     }
 }
 
@@ -546,13 +557,7 @@ impl fmt::Display for KernelReport {
 
 impl Serialize for KernelReport {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let params = serde_json::to_value(&self.params).map_err(S::Error::custom)?;
-        let fields = [
-            ("backend", self.backend.name().into()),
-            ("source", self.source.as_str().into()),
-            ("params", params),
-        ];
-        with_fields(&self.stats, fields, s)
+        run_json(&self.stats, self.backend, &self.source, &self.params, s)
     }
 }
 
