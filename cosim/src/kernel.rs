@@ -11,6 +11,7 @@
 //!             {"op": "mov", "src": [2], "exit": true}]]}
 //! ```
 
+use crate::launch::Ratio;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use std::fmt;
@@ -48,11 +49,17 @@ pub enum Op {
     /// A NOP that carries the exit flag.
     #[serde(rename = "exit")]
     Exit,
+    /// A jump to `to[0]` (docs §6.0).
+    #[serde(rename = "bra")]
+    Bra,
+    /// A two-way branch to `to[0]` or `to[1]`, decided per warp by its `branch` rule.
+    #[serde(rename = "cbra")]
+    Cbra,
 }
 
 impl Op {
     pub const NAMES: &'static str =
-        "alu, mov, ld.shared, st.shared, atom.shared, ld.global, st.global, bar, relssp, exit";
+        "alu, mov, ld.shared, st.shared, atom.shared, ld.global, st.global, bar, relssp, exit, bra, cbra";
 
     /// A scratchpad access (checked against the lock, §1.5).
     pub fn is_shared(self) -> bool {
@@ -75,8 +82,64 @@ impl Op {
             Op::Bar => "bar",
             Op::Relssp => "relssp",
             Op::Exit => "exit",
+            Op::Bra => "bra",
+            Op::Cbra => "cbra",
         }
     }
+
+    /// `bra` or `cbra`: control moves to a target, never past the end of the stream.
+    pub fn is_branch(self) -> bool {
+        matches!(self, Op::Bra | Op::Cbra)
+    }
+}
+
+/// How a `cbra` decides, per warp and deterministically (docs §6.0).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields, rename_all = "lowercase")]
+pub enum Branch {
+    /// A loop latch: `to[0]` on `trips − 1` of every `trips` evaluations, then `to[1]` once, so
+    /// a body entered `k` times runs `k·trips` times.
+    Trips(u32),
+    /// `to[0]` with probability `p`: a hash of the kernel's seed, the warp's global id, the
+    /// branch and how often this warp evaluated it.
+    P(Ratio),
+}
+
+impl Default for Branch {
+    /// A fair per-warp coin.
+    fn default() -> Self {
+        Branch::P(Ratio { num: 1, den: 2 })
+    }
+}
+
+impl Branch {
+    /// Refuses `trips: 0`.
+    pub fn check(&self) -> Result<(), String> {
+        match self {
+            Branch::Trips(0) => Err("`trips` 0; allowed: at least 1".into()),
+            _ => Ok(()),
+        }
+    }
+
+    /// Whether the warp with global id `warp` goes to `to[0]` on its `visit`-th (0-based)
+    /// evaluation of branch `id` in a kernel seeded `seed`.
+    pub fn first(&self, seed: u64, warp: u64, id: u32, visit: u32) -> bool {
+        match *self {
+            Branch::Trips(n) => (visit + 1) % n != 0,
+            Branch::P(r) => {
+                let h =
+                    splitmix(seed ^ splitmix(warp ^ splitmix((id as u64) << 32 | visit as u64)));
+                ((h >> 11) as u128 * r.den as u128) >> 53 < r.num as u128
+            }
+        }
+    }
+}
+
+fn splitmix(x: u64) -> u64 {
+    let mut z = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
 }
 
 /// Byte offsets of a shared access, TB-relative: one for every lane, or one per lane.
@@ -114,6 +177,12 @@ pub struct Instr {
     /// The `.exit` flag: the executing threads exit in the issue cycle (§3).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub exit: bool,
+    /// Branch targets (instruction indices): one for `bra`, two for `cbra`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub to: Vec<u32>,
+    /// A `cbra`'s rule (default: a fair per-warp coin).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub branch: Option<Branch>,
 }
 
 impl Instr {
@@ -125,7 +194,15 @@ impl Instr {
             src: vec![],
             off: None,
             exit: op == Op::Exit,
+            to: vec![],
+            branch: None,
         }
+    }
+
+    /// Whether the executing threads exit: the flag, or the stream's last instruction that is
+    /// not a branch (`last`).
+    pub fn exits(&self, last: bool) -> bool {
+        self.exit || (last && !self.op.is_branch())
     }
 
     /// The `src` registers as a bit mask.
@@ -161,6 +238,13 @@ pub struct Kernel {
     /// Parameter overrides, as `--set` takes them (the command line wins).
     #[serde(default, skip_serializing_if = "Map::is_empty")]
     pub params: Map<String, Value>,
+    /// Seed of the `cbra` rules with a probability.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub seed: u64,
+}
+
+fn is_zero(x: &u64) -> bool {
+    *x == 0
 }
 
 /// Why a kernel file is refused.
@@ -233,7 +317,27 @@ impl Kernel {
                         return err(format!("{at}: offset {o}; allowed: 0..{}", self.smem));
                     }
                 }
-                if ins.exit && i + 1 != stream.len() {
+                let targets = match ins.op {
+                    Op::Bra => 1,
+                    Op::Cbra => 2,
+                    _ => 0,
+                };
+                if ins.to.len() != targets {
+                    return err(format!(
+                        "{at}: {} targets in `to`; allowed: {targets}",
+                        ins.to.len()
+                    ));
+                }
+                if let Some(&t) = ins.to.iter().find(|&&t| t as usize >= stream.len()) {
+                    return err(format!("{at}: target {t}; allowed: 0..{}", stream.len()));
+                }
+                if ins.branch.is_some() && ins.op != Op::Cbra {
+                    return err(format!("{at}: `branch` is allowed on cbra only"));
+                }
+                if let Some(b) = &ins.branch {
+                    b.check().map_err(|m| KernelError(format!("{at}: {m}")))?;
+                }
+                if ins.exit && i + 1 != stream.len() && !stream.iter().any(|i| i.op.is_branch()) {
                     return err(format!("{at}: instructions follow an exit"));
                 }
             }

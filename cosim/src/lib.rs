@@ -4,6 +4,8 @@
 
 pub mod backend;
 pub mod bank_conflict_detector;
+pub mod cfg;
+pub mod cfg_text;
 pub mod elastic_pipeline;
 pub mod gtkw;
 pub mod harness;

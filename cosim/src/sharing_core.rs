@@ -783,6 +783,12 @@ pub struct SharingSm<'k> {
     out: CoreOut,
     /// The launch's writes: the configuration table and the preset locks.
     launch_table: Table,
+    /// Per stream and instruction, the `cbra`'s index among the stream's branches.
+    branch_ids: Vec<Vec<u32>>,
+    /// Branches per stream, at most.
+    branches: usize,
+    /// Per warp slot and branch, how often the warp evaluated it (`warp * branches + id`).
+    visits: Vec<u32>,
     launch_cycles: u32,
     phase: Phase,
     slot_tb: Vec<Option<u32>>,
@@ -839,6 +845,26 @@ impl<'k> SharingSm<'k> {
             }
         }
         let launch_table = Table::launched(s, &launch, k.smem as u64);
+        let branch_ids: Vec<Vec<u32>> = k
+            .warps
+            .iter()
+            .map(|stream| {
+                let mut n = 0;
+                stream
+                    .iter()
+                    .map(|i| {
+                        n += u32::from(i.op == Op::Cbra);
+                        n.wrapping_sub(1)
+                    })
+                    .collect()
+            })
+            .collect();
+        let branches = k
+            .warps
+            .iter()
+            .map(|st| st.iter().filter(|i| i.op == Op::Cbra).count())
+            .max()
+            .unwrap_or(0);
         let launch_cycles = 1 + s.slots;
         let core = Core::new(&core_params);
         let out = core.outputs();
@@ -851,6 +877,9 @@ impl<'k> SharingSm<'k> {
             out,
             core,
             launch_table,
+            branch_ids,
+            branches,
+            visits: vec![0; branches * s.warps as usize],
             launch_cycles,
             phase: Phase::Launch(0),
             slot_tb: vec![None; s.slots as usize],
@@ -913,6 +942,7 @@ impl<'k> SharingSm<'k> {
                 at_bar: false,
                 ready_at: [0; REGS],
             };
+            self.visits[w * self.branches..(w + 1) * self.branches].fill(0);
             self.age_next += 1;
         }
         self.stats.tbs.push(TbLife {
@@ -1017,7 +1047,7 @@ impl<'k> SharingSm<'k> {
             let d = &mut self.inp.dsc[q];
             d.shared = ins.op.is_shared();
             d.rel = ins.op == Op::Relssp;
-            d.exit = ins.exit || wp.pc as usize + 1 == stream.len();
+            d.exit = ins.exits(wp.pc as usize + 1 == stream.len());
             d.mask = wp.live;
             if let Some(off) = &ins.off {
                 for l in 0..lanes {
@@ -1139,7 +1169,22 @@ impl<'k> SharingSm<'k> {
             if o.needs_lock[q] {
                 self.cpl[q * lat + (c as usize + lat - 1) % lat] = Some(slot);
             }
-            let exits = ins.exit || pc as usize + 1 == stream.len();
+            let exits = ins.exits(pc as usize + 1 == stream.len());
+            let next = match ins.op {
+                Op::Bra => ins.to[0],
+                Op::Cbra => {
+                    let id = self.branch_ids[(index as usize).min(self.branch_ids.len() - 1)]
+                        [pc as usize];
+                    let visit = &mut self.visits[w * self.branches + id as usize];
+                    let tb = self.slot_tb[slot as usize].expect("valid warp has a TB");
+                    let global = tb as u64 * self.wpt as u64 + index as u64;
+                    let rule = ins.branch.unwrap_or_default();
+                    let first = rule.first(self.k.seed, global, id, *visit);
+                    *visit = visit.wrapping_add(1);
+                    ins.to[usize::from(!first)]
+                }
+                _ => pc + 1,
+            };
             let wp = &mut self.warps[w];
             if ins.op == Op::Bar {
                 wp.at_bar = true;
@@ -1147,7 +1192,7 @@ impl<'k> SharingSm<'k> {
             if let Some(d) = ins.dst {
                 wp.ready_at[d as usize] = c + op_lat;
             }
-            wp.pc += 1;
+            wp.pc = next;
             if exits {
                 wp.live = 0;
                 let tb = self.slot_tb[slot as usize].expect("valid warp has a TB");

@@ -144,11 +144,10 @@ fn build_stream(
                 }
             });
             Instr {
-                op: d.op,
                 dst: d.dst,
                 src: d.src.clone(),
                 off,
-                exit: false,
+                ..Instr::of(d.op)
             }
         })
         .collect();
@@ -235,6 +234,7 @@ pub fn cases(shapes: Vec<Shape>) -> impl Strategy<Value = KernelCase> {
                     warps,
                     locks: vec![],
                     params: Default::default(),
+                    seed: 0,
                 },
             }
         })

@@ -53,6 +53,7 @@ fn kernel(threads: u32, grid: u32, warps: Vec<Vec<Instr>>, sets: &[(&str, &str)]
         warps,
         locks: vec![],
         params,
+        seed: 0,
     }
 }
 
