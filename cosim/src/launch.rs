@@ -120,6 +120,21 @@ pub struct Launch {
     pub unused_bytes_base: u64,
 }
 
+impl Launch {
+    /// The same kernel (`tb_smem` bytes per TB) launched without sharing: `base` unshared
+    /// TBs, ShSM = 0.
+    pub fn unshared(self, tb_smem: u64) -> Launch {
+        Launch {
+            n: self.base,
+            pairs: 0,
+            unshared: self.base,
+            shsm: 0,
+            layout_bytes: self.base * tb_smem,
+            ..self
+        }
+    }
+}
+
 /// Runs the rule of docs/scratchpad-sharing.md §1.2 on checked inputs (`tb_smem` ≥ 1,
 /// `tb_threads` ≥ 1, `align` ≥ 1, `t` in (0, 1)).
 pub fn launch(i: &Inputs) -> Launch {

@@ -16,6 +16,7 @@
 //! cycle 1 is the first issue cycle. The hot path allocates nothing; per-cycle records are
 //! built only when a caller asks for them.
 
+use crate::cfg::{Lowered, Program};
 use crate::harness::Mismatch;
 use crate::kernel::{Instr, Kernel, Op, REGS};
 use crate::launch::{self, Launch, Ratio};
@@ -54,6 +55,9 @@ smrtl_hdl::block_params! {
         age_w: u32 = 16, "AGE_W", Allowed::As(declared_by::<CoreParams>);
         /// Sharing threshold: a shared TB's private fraction (§1.1; the paper's evaluation: 1/10).
         t: Ratio = Ratio { num: 1, den: 10 }, "t", Allowed::Json("a fraction in (0, 1): N/D or a decimal"), "e.g. --set t=1/10";
+        /// Whether the launch shares scratchpad (§1.2); false launches the unshared baseline
+        /// (`base` TBs, ShSM = 0), the paper's Unshared-* configurations.
+        share: bool = true, "share", Allowed::Bool;
         /// Granule of the private size u, in bytes (§1.2).
         align: u32 = 4, "ALIGN", Allowed::Range(1, 4096);
         /// TBs the register file allows (0: no limit).
@@ -96,6 +100,27 @@ impl SmParams {
             rank: self.rank,
             greedy: self.greedy,
             age_w: self.age_w,
+        }
+    }
+
+    /// The launch of TBs of `threads` threads and `tb_smem` bytes on this SM (§1.2), or the
+    /// unshared one when `share` is off.
+    pub fn launch(&self, tb_smem: u32, threads: u32) -> Launch {
+        let s = &self.shape;
+        let l = launch::launch(&launch::Inputs {
+            smem: s.smem as u64,
+            tb_smem: tb_smem as u64,
+            tb_threads: (threads.div_ceil(s.lanes) * s.lanes) as u64,
+            max_tbs: s.slots as u64,
+            max_threads: (s.warps * s.lanes) as u64,
+            t: self.t,
+            reg_limit: (self.reg_limit > 0).then_some(self.reg_limit as u64),
+            align: self.align as u64,
+        });
+        if self.share {
+            l
+        } else {
+            l.unshared(tb_smem as u64)
         }
     }
 
@@ -822,16 +847,7 @@ impl<'k> SharingSm<'k> {
                 k.smem, s.smem
             )));
         }
-        let launch = launch::launch(&launch::Inputs {
-            smem: s.smem as u64,
-            tb_smem: k.smem as u64,
-            tb_threads: (wpt * s.lanes) as u64,
-            max_tbs: s.slots as u64,
-            max_threads: (s.warps * s.lanes) as u64,
-            t: p.t,
-            reg_limit: (p.reg_limit > 0).then_some(p.reg_limit as u64),
-            align: p.align as u64,
-        });
+        let launch = p.launch(k.smem, k.threads);
         if launch.n == 0 {
             return Err(SmError::Kernel("no TB fits on the SM".into()));
         }
@@ -1353,6 +1369,32 @@ fn mask(bits: u32) -> u64 {
     } else {
         (1 << bits) - 1
     }
+}
+
+/// A kernel file's kernel and params: the straight-line form ([`Kernel`]) or a program with
+/// control flow ([`Program`], JSON with `blocks` or the text form), lowered at the SM's
+/// `LANES`; a program without `grid` runs one full wave (the launch's TB count).
+pub fn load_kernel(
+    text: &str,
+    sets: &[(String, String)],
+) -> Result<(Kernel, SmParams, Option<Lowered>), String> {
+    let program = !text.trim_start().starts_with('{')
+        || serde_json::from_str::<serde_json::Map<String, serde_json::Value>>(text)
+            .is_ok_and(|m| m.contains_key("blocks"));
+    if !program {
+        let k = Kernel::parse(text).map_err(|e| e.to_string())?;
+        let p = params_for(&k, sets).map_err(|e| e.to_string())?;
+        return Ok((k, p, None));
+    }
+    let prog = Program::parse(text).map_err(|e| e.to_string())?;
+    let p = params_for(&prog.lower(1, 1).kernel, sets).map_err(|e| e.to_string())?;
+    p.validate().map_err(|e| e.to_string())?;
+    let threads = prog.threads.unwrap_or(crate::cfg::DEFAULT_THREADS);
+    let n = p.launch(prog.tb_smem, threads).n.max(1) as u32;
+    let lowered = prog.lower(p.shape.lanes, n);
+    let k = lowered.kernel.clone();
+    k.check(p.shape.lanes).map_err(|e| e.to_string())?;
+    Ok((k, p, Some(lowered)))
 }
 
 /// Kernel `k`'s params: the defaults, then the kernel file's `params`, then `sets` (the

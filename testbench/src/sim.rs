@@ -566,11 +566,10 @@ impl Report for KernelReport {}
 /// Runs kernel file `text` (named `name` in messages), its params overridden by `o.sets`, on
 /// the thread-block-residency SM model.
 pub fn run_kernel(name: &str, text: &str, o: Options) -> Result<Run<KernelReport>, String> {
-    use smrtl_cosim::kernel::Kernel;
-    use smrtl_cosim::sharing_core::{params_for, SharingSm};
+    use smrtl_cosim::sharing_core::{load_kernel, SharingSm};
     use smrtl_hdl::BlockParams as _;
-    let kernel = Kernel::parse(text).map_err(|e| shown(&format!("{name}: {e}")))?;
-    let params = params_for(&kernel, o.sets).map_err(|e| shown(&format!("{name}: {e}")))?;
+    let (kernel, params, _) =
+        load_kernel(text, o.sets).map_err(|e| shown(&format!("{name}: {e}")))?;
     params
         .validate()
         .map_err(|e| shown(&format!("{name}: {e}")))?;
