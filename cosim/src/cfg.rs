@@ -448,10 +448,10 @@ impl Program {
 
     /// Lowers the program to the SM model's kernel: blocks in file order, a `bra` where a jump
     /// does not fall through to the next block, a `cbra` per branch, an `exit` per exit block.
-    /// Lane `l` of a shared access to a variable at `[off, off + bytes)` reads byte
-    /// `off + l·(bytes − 1)/(lanes − 1)`, so the access touches the shared region exactly when
-    /// the variable's range meets it (§6.3). `grid` is used when the program gives none.
-    pub fn lower(&self, lanes: u32, grid: u32) -> Lowered {
+    /// A shared access to a variable at `[off, off + bytes)` spreads its lanes from `off` to
+    /// `off + bytes − 1`, so it touches the shared region exactly when the variable's range
+    /// meets it (§6.3). `grid` is used when the program gives none.
+    pub fn lower(&self, grid: u32) -> Lowered {
         let offsets = self.offsets();
         let mut start = Vec::with_capacity(self.blocks.len());
         let mut pc = 0u32;
@@ -463,15 +463,9 @@ impl Program {
         let mut origin = Vec::with_capacity(pc as usize);
         for (b, blk) in self.blocks.iter().enumerate() {
             for (i, ins) in blk.instrs.iter().enumerate() {
-                let off = ins.var.map(|v| {
-                    let (o, n) = (offsets[v], self.vars[v].bytes);
-                    Offsets::Lanes(
-                        (0..lanes)
-                            .map(|l| {
-                                o + ((n - 1) as u64 * l as u64 / (lanes.max(2) - 1) as u64) as u32
-                            })
-                            .collect(),
-                    )
+                let off = ins.var.map(|v| Offsets::Span {
+                    first: offsets[v],
+                    last: offsets[v] + self.vars[v].bytes - 1,
                 });
                 code.push(Instr {
                     dst: ins.dst,

@@ -142,20 +142,35 @@ fn splitmix(x: u64) -> u64 {
     z ^ (z >> 31)
 }
 
-/// Byte offsets of a shared access, TB-relative: one for every lane, or one per lane.
+/// Byte offsets of a shared access, TB-relative: one for every lane, one per lane, or a span
+/// whose lanes spread evenly from `first` (lane 0) to `last` (the last lane).
 #[derive(Clone, Debug, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(untagged)]
 pub enum Offsets {
     All(u32),
     Lanes(Vec<u32>),
+    Span { first: u32, last: u32 },
 }
 
 impl Offsets {
-    /// Lane `l`'s offset.
-    pub fn lane(&self, l: usize) -> u32 {
+    /// Lane `l`'s offset of `lanes`.
+    pub fn lane(&self, l: usize, lanes: usize) -> u32 {
         match self {
             Offsets::All(o) => *o,
             Offsets::Lanes(v) => v[l],
+            Offsets::Span { first, last } => {
+                let steps = (lanes.max(2) - 1) as u64;
+                first + ((last - first) as u64 * l as u64 / steps) as u32
+            }
+        }
+    }
+
+    /// The highest offset of any lane.
+    pub fn max(&self) -> u32 {
+        match self {
+            Offsets::All(o) => *o,
+            Offsets::Lanes(v) => v.iter().copied().max().unwrap_or(0),
+            Offsets::Span { first, last } => (*first).max(*last),
         }
     }
 }
@@ -307,14 +322,17 @@ impl Kernel {
                         "{at}: `off` is required on shared accesses and allowed only there"
                     ));
                 }
-                if let Some(Offsets::All(o)) = ins.off {
+                if let Some(off) = &ins.off {
+                    let o = off.max();
                     if o >= self.smem {
                         return err(format!("{at}: offset {o}; allowed: 0..{}", self.smem));
                     }
-                }
-                if let Some(Offsets::Lanes(v)) = &ins.off {
-                    if let Some(o) = v.iter().find(|&&o| o >= self.smem) {
-                        return err(format!("{at}: offset {o}; allowed: 0..{}", self.smem));
+                    if let Offsets::Span { first, last } = *off {
+                        if first > last {
+                            return err(format!(
+                                "{at}: span {first}..{last}; allowed: first ≤ last"
+                            ));
+                        }
                     }
                 }
                 let targets = match ins.op {

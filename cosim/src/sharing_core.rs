@@ -1067,7 +1067,7 @@ impl<'k> SharingSm<'k> {
             d.mask = wp.live;
             if let Some(off) = &ins.off {
                 for l in 0..lanes {
-                    d.off[l] = off.lane(l) as u64;
+                    d.off[l] = off.lane(l, lanes) as u64;
                 }
             }
         }
@@ -1372,8 +1372,7 @@ fn mask(bits: u32) -> u64 {
 }
 
 /// A kernel file's kernel and params: the straight-line form ([`Kernel`]) or a program with
-/// control flow ([`Program`], JSON with `blocks` or the text form), lowered at the SM's
-/// `LANES`; a program without `grid` runs one full wave (the launch's TB count).
+/// control flow ([`Program`], JSON with `blocks` or the text form), lowered; a program without `grid` runs one full wave (the launch's TB count).
 pub fn load_kernel(
     text: &str,
     sets: &[(String, String)],
@@ -1387,11 +1386,11 @@ pub fn load_kernel(
         return Ok((k, p, None));
     }
     let prog = Program::parse(text).map_err(|e| e.to_string())?;
-    let p = params_for(&prog.lower(1, 1).kernel, sets).map_err(|e| e.to_string())?;
+    let p = params_for(&prog.lower(1).kernel, sets).map_err(|e| e.to_string())?;
     p.validate().map_err(|e| e.to_string())?;
     let threads = prog.threads.unwrap_or(crate::cfg::DEFAULT_THREADS);
     let n = p.launch(prog.tb_smem, threads).n.max(1) as u32;
-    let lowered = prog.lower(p.shape.lanes, n);
+    let lowered = prog.lower(n);
     let k = lowered.kernel.clone();
     k.check(p.shape.lanes).map_err(|e| e.to_string())?;
     Ok((k, p, Some(lowered)))

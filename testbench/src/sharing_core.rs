@@ -159,6 +159,7 @@ fn build_stream(
             i.off.as_ref().is_some_and(|o| match o {
                 Offsets::All(x) => *x >= u,
                 Offsets::Lanes(xs) => xs.iter().any(|&x| x >= u),
+                Offsets::Span { last, .. } => *last >= u,
             })
         };
         let at = v.iter().rposition(reaches).map_or(0, |i| i + 1);
