@@ -232,13 +232,15 @@ impl Ins {
 impl Program {
     /// Reads a program in either form: JSON (starts with `{`) or text (docs §6.0).
     pub fn parse(text: &str) -> Result<Program, CfgError> {
-        if text.trim_start().starts_with('{') {
-            let f: ProgramFile = serde_json::from_str(text)
-                .map_err(|e| CfgError(format!("malformed program: {e}")))?;
-            Program::from_file(f)
+        let parsed = if text.trim_start().starts_with('{') {
+            serde_json::from_str(text)
+                .map_err(|e| CfgError(format!("malformed program: {e}")))
+                .and_then(Program::from_file)
         } else {
-            Program::from_file(crate::cfg_text::parse(text)?)
-        }
+            crate::cfg_text::parse(text).and_then(Program::from_file)
+        };
+        // Messages quote the input: control characters are shown escaped, on one line.
+        parsed.map_err(|e| CfgError(smrtl_hdl::shown(&e.0)))
     }
 
     /// Checks and resolves the JSON form: names, sizes, registers, successors.

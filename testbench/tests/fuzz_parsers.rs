@@ -1675,22 +1675,21 @@ fn sweep_spec_parse_time_is_linear() {
     );
 }
 
-/// Scratchpad-sharing kernel files (docs/scratchpad-sharing.md §5.1): the shipped examples,
-/// their text mutated, parsed, resolved against their params and launched on the SM model (not
+/// Scratchpad-sharing kernel files (docs/scratchpad-sharing.md §5.1, §6.0): the shipped
+/// examples (straight-line kernels and programs with control flow in both forms), their text
+/// mutated, parsed, lowered, resolved against their params and launched on the SM model (not
 /// run: a mutated grid may ask for 10^6 TBs). Every refusal is one line; nothing panics.
 fn check_kernel(text: &str) -> Result<(), TestCaseError> {
-    use smrtl_cosim::kernel::Kernel;
-    use smrtl_cosim::sharing_core::{params_for, SharingSm};
+    use smrtl_cosim::sharing_core::{load_kernel, SharingSm};
     use smrtl_hdl::BlockParams as _;
-    let parsed = guard_mem("kernel::Kernel::parse", &text, text.len(), || {
-        Kernel::parse(text)
+    let parsed = guard_mem("sharing_core::load_kernel", &text, text.len(), || {
+        load_kernel(text, &[])
     })?;
-    let k = match parsed {
-        Ok(k) => k,
-        Err(e) => return one_line("kernel::Kernel::parse", &text, &e.to_string()),
+    let (k, p) = match parsed {
+        Ok((k, p, _)) => (k, p),
+        Err(e) => return one_line("sharing_core::load_kernel", &text, &e),
     };
     let launched = guard("sharing_core::SharingSm::new", &text, || {
-        let p = params_for(&k, &[]).map_err(|e| e.to_string())?;
         p.validate().map_err(|e| e.to_string())?;
         SharingSm::new(&p, &k)
             .map(|_| ())
@@ -1703,12 +1702,17 @@ fn check_kernel(text: &str) -> Result<(), TestCaseError> {
 }
 
 fn kernels() -> Vec<String> {
-    ["fig5-owf.json", "fig5-uwf.json"]
+    ["fig5-owf.json", "fig5-uwf.json", "three-phase.txt"]
         .iter()
         .map(|f| {
             let path = format!("{}/../examples/sharing/{f}", env!("CARGO_MANIFEST_DIR"));
             std::fs::read_to_string(path).unwrap()
         })
+        .chain([smrtl_cosim::cfg::Program::parse(include_str!(
+            "../../examples/sharing/three-phase.txt"
+        ))
+        .map(|p| serde_json::to_string_pretty(&p.to_file()).unwrap())
+        .unwrap()])
         .collect()
 }
 
