@@ -65,7 +65,10 @@ fn lowering_makes_terminators_instructions_except_fall_through() {
         l.kernel.warps[0]
     );
     let cbra = &l.kernel.warps[0][4];
-    assert_eq!((cbra.to.as_slice(), cbra.branch), (&[2, 5][..], Some(Branch::Trips(3))));
+    assert_eq!(
+        (cbra.to.as_slice(), cbra.branch),
+        (&[2, 5][..], Some(Branch::Trips(3)))
+    );
     assert_eq!(
         l.origin[4],
         Origin {
@@ -101,7 +104,10 @@ fn coin_branches_are_per_warp_seeded_and_reproducible() {
     assert_eq!(s1, run(&prog(1), &[]), "a seed reproduces the run");
     // 256 warps: A's cbra + (B's 3 ALUs if it goes to B) + the exit.
     let to_b = (s1.warp_instructions - 2 * 256) / 3;
-    assert!((40..=90).contains(&to_b), "{to_b} of 256 warps took p = 1/4");
+    assert!(
+        (40..=90).contains(&to_b),
+        "{to_b} of 256 warps took p = 1/4"
+    );
     let s2 = run(&prog(2), &[]);
     assert_ne!(s1.warp_instructions, s2.warp_instructions);
 }
@@ -110,17 +116,29 @@ fn coin_branches_are_per_warp_seeded_and_reproducible() {
 fn bad_programs_are_one_line_errors() {
     for (text, want) in [
         ("tb_smem 8\nA:\n bra Z\n", "unknown successor `Z`"),
-        ("tb_smem 8\nA:\n ld.shared V\n", "unknown .shared variable `V`"),
+        (
+            "tb_smem 8\nA:\n ld.shared V\n",
+            "unknown .shared variable `V`",
+        ),
         ("tb_smem 8\nA:\n alu r40\n", "allowed: registers r0..r31"),
         ("tb_smem 8\nA:\n mul\n", "unknown op `mul`"),
         ("tb_smem 8\nA:\n bra A\n", "block `A` cannot reach an exit"),
-        ("tb_smem 8\nA:\n exit\n alu\n", "line 4: `alu` follows block `A`'s terminator"),
+        (
+            "tb_smem 8\nA:\n exit\n alu\n",
+            "line 4: `alu` follows block `A`'s terminator",
+        ),
         ("tb_smem 8\nA:\n cbra A B trips 0\nB:\n", "`trips` 0"),
-        ("shared A 8\ntb_smem 4\nA:\n", "tb_smem 4; allowed: at least"),
+        (
+            "shared A 8\ntb_smem 4\nA:\n",
+            "tb_smem 4; allowed: at least",
+        ),
         ("A:\n alu\n", "no .shared variables and no `tb_smem`"),
         ("frobnicate 3\n", "unknown header `frobnicate`"),
         (r#"{"blocks": []}"#, "0 blocks"),
-        (r#"{"tb_smem": 4, "blocks": [{"name": "A", "next": ["A", "A", "A"]}]}"#, "3 successors"),
+        (
+            r#"{"tb_smem": 4, "blocks": [{"name": "A", "next": ["A", "A", "A"]}]}"#,
+            "3 successors",
+        ),
     ] {
         let e = Program::parse(text).expect_err(text).to_string();
         assert!(e.contains(want), "{text:?}: {e}");

@@ -6,8 +6,9 @@
 
 use proptest::prelude::*;
 use proptest::strategy::BoxedStrategy;
+use smrtl_cosim::cfg::{BlockFile, Program, ProgramFile, Var};
 use smrtl_cosim::harness::{first_difference, Trace as WaveRows};
-use smrtl_cosim::kernel::{Instr, Kernel, Offsets, Op};
+use smrtl_cosim::kernel::{Branch, Instr, Kernel, Offsets, Op};
 use smrtl_cosim::relssp_unit::WarpIn;
 use smrtl_cosim::share_cfg::CfgWrite;
 use smrtl_cosim::sharing_core::{
@@ -239,6 +240,173 @@ pub fn cases(shapes: Vec<Shape>) -> impl Strategy<Value = KernelCase> {
                 },
             }
         })
+}
+
+// ---------------------------------------------------------------------------------------------
+// Random programs with control flow (§6.0)
+// ---------------------------------------------------------------------------------------------
+
+/// One random case with control flow: the params and a program.
+#[derive(Clone, Debug)]
+pub struct ProgramCase {
+    pub params: SmParams,
+    pub program: Program,
+}
+
+impl ProgramCase {
+    /// The case as a self-contained program file (its params inside), for `smrtl sim --kernel`
+    /// and `smrtl relssp`.
+    pub fn file(&self) -> String {
+        let mut f = self.program.to_file();
+        if let serde_json::Value::Object(p) =
+            serde_json::to_value(&self.params).expect("params serialize")
+        {
+            f.params = p;
+        }
+        serde_json::to_string_pretty(&f).expect("program serializes")
+    }
+
+    /// The lowered kernel (the program gives its grid).
+    pub fn kernel(&self) -> Kernel {
+        self.program.lower(1).kernel
+    }
+}
+
+/// A block's end: exit, a forward jump, a forward two-way branch on a per-warp coin, or a loop
+/// latch (back to an earlier block or itself, `trips` times, then forward).
+#[derive(Clone, Copy, Debug)]
+enum End {
+    Exit,
+    Jump(usize),
+    Coin(usize, usize),
+    Latch(usize, usize, u32),
+}
+
+/// A random body instruction in the text form over variables `vars`.
+fn body(kind: u8, var: usize, reg: u8, vars: &[String]) -> String {
+    let v = &vars[var % vars.len()];
+    let r = reg % 4;
+    match kind % 8 {
+        0 => "alu".into(),
+        1 => format!("alu r{r} -> r{}", (r + 1) % 4),
+        2 => format!("ld.shared {v} -> r{r}"),
+        3 => format!("st.shared {v} r{r}"),
+        4 => format!("ld.global -> r{r}"),
+        5 => format!("atom.shared {v}"),
+        6 => "st.global".into(),
+        _ => "bar".into(),
+    }
+}
+
+/// Random programs on `shapes`: 2–7 blocks of up to 4 instructions over 1–3 `.shared`
+/// variables, forward jumps and coin branches, loop latches of 1–3 trips (so every path ends),
+/// partial warps, OWF or LRR with the other switches drawn. Global latency is 20 cycles.
+pub fn programs(shapes: Vec<Shape>) -> impl Strategy<Value = ProgramCase> {
+    let block = (
+        proptest::collection::vec((any::<u8>(), any::<usize>(), any::<u8>()), 0..=4),
+        (0u8..8, any::<usize>(), any::<usize>(), 1u32..=3),
+    );
+    (
+        proptest::sample::select(shapes),
+        prop_oneof![3 => Just(Sched::Owf), 1 => Just(Sched::Lrr)],
+    )
+        .prop_flat_map(move |(shape, sched)| {
+            let lanes = shape.lanes;
+            let smem = shape.smem;
+            (
+                Just(shape),
+                Just(sched),
+                (
+                    prop_oneof![Just(Rank::Owf3), Just(Rank::Owf2), Just(Rank::Uwf)],
+                    any::<bool>(),
+                ),
+                prop_oneof![Just(Policy::Transfer), Just(Policy::Free)],
+                1..=3 * lanes,
+                smem / 5..=smem / 2,
+                proptest::collection::vec(1u32..=8, 1..=3),
+                1..=8u32,
+                any::<u64>(),
+                proptest::collection::vec(block.clone(), 2..=7),
+            )
+        })
+        .prop_map(
+            |(shape, sched, (rank, greedy), policy, threads, tb_smem, weights, grid, seed, raw)| {
+                let total: u32 = weights.iter().sum();
+                let mut vars: Vec<Var> = weights
+                    .iter()
+                    .enumerate()
+                    .map(|(i, w)| Var {
+                        name: format!("V{i}"),
+                        bytes: (tb_smem * w / total).max(1),
+                        offset: None,
+                    })
+                    .collect();
+                let used: u32 = vars.iter().map(|v| v.bytes).sum();
+                vars.last_mut().expect("one variable").bytes += tb_smem.saturating_sub(used);
+                let names: Vec<String> = vars.iter().map(|v| v.name.clone()).collect();
+                let n = raw.len();
+                let blocks = raw
+                    .iter()
+                    .enumerate()
+                    .map(|(i, (instrs, (kind, a, b, trips)))| {
+                        let fwd = |x: usize| i + 1 + x % (n - 1 - i).max(1);
+                        let end = if i + 1 == n {
+                            End::Exit
+                        } else {
+                            match kind {
+                                0 => End::Exit,
+                                1..=3 => End::Jump(fwd(*a)),
+                                4 | 5 if fwd(*a) != fwd(*b) => End::Coin(fwd(*a), fwd(*b)),
+                                1..=5 => End::Jump(fwd(*a)),
+                                _ => End::Latch(a % (i + 1), fwd(*b), *trips),
+                            }
+                        };
+                        let label = |j: usize| format!("B{j}");
+                        let (next, branch) = match end {
+                            End::Exit => (vec![], None),
+                            End::Jump(t) => (vec![label(t)], None),
+                            End::Coin(x, y) => (vec![label(x), label(y)], None),
+                            End::Latch(back, out, trips) => {
+                                (vec![label(back), label(out)], Some(Branch::Trips(trips)))
+                            }
+                        };
+                        BlockFile {
+                            name: label(i),
+                            instrs: instrs
+                                .iter()
+                                .map(|&(k, v, r)| body(k, v, r, &names))
+                                .collect(),
+                            next,
+                            branch,
+                        }
+                    })
+                    .collect();
+                let file = ProgramFile {
+                    name: "random".into(),
+                    shared: vars,
+                    tb_smem: Some(tb_smem),
+                    t: None,
+                    threads: Some(threads),
+                    grid: Some(grid),
+                    seed,
+                    blocks,
+                    locks: vec![],
+                    params: Default::default(),
+                };
+                ProgramCase {
+                    params: SmParams {
+                        shape,
+                        sched,
+                        rank,
+                        greedy,
+                        policy,
+                        lat_global: 20,
+                        ..SmParams::default()
+                    },
+                    program: Program::from_file(file).expect("random programs are well formed"),
+                }
+            },
+        )
 }
 
 // ---------------------------------------------------------------------------------------------
