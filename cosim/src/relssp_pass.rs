@@ -730,7 +730,7 @@ fn place_postdom(g: &Cfg, shared: &[bool], last: &[Option<usize>]) -> Vec<Option
         exit_doms[b] = true;
         d = idom[b];
     }
-    while !(exit_doms[x] && !g.on_cycle(x)) {
+    while !exit_doms[x] || g.on_cycle(x) {
         x = ipdom[x].expect("Exit dominates itself and lies on no cycle");
     }
     at[x] = Some(if shared[x] {

@@ -345,9 +345,11 @@ fn refuses_relssp_in_the_input_and_too_many_variables() {
     assert!(e.contains("at most 20"), "{e}");
 }
 
-/// A random acyclic program: `blocks[i]` = (instructions as (kind, var), successor count,
-/// successor picks); edges only go forward.
-fn build(sizes: &[u32], t: &str, blocks: &[(Vec<(u8, usize)>, usize, (usize, usize))]) -> Program {
+/// A random block: instructions as (kind, var), successor count, successor picks.
+type RawBlock = (Vec<(u8, usize)>, usize, (usize, usize));
+
+/// A random acyclic program from `blocks`; edges only go forward.
+fn build(sizes: &[u32], t: &str, blocks: &[RawBlock]) -> Program {
     let nb = blocks.len();
     let bs: Vec<String> = blocks
         .iter()
@@ -368,6 +370,11 @@ fn build(sizes: &[u32], t: &str, blocks: &[(Vec<(u8, usize)>, usize, (usize, usi
             let left = nb - i - 1;
             let next: Vec<String> = match (left, k) {
                 (0, _) | (_, 0) => vec![],
+                // A back edge as the second successor: a loop that can always be left.
+                (_, 3) => vec![
+                    format!("\"B{}\"", i + 1 + a % left),
+                    format!("\"B{}\"", b % (i + 1)),
+                ],
                 (_, 1) => vec![format!("\"B{}\"", i + 1 + a % left)],
                 _ => vec![
                     format!("\"B{}\"", i + 1 + a % left),
@@ -392,6 +399,25 @@ fn build(sizes: &[u32], t: &str, blocks: &[(Vec<(u8, usize)>, usize, (usize, usi
         bs.join(",")
     ))
     .unwrap()
+}
+
+/// A walk of `p` from its entry to an exit, branching by `rng` (a 64-bit LCG state); `None`
+/// if it takes more than 500 blocks.
+fn walk(p: &Program, rng: &mut u64) -> Option<Vec<Ins>> {
+    let (mut b, mut out) = (0, vec![]);
+    for _ in 0..500 {
+        out.extend(p.blocks[b].instrs.iter().cloned());
+        *rng = rng
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        match p.blocks[b].next[..] {
+            [] => return Some(out),
+            [t] => b = t,
+            [x, y] => b = if *rng >> 63 == 1 { x } else { y },
+            _ => unreachable!(),
+        }
+    }
+    None
 }
 
 /// The paths of `p` as instruction texts, relssp left out, sorted.
@@ -438,6 +464,35 @@ proptest! {
                 }
             }
             prop_assert_eq!(plain_paths(q), plain_paths(&p));
+        }
+    }
+
+    /// Spec A19 with loops: every walk from entry to exit of the transformed program runs
+    /// exactly one relssp (none without shared-region accesses), with no shared-region access
+    /// after it.
+    #[test]
+    fn a19_with_loops_every_walk_releases_once(
+        sizes in prop::collection::vec(prop_oneof![Just(4u32), Just(8), Just(16), Just(32)], 1..=4),
+        t in prop_oneof![Just("1/4"), Just("1/2"), Just("3/4")],
+        blocks in prop::collection::vec(
+            (prop::collection::vec((0u8..4, 0usize..4), 0..4), 0usize..4, (0usize..8, 0usize..8)),
+            1..=7),
+        seed in any::<u64>(),
+    ) {
+        let p = build(&sizes, t, &blocks);
+        for mode in [Mode::Opt, Mode::PostDom] {
+            let r = run(&p, mode);
+            let q = r.program();
+            let any_access = q.blocks.iter().flat_map(|b| &b.instrs).any(|i| in_region(q, r.u, i));
+            let mut rng = seed;
+            for _ in 0..20 {
+                let Some(path) = walk(q, &mut rng) else { continue };
+                let rel: Vec<usize> = (0..path.len()).filter(|&i| path[i].op == Op::Relssp).collect();
+                prop_assert_eq!(rel.len(), usize::from(any_access), "{} {:?}", mode, r.relssp);
+                if let Some(&k) = rel.first() {
+                    prop_assert!(!path[k..].iter().any(|i| in_region(q, r.u, i)), "access after relssp");
+                }
+            }
         }
     }
 }
