@@ -7,6 +7,7 @@ mod cosim;
 mod gen;
 mod launch;
 mod output;
+mod relssp;
 mod repro;
 mod run;
 mod sim;
@@ -187,6 +188,9 @@ enum Command {
     /// Scratchpad sharing's launch calculator (seed 001): thread blocks per SM without and
     /// with sharing, as pairs and unshared blocks.
     Launch(launch::LaunchArgs),
+    /// Scratchpad sharing's compiler pass (seed 001): the shared-region variables, their
+    /// layout and the relssp placement (opt, postdom), and with -o the transformed kernel.
+    Relssp(relssp::RelsspArgs),
 }
 
 /// A user-facing failure: one line on stderr and exit code 2.
@@ -325,6 +329,7 @@ fn main() -> ExitCode {
         Command::Sweep(args) => sweep::run(args),
         Command::Merge(args) => sweep::merge(args),
         Command::Launch(args) => launch::run(args),
+        Command::Relssp(args) => relssp::run(args),
     };
     match result {
         Ok(code) => code,
