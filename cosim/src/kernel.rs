@@ -125,7 +125,7 @@ impl Branch {
     /// evaluation of branch `id` in a kernel seeded `seed`.
     pub fn first(&self, seed: u64, warp: u64, id: u32, visit: u32) -> bool {
         match *self {
-            Branch::Trips(n) => (visit + 1) % n != 0,
+            Branch::Trips(n) => !(visit + 1).is_multiple_of(n),
             Branch::P(r) => {
                 let h =
                     splitmix(seed ^ splitmix(warp ^ splitmix((id as u64) << 32 | visit as u64)));

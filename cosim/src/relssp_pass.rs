@@ -787,8 +787,22 @@ pub fn place(p: &Program, o: &Options) -> Result<Placed, CfgError> {
             )));
         }
     }
-    let t = p.t.unwrap_or(o.t);
-    let u = private_bytes(p.tb_smem, t, o.align)?;
+    // The SM's threshold and granule: the program's `params` win, as in the SM model (§6.0).
+    let t = match p.params.get("t") {
+        Some(v) => serde_json::from_value::<Ratio>(v.clone())
+            .map_err(|e| CfgError(format!("params.t: {e}")))?,
+        None => p.t.unwrap_or(o.t),
+    };
+    let align = match p.params.get("ALIGN") {
+        Some(v) => v
+            .as_u64()
+            .or_else(|| v.as_str().and_then(|s| s.parse().ok()))
+            .filter(|a| (1..=4096).contains(a))
+            .ok_or_else(|| CfgError(format!("params.ALIGN {v}; allowed: 1..=4096")))?
+            as u32,
+        None => o.align,
+    };
+    let u = private_bytes(p.tb_smem, t, align)?;
     let total: u64 = p.vars.iter().map(|v| v.bytes as u64).sum();
     if total > p.tb_smem as u64 {
         return Err(CfgError(format!(

@@ -135,7 +135,7 @@ fn a20_loops_release_outside() {
 
 /// One thread block of one warp on the SM model; its thread instructions.
 fn sm_thread_instructions(p: &Program) -> u64 {
-    let k = p.lower(32, 1).kernel;
+    let k = p.lower(1).kernel;
     let params = params_for(&k, &[]).unwrap();
     SharingSm::new(&params, &k)
         .unwrap()
@@ -170,10 +170,10 @@ fn a21_split_block_costs_two() {
     assert_eq!(inserts(&post), [ins("B3", "in", 0)]);
 
     // Lowered dynamic counts per path (true = via B2).
-    let base = p.lower(32, 1).kernel;
+    let base = p.lower(1).kernel;
     let (k_opt, k_post) = (
-        opt.program().lower(32, 1).kernel,
-        post.program().lower(32, 1).kernel,
+        opt.program().lower(1).kernel,
+        post.program().lower(1).kernel,
     );
     for (via_b2, opt_extra, post_extra) in [(true, 1, 1), (false, 2, 1)] {
         let b = dynamic(&base, &[via_b2]);

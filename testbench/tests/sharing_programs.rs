@@ -5,7 +5,9 @@
 
 use proptest::strategy::{Strategy, ValueTree};
 use smrtl_cosim::cfg::Program;
-use smrtl_cosim::sharing_core::{CycleRecord, SharingSm, SmError, SmStats};
+use smrtl_cosim::kernel::Op;
+use smrtl_cosim::relssp_pass::{place, Mode, Options, Placed};
+use smrtl_cosim::sharing_core::{CycleRecord, Outcome, SharingSm, SmError, SmStats};
 use smrtl_hdl::sharing::Shape;
 use smrtl_testbench::check::{self, runner};
 use smrtl_testbench::sharing_core::{cosim_kernel, programs, rusthdl, ProgramCase};
@@ -115,23 +117,33 @@ fn random_programs_follow_their_paths() {
     assert!(branches > 300, "only {branches} branches");
 }
 
-/// Random programs with the core on rust-hdl until `cycles` kernel cycles ran; a divergence
+/// Random programs, as written and with `relssp` placed by OPT or PostDom (so locks are
+/// released early), with the core on rust-hdl until `cycles` kernel cycles ran; a divergence
 /// shrinks to a minimal program file, which the panic shows.
 #[test]
 fn random_programs_with_sharing_core_on_rusthdl() {
     let mut r = runner(31);
     let strategy = programs(shapes());
-    let in_the_loop = |c: &ProgramCase| -> Result<SmStats, String> {
-        let mut dut = rusthdl(&c.params.core());
-        cosim_kernel(&c.params, &c.kernel(), Some(dut.as_mut()), None, None)
-            .map_err(|e| format!("{e}\n{}", c.file()))
+    let in_the_loop = |c: &ProgramCase| -> Result<(SmStats, u64), String> {
+        let modes = [Mode::None, Mode::Opt, Mode::PostDom];
+        let t = ProgramCase {
+            params: c.params.clone(),
+            program: placed(c, modes[(c.program.seed % 3) as usize])
+                .program()
+                .clone(),
+        };
+        let mut dut = rusthdl(&t.params.core());
+        let s = cosim_kernel(&t.params, &t.kernel(), Some(dut.as_mut()), None, None)
+            .map_err(|e| format!("{e}\n{}", t.file()))?;
+        let released = s.lock_releases.relssp;
+        Ok((s, released))
     };
-    let (mut ran, mut n) = (0u64, 0);
-    while ran < 30_000 {
+    let (mut ran, mut n, mut released) = (0u64, 0, 0u64);
+    while ran < 40_000 {
         let mut tree = strategy.new_tree(&mut r).unwrap();
         let c = tree.current();
         match in_the_loop(&c) {
-            Ok(s) => ran += s.cycles,
+            Ok((s, rel)) => (ran, released) = (ran + s.cycles, released + rel),
             Err(e) => {
                 let (_, e, steps) = check::shrink_tree(&mut tree, (c, e), |c| in_the_loop(c).err());
                 panic!("shrunk in {steps} steps to:\n{e}");
@@ -139,7 +151,8 @@ fn random_programs_with_sharing_core_on_rusthdl() {
         }
         n += 1;
     }
-    eprintln!("{n} programs, {ran} kernel cycles on rusthdl");
+    assert!(released > 20, "only {released} locks released by relssp");
+    eprintln!("{n} programs, {ran} kernel cycles on rusthdl, {released} relssp releases");
 }
 
 /// The file a failure shows is the case: the same params and the same lowered kernel.
@@ -154,5 +167,85 @@ fn a_case_file_runs_as_is() {
     assert_eq!(
         (&k.warps, k.seed, k.grid),
         (&want.warps, want.seed, want.grid)
+    );
+}
+
+/// The pass's placement on `c` (OPT or PostDom) at the SM's `t` and `ALIGN`.
+fn placed(c: &ProgramCase, mode: Mode) -> Placed {
+    let o = Options {
+        mode,
+        t: c.params.t,
+        align: c.params.align,
+    };
+    place(&c.program, &o).unwrap_or_else(|e| panic!("{e}\n{}", c.file()))
+}
+
+/// Spec A19 extended to loops, on executed paths: with the program transformed by OPT or
+/// PostDom, every warp the SM model runs executes exactly one `relssp` when the program has a
+/// shared-region access (none otherwise), never accesses the shared region after it, and
+/// executes the original program's path plus one or two instructions (Table 4: the `relssp`,
+/// and a kept split block's `bra` or the jump to a kept `Exit`).
+#[test]
+fn a19_on_executed_paths_with_loops() {
+    let mut r = runner(19);
+    let strategy = programs(shapes());
+    let (mut warps, mut with_access, mut extras) = (0u64, 0u64, [0u64; 3]);
+    for i in 0..300 {
+        let c = strategy.new_tree(&mut r).unwrap().current();
+        let mode = if i % 2 == 0 { Mode::Opt } else { Mode::PostDom };
+        let pl = placed(&c, mode);
+        // The same program normalised without relssp (unreachable blocks dropped as the pass
+        // drops them, so the two-way branches keep their numbers).
+        let plain = placed(&c, Mode::None);
+        let t = ProgramCase {
+            params: c.params.clone(),
+            program: pl.program().clone(),
+        };
+        let k = t.kernel();
+        let stream = &k.warps[0];
+        let region = |pc: u32| {
+            let ins = &stream[pc as usize];
+            ins.op.is_shared() && ins.off.as_ref().is_some_and(|o| o.max() >= pl.u)
+        };
+        let has_access = (0..stream.len() as u32).any(region);
+        // Per (TB, warp of the TB): relssp count, and whether a region access followed one.
+        let wpt = k.warps_per_tb(c.params.shape.lanes);
+        let mut seen = std::collections::HashMap::<(u32, u32), (u32, bool)>::new();
+        let mut each = |rec: &CycleRecord| {
+            for p in rec.picks.iter().filter(|p| p.outcome == Outcome::Issue) {
+                let e = seen.entry((p.tb, p.warp % wpt)).or_default();
+                if region(p.pc) && e.0 > 0 {
+                    e.1 = true;
+                }
+                e.0 += u32::from(p.op == Op::Relssp);
+            }
+        };
+        SharingSm::new(&t.params, &k)
+            .unwrap()
+            .run(Some(&mut each))
+            .unwrap_or_else(|e| panic!("{e}\n{}", t.file()));
+        for (&(tb, w), &(relssp, after)) in &seen {
+            let at = format!("TB {tb} warp {w} ({mode}):\n{}", c.file());
+            assert_eq!(relssp, u32::from(has_access), "{at}");
+            assert!(!after, "a shared-region access after relssp: {at}");
+            let g = tb as u64 * wpt as u64 + w as u64;
+            let extra =
+                path_length(&t.program, k.seed, g) - path_length(plain.program(), k.seed, g);
+            assert!(
+                extra <= 2 && (extra >= 1) == has_access,
+                "{extra} extra: {at}"
+            );
+            extras[extra as usize] += 1;
+        }
+        warps += seen.len() as u64;
+        with_access += u64::from(has_access);
+    }
+    assert!(
+        with_access > 100 && warps > 1000,
+        "{with_access} programs with an access, {warps} warps"
+    );
+    assert!(
+        extras[1] > 100 && extras[2] > 100,
+        "extras 0/1/2: {extras:?}"
     );
 }
