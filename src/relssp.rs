@@ -68,17 +68,18 @@ pub fn run(a: RelsspArgs) -> Result<ExitCode> {
         outputs.write(o, json.as_bytes())?;
     }
     outputs.commit()?;
+    let to_stdout = a.output.as_deref() == Some(std::path::Path::new("-"));
     if a.json {
         println!("{}", serde_json::to_string(&placed)?);
-    } else {
-        print!("{}", summary(&placed));
+    } else if !to_stdout {
+        print!("{}", summary(&placed, a.output.as_deref()));
     }
     Ok(ExitCode::SUCCESS)
 }
 
 /// The human summary: u, the shared set, the layout, each insertion, the split blocks and the
-/// transformed program in the text form.
-fn summary(r: &Placed) -> String {
+/// transformed program in the text form (or where `-o` wrote it).
+fn summary(r: &Placed, written: Option<&std::path::Path>) -> String {
     let p = r.program();
     let mut s = String::new();
     let t = p.t.map(|t| t.to_string()).unwrap_or_default();
@@ -114,6 +115,10 @@ fn summary(r: &Placed) -> String {
     }
     for b in &r.split_blocks {
         let _ = writeln!(s, "split block: {} on {} -> {}", b.name, b.from, b.to);
+    }
+    if let Some(path) = written {
+        let _ = writeln!(s, "program: written to {}", path.display());
+        return s;
     }
     let _ = writeln!(s, "program:");
     s + &text_form(p)
