@@ -106,7 +106,7 @@ enum Command {
     },
     /// Run the SM pipeline on a trace of subwarp entries, or the SM core on a workload or a
     /// profile, with the RTL in the loop if asked.
-    #[command(group(clap::ArgGroup::new("input").required(true).args(["trace", "workload", "profile", "kernel"])))]
+    #[command(group(clap::ArgGroup::new("input").required(true).args(["trace", "workload", "profile", "kernel", "kernel_profile"])))]
     Sim {
         /// Trace file: {"params": {...}, "stream": [...], "icnt_valid_cycles": [...]}.
         #[arg(long)]
@@ -120,10 +120,15 @@ enum Command {
         /// A synthetic kernel profile of seed 000's Table 5 (aes_encrypt, dct, transpose, ...).
         #[arg(long)]
         profile: Option<String>,
-        /// Seed of a profile's workload.
+        /// A synthetic scratchpad-sharing kernel of seed 001's Table 1 (backprop, DCT1, ...,
+        /// heartwall, ...; docs/scratchpad-sharing.md §8.1), `--waves` waves of its shared launch.
+        #[arg(long, value_name = "NAME")]
+        kernel_profile: Option<String>,
+        /// Seed of a profile's workload (of a kernel profile: its branch coins).
         #[arg(long, default_value_t = 1)]
         seed: u64,
-        /// Repetitions per warp context of a profile's body (successive CTAs), 1..=256.
+        /// Repetitions per warp context of a profile's body (successive CTAs); of a kernel
+        /// profile, waves of its shared launch; 1..=256.
         #[arg(long, default_value_t = 1)]
         waves: u32,
         #[arg(long, value_enum, default_value = "model")]
@@ -165,13 +170,15 @@ enum Command {
         /// Print one JSON object (rows, summary, paper figures, targets, notes).
         #[arg(long)]
         json: bool,
-        /// Write a stacked-bar SVG of the stall categories (cf. the paper's Fig. 6).
+        /// Write an SVG bar chart (elastic-pipeline: stall categories, cf. seed 000 Fig. 6;
+        /// scratchpad-sharing: IPC improvement per kernel and configuration).
         #[arg(long, value_name = "OUT.svg")]
         plot: Option<PathBuf>,
         /// Seed of the synthetic profiles' workloads.
         #[arg(long, default_value_t = 1)]
         seed: u64,
-        /// Repetitions per warp context of each profile's body (successive CTAs), 1..=256.
+        /// Repetitions per warp context of each profile's body (elastic-pipeline), or waves of
+        /// each kernel's shared launch (scratchpad-sharing); 1..=256.
         #[arg(long, default_value_t = smrtl_testbench::repro::Options::default().waves)]
         waves: u32,
         /// Exit 1 when a trend target fails (by default a failed target is reported, exit 0).
@@ -289,6 +296,7 @@ fn main() -> ExitCode {
             workload,
             kernel,
             profile,
+            kernel_profile,
             seed,
             waves,
         } => sim::run(sim::Options {
@@ -296,6 +304,7 @@ fn main() -> ExitCode {
             workload,
             kernel,
             profile,
+            kernel_profile,
             seed,
             waves,
             backend,

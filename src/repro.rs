@@ -3,7 +3,7 @@
 
 use crate::output::Outputs;
 use crate::{Result, UsageError};
-use smrtl_testbench::repro;
+use smrtl_testbench::{repro, sharing_repro};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -12,6 +12,9 @@ use std::process::ExitCode;
 pub enum Experiment {
     /// Seed 000 §6 (Figs. 6, 7, 9): Elastic Pipeline and BCAWS on the Table-5 profiles.
     ElasticPipeline,
+    /// Seed 001 §8 (Tables 4, 11): scratchpad sharing, OWF, OPT / PostDom relssp on the
+    /// Table-1 kernels.
+    ScratchpadSharing,
 }
 
 pub struct Options {
@@ -24,28 +27,47 @@ pub struct Options {
 }
 
 pub fn run(o: Options) -> Result<ExitCode> {
-    match o.experiment {
-        Experiment::ElasticPipeline => {}
-    }
     // Refuse a bad plot path or waves before the simulation.
     let mut outputs = Outputs::new();
     let plot = o.plot.as_deref().map(|p| outputs.add(p)).transpose()?;
-    let report = repro::run(repro::Options {
-        seed: o.seed,
-        waves: o.waves,
-    })
-    .map_err(UsageError)?;
-    if let Some(plot) = plot {
-        outputs.write(plot, repro::svg(&report).as_bytes())?;
+    smrtl_testbench::profiles::check_waves(o.waves).map_err(UsageError)?;
+    // Each experiment: its JSON, its text, its plot and its targets.
+    let (json, text, svg, targets) = match o.experiment {
+        Experiment::ElasticPipeline => {
+            let r = repro::run(repro::Options {
+                seed: o.seed,
+                waves: o.waves,
+            })
+            .map_err(UsageError)?;
+            let svg = plot.is_some().then(|| repro::svg(&r));
+            (
+                serde_json::to_string_pretty(&r)?,
+                repro::text(&r),
+                svg,
+                r.targets,
+            )
+        }
+        Experiment::ScratchpadSharing => {
+            let r = sharing_repro::run(sharing_repro::Options {
+                seed: o.seed,
+                waves: o.waves,
+            })
+            .map_err(UsageError)?;
+            let svg = plot.is_some().then(|| sharing_repro::svg(&r));
+            let json = serde_json::to_string_pretty(&r)?;
+            (json, sharing_repro::text(&r), svg, r.targets)
+        }
+    };
+    if let (Some(plot), Some(svg)) = (plot, svg) {
+        outputs.write(plot, svg.as_bytes())?;
     }
     outputs.commit()?;
     if o.json {
-        println!("{}", serde_json::to_string_pretty(&report)?);
+        println!("{json}");
     } else {
-        print!("{}", repro::text(&report));
+        print!("{text}");
     }
-    let failed: Vec<&str> = report
-        .targets
+    let failed: Vec<&str> = targets
         .iter()
         .filter(|t| !t.holds)
         .map(|t| t.name)

@@ -33,6 +33,7 @@ pub struct Options {
     pub workload: Option<PathBuf>,
     pub kernel: Option<PathBuf>,
     pub profile: Option<String>,
+    pub kernel_profile: Option<String>,
     pub seed: u64,
     pub waves: u32,
     pub backend: Backend,
@@ -59,6 +60,15 @@ pub fn run(o: Options) -> Result<ExitCode> {
         .as_deref()
         .map(|p| outputs.add_waveform(p))
         .transpose()?;
+    if let Some(name) = &o.kernel_profile {
+        use smrtl_testbench::{profiles::check_waves, sharing_profiles, sharing_repro::grid};
+        let prof = sharing_profiles::profile(name).map_err(UsageError)?;
+        check_waves(o.waves).map_err(UsageError)?;
+        let text = prof.program(grid(prof, o.waves), o.seed);
+        let opts = options(&o, &sets, records.map(|r| outputs.writer(r)).transpose()?);
+        let run = sim::run_kernel(prof.name, &text, opts);
+        return finish(&o, outputs, records, waveform, run.map_err(UsageError)?);
+    }
     if let Some(path) = &o.kernel {
         let text = read_text(path, MAX_KERNEL_BYTES)?;
         let opts = options(&o, &sets, records.map(|r| outputs.writer(r)).transpose()?);

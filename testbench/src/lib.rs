@@ -15,6 +15,8 @@ pub mod relssp_unit;
 pub mod repro;
 pub mod share_cfg;
 pub mod sharing_core;
+pub mod sharing_profiles;
+pub mod sharing_repro;
 pub mod sim;
 pub mod sm_core;
 pub mod sp_access_unit;
