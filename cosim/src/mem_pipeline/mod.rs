@@ -68,6 +68,8 @@ struct Warp {
     last_seq: u32,
     /// Issued memory instructions not yet complete.
     outstanding: u32,
+    /// Whether instruction `pc` is a memory instruction (kept so the issue scan is cheap).
+    mem_next: bool,
     rng: u64,
 }
 
@@ -418,8 +420,10 @@ impl MemPipeline {
                 ready_at: 0,
                 last_seq: u32::MAX,
                 outstanding: 0,
+                mem_next: false,
                 rng: seed | 1,
             };
+            self.warps[slot as usize].mem_next = self.is_mem(slot as usize, 0);
             let s = slot as usize % SCHEDULERS;
             let order = &mut self.order[s];
             match self.p.sched {
@@ -532,13 +536,19 @@ impl MemPipeline {
         if !warp.live || warp.pc >= warp.len || warp.ready_at > self.t {
             return None;
         }
-        Some(match &self.kernels[warp.kernel as usize].body {
-            Body::Synth(s) => warp.pc % (s.cinst + 1) == s.cinst,
+        Some(warp.mem_next)
+    }
+
+    /// Whether instruction `pc` of warp `w` is a memory instruction.
+    fn is_mem(&self, w: usize, pc: u32) -> bool {
+        let warp = &self.warps[w];
+        match &self.kernels[warp.kernel as usize].body {
+            Body::Synth(s) => pc % (s.cinst + 1) == s.cinst,
             Body::Streams(st) => {
                 let tbw = w - self.tbs[warp.tb as usize].first_warp as usize;
-                st[tbw][warp.pc as usize].op != Op::Compute
+                st[tbw].get(pc as usize).is_some_and(|i| i.op != Op::Compute)
             }
-        })
+        }
     }
 
     /// Whether instruction `pc` of warp `w` depends on its predecessor.
@@ -878,10 +888,12 @@ impl MemPipeline {
     fn advance(&mut self, s: usize, w: usize, t: u64, mem: bool) {
         let pc = self.warps[w].pc;
         let dep_next = self.depends(w, pc + 1);
+        let mem_next = self.is_mem(w, pc + 1);
         let alu = u64::from(self.p.alu_lat);
         let warp = &mut self.warps[w];
         warp.last_seq = pc;
         warp.pc = pc + 1;
+        warp.mem_next = mem_next;
         warp.ready_at = match (dep_next, mem) {
             (false, _) => t + 1,
             (true, false) => t + alu,

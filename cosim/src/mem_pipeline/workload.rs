@@ -104,21 +104,24 @@ pub struct Bench {
     pub hot_lines: u32,
 }
 
-/// The 13 benchmarks of Table 2; `reuse_p` starts at 1 − miss rate (§8.3).
+/// The 13 benchmarks of Table 2. `reuse_p` and `hot_lines` are calibrated (§8.3) so that each
+/// benchmark alone, at its isolated occupancy, on the default params, seed 1, 100K cycles,
+/// has Table 2's L1D miss rate within ±0.01 (bisection on `reuse_p`; hot sets as small as
+/// `req` allows, so that hot lines survive in the 192-line L1D).
 pub const BENCHES: [Bench; 13] = [
-    bench("cp", 128, 28, 4116, 4, 2, 0.45, 0.04, false),
-    bench("hs", 256, 36, 3072, 7, 3, 0.97, 1.53, false),
-    bench("dc", 64, 36, 2048, 5, 1, 0.09, 0.17, false),
-    bench("pf", 256, 16, 2048, 6, 2, 0.99, 0.00, false),
-    bench("bp", 256, 12, 1088, 6, 2, 0.80, 0.33, false),
-    bench("bs", 512, 16, 0, 4, 1, 1.00, 0.00, false),
-    bench("st", 512, 16, 0, 4, 1, 0.67, 1.15, false),
-    bench("3m", 256, 12, 0, 2, 1, 0.63, 5.45, true),
-    bench("sv", 192, 16, 0, 3, 3, 0.78, 5.23, true),
-    bench("cd", 64, 64, 0, 9, 6, 0.96, 7.23, true),
-    bench("s2", 128, 16, 0, 2, 2, 0.92, 6.80, true),
-    bench("ks", 256, 12, 0, 3, 17, 1.00, 7.96, true),
-    bench("ax", 256, 12, 0, 2, 11, 0.97, 79.70, true),
+    bench("cp", 128, 28, 4116, 4, 2, 0.45, 0.04, false, 0.757, 2),
+    bench("hs", 256, 36, 3072, 7, 3, 0.97, 1.53, false, 0.21, 3),
+    bench("dc", 64, 36, 2048, 5, 1, 0.09, 0.17, false, 0.919, 2),
+    bench("pf", 256, 16, 2048, 6, 2, 0.99, 0.00, false, 0.103, 2),
+    bench("bp", 256, 12, 1088, 6, 2, 0.80, 0.33, false, 0.585, 2),
+    bench("bs", 512, 16, 0, 4, 1, 1.00, 0.00, false, 0.001, 2),
+    bench("st", 512, 16, 0, 4, 1, 0.67, 1.15, false, 0.663, 2),
+    bench("3m", 256, 12, 0, 2, 1, 0.63, 5.45, true, 0.704, 2),
+    bench("sv", 192, 16, 0, 3, 3, 0.78, 5.23, true, 0.638, 3),
+    bench("cd", 64, 64, 0, 9, 6, 0.96, 7.23, true, 0.255, 6),
+    bench("s2", 128, 16, 0, 2, 2, 0.92, 6.80, true, 0.312, 2),
+    bench("ks", 256, 12, 0, 3, 17, 1.00, 7.96, true, 0.001, 17),
+    bench("ax", 256, 12, 0, 2, 11, 0.97, 79.70, true, 0.265, 11),
 ];
 
 #[allow(clippy::too_many_arguments)]
@@ -132,6 +135,8 @@ const fn bench(
     miss: f64,
     rsfail: f64,
     memory_bound: bool,
+    reuse_p: f64,
+    hot_lines: u32,
 ) -> Bench {
     Bench {
         name,
@@ -143,8 +148,8 @@ const fn bench(
         miss,
         rsfail,
         memory_bound,
-        reuse_p: 1.0 - miss,
-        hot_lines: if req > 4 { req } else { 4 },
+        reuse_p,
+        hot_lines,
     }
 }
 
