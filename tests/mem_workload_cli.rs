@@ -8,7 +8,11 @@ use common::{assert_usage_error, smrtl, stdout};
 fn json_report_has_the_per_kernel_fields() {
     let dir = tempfile::tempdir().unwrap();
     let f = dir.path().join("w.json");
-    std::fs::write(&f, r#"{"kernels": ["bp", "sv"], "tbs": [9, 4], "cycles": 5000, "seed": 2}"#).unwrap();
+    std::fs::write(
+        &f,
+        r#"{"kernels": ["bp", "sv"], "tbs": [9, 4], "cycles": 5000, "seed": 2}"#,
+    )
+    .unwrap();
     let rec = dir.path().join("r.jsonl");
     let vcd = dir.path().join("w.vcd");
     let o = smrtl(&[
@@ -30,7 +34,10 @@ fn json_report_has_the_per_kernel_fields() {
     assert_eq!(v["backend"], "model");
     let ks = v["kernels"].as_array().unwrap();
     assert_eq!(ks.len(), 2);
-    assert_eq!((ks[0]["name"].as_str(), ks[1]["name"].as_str()), (Some("bp"), Some("sv")));
+    assert_eq!(
+        (ks[0]["name"].as_str(), ks[1]["name"].as_str()),
+        (Some("bp"), Some("sv"))
+    );
     for k in ks {
         for field in [
             "warp_instructions",
@@ -54,7 +61,17 @@ fn json_report_has_the_per_kernel_fields() {
     let first: serde_json::Value = serde_json::from_str(lines.lines().next().unwrap()).unwrap();
     assert_eq!(first["t"], 0);
     let text = std::fs::read_to_string(&vcd).unwrap();
-    for sig in ["slot_free", "lsu_busy", "l1d_outcome", "mshr_occupancy", "mq_occupancy", "rq_occupancy", "inflight", "mil", "unl"] {
+    for sig in [
+        "slot_free",
+        "lsu_busy",
+        "l1d_outcome",
+        "mshr_occupancy",
+        "mq_occupancy",
+        "rq_occupancy",
+        "inflight",
+        "mil",
+        "unl",
+    ] {
         assert!(text.contains(&format!(" {sig} ")), "{sig} in the VCD");
     }
 }
@@ -64,7 +81,10 @@ fn text_report_names_each_kernel() {
     let o = smrtl(&["sim", "--mem-workload", "examples/mem/explicit.json"]);
     assert!(o.status.success());
     let s = stdout(&o);
-    assert!(s.contains("two_warps (2 TBs)") && s.contains("sv (2 TBs)"), "{s}");
+    assert!(
+        s.contains("two_warps (2 TBs)") && s.contains("sv (2 TBs)"),
+        "{s}"
+    );
 }
 
 #[test]
@@ -72,11 +92,27 @@ fn bad_input_exits_2_with_one_line() {
     let dir = tempfile::tempdir().unwrap();
     let f = dir.path().join("w.json");
     let cases = [
-        (r#"{"kernels": ["zz"], "cycles": 10}"#, vec![], "unknown benchmark `zz`"),
+        (
+            r#"{"kernels": ["zz"], "cycles": 10}"#,
+            vec![],
+            "unknown benchmark `zz`",
+        ),
         ("{", vec![], "malformed workload"),
-        (r#"{"kernels": ["bp"], "cycles": 10}"#, vec!["--set", "mshrs=0"], "mshrs"),
-        (r#"{"kernels": ["bp"], "cycles": 10}"#, vec!["--set", "nope=1"], "unknown parameter `nope`"),
-        (r#"{"kernels": ["bp"], "cycles": 10}"#, vec!["--backend", "verilator"], "allowed: model"),
+        (
+            r#"{"kernels": ["bp"], "cycles": 10}"#,
+            vec!["--set", "mshrs=0"],
+            "mshrs",
+        ),
+        (
+            r#"{"kernels": ["bp"], "cycles": 10}"#,
+            vec!["--set", "nope=1"],
+            "unknown parameter `nope`",
+        ),
+        (
+            r#"{"kernels": ["bp"], "cycles": 10}"#,
+            vec!["--backend", "verilator"],
+            "allowed: model",
+        ),
     ];
     for (text, extra, needle) in cases {
         std::fs::write(&f, text).unwrap();
@@ -84,5 +120,8 @@ fn bad_input_exits_2_with_one_line() {
         args.extend(extra);
         assert_usage_error(&smrtl(&args), needle);
     }
-    assert_usage_error(&smrtl(&["sim", "--mem-workload", "/nonexistent/w.json"]), "w.json");
+    assert_usage_error(
+        &smrtl(&["sim", "--mem-workload", "/nonexistent/w.json"]),
+        "w.json",
+    );
 }

@@ -24,7 +24,11 @@ fn wl(text: &str) -> workload::Workload {
 fn xor_set_index_is_the_spec_hash() {
     let c = L1d::new(&PipeParams::default());
     for l in [0u64, 1, 31, 32, 33, 1024, 1057, 0xdead_beef, u64::MAX >> 7] {
-        assert_eq!(c.set_of(l), ((l ^ l >> 5 ^ l >> 10) & 31) as usize, "line {l}");
+        assert_eq!(
+            c.set_of(l),
+            ((l ^ l >> 5 ^ l >> 10) & 31) as usize,
+            "line {l}"
+        );
     }
     let c = L1d::new(&linear());
     assert_eq!((c.set_of(33), c.set_of(64)), (1, 0));
@@ -46,7 +50,14 @@ fn line_allocation_failure_allocates_nothing() {
     assert_eq!(c.read(32, 10), Outcome::HitReserved);
     // The failure precedes the miss-queue check (§1.4 order).
     for i in 0..7u64 {
-        assert_eq!(c.read(1 + 32 * i, 20), if i < 6 { Outcome::Miss } else { Outcome::FailLineAlloc });
+        assert_eq!(
+            c.read(1 + 32 * i, 20),
+            if i < 6 {
+                Outcome::Miss
+            } else {
+                Outcome::FailLineAlloc
+            }
+        );
     }
 }
 
@@ -80,7 +91,11 @@ fn miss_queue_reserve() {
     }
     assert_eq!(c.mq_len(), 7);
     assert_eq!(c.read(100, 0), Outcome::FailMissQueue);
-    assert_eq!(c.read(3, 0), Outcome::FailMissQueue, "a merge also needs the reserve");
+    assert_eq!(
+        c.read(3, 0),
+        Outcome::FailMissQueue,
+        "a merge also needs the reserve"
+    );
     assert_eq!(c.write(200), Outcome::Write);
     assert_eq!(c.write(201), Outcome::FailMissQueue);
     assert_eq!(c.mq_len(), 8);
@@ -116,7 +131,10 @@ fn write_evict_write_no_allocate() {
     assert_eq!(c.write(3), Outcome::Write);
     assert!(!c.is_valid(3));
     assert_eq!(c.write(40), Outcome::Write);
-    assert_eq!((c.mshrs_used(), c.pending(40), c.is_valid(40)), (0, None, false));
+    assert_eq!(
+        (c.mshrs_used(), c.pending(40), c.is_valid(40)),
+        (0, None, false)
+    );
     let w = c.drain().unwrap();
     assert_eq!((w.line, w.write), (3, true));
 }
@@ -144,9 +162,11 @@ fn lru_victim() {
 /// acceptance: the load completes with its last access in 325).
 #[test]
 fn a_load_timed_by_hand() {
-    let w = wl(r#"{"kernels": [{"name": "one", "threads": 32, "regs": 1, "smem": 0,
+    let w = wl(
+        r#"{"kernels": [{"name": "one", "threads": 32, "regs": 1, "smem": 0,
         "warps": [[{"op": "load", "addr": [0, 4096, 8192]}, {"op": "compute", "dep": true}]]}],
-        "tbs": [1], "cycles": 400}"#);
+        "tbs": [1], "cycles": 400}"#,
+    );
     let mut m = MemPipeline::new(&w).unwrap();
     let mut log = vec![];
     for _ in 0..330 {
@@ -154,7 +174,15 @@ fn a_load_timed_by_hand() {
         let t = m.cycle() - 1;
         let ev = *m.events();
         if ev.issue != 0 || ev.acc != 0 || ev.done[0] != 0 || m.issued()[0] != 0 {
-            log.push((t, ev.issue, ev.acc, ev.first, ev.done[0], m.issued()[0], m.outcome()));
+            log.push((
+                t,
+                ev.issue,
+                ev.acc,
+                ev.first,
+                ev.done[0],
+                m.issued()[0],
+                m.outcome(),
+            ));
         }
     }
     use Outcome::*;
@@ -197,25 +225,38 @@ fn check_run(text: &str, expect_fails: bool) -> mp::PipeStats {
         let t = m.cycle() - 1;
         // §2: at most one memory instruction per cycle, only into a free slot.
         assert!(ev.issue.count_ones() <= 1, "cycle {t}");
-        assert!(ev.issue == 0 || ev.slot_free, "cycle {t}: issue into a busy slot");
+        assert!(
+            ev.issue == 0 || ev.slot_free,
+            "cycle {t}: issue into a busy slot"
+        );
         // The slot frees only by a dispatch, into an empty dispatch register.
         if mem_reg_was_busy && ev.slot_free {
             let d = m.dispatch_view().expect("the MEM instruction moved on");
             assert_eq!(d.next, 0, "cycle {t}");
         }
         if mem_reg_was_busy && !ev.slot_free {
-            assert!(m.lsu_busy(), "cycle {t}: MEM held while the dispatch register is empty");
+            assert!(
+                m.lsu_busy(),
+                "cycle {t}: MEM held while the dispatch register is empty"
+            );
         }
         // Work conservation: an eligible kernel and a free slot ⇒ exactly one issues.
         let elig = ev.mem_req & out.mem_ok & if ev.slot_free { 0xff } else { 0 };
         if elig != 0 {
-            assert_eq!(ev.issue.count_ones(), 1, "cycle {t}: eligible {elig:b} but no issue");
+            assert_eq!(
+                ev.issue.count_ones(),
+                1,
+                "cycle {t}: eligible {elig:b} but no issue"
+            );
             assert_ne!(ev.issue & elig, 0, "cycle {t}");
             conserved += 1;
         }
         // Compute is never blocked: a scheduler with a ready compute warp issues.
         for (s, v) in m.sched_view().iter().enumerate() {
-            assert!(!v.compute_ready || v.issued.is_some(), "cycle {t}: scheduler {s} idle");
+            assert!(
+                !v.compute_ready || v.issued.is_some(),
+                "cycle {t}: scheduler {s} idle"
+            );
         }
         // §1.8 example 1: one access per cycle; a failed head stays, unadvanced.
         assert!((ev.acc | ev.fail).count_ones() <= 1, "cycle {t}");
@@ -240,7 +281,11 @@ fn check_run(text: &str, expect_fails: bool) -> mp::PipeStats {
         for (k, p) in prev.iter_mut().enumerate().take(n) {
             let c = *m.counters(k);
             let bit = |v: u8| u64::from(v >> k & 1);
-            assert_eq!(c.causes.total() - p.causes.total(), bit(ev.fail), "cycle {t} k{k}");
+            assert_eq!(
+                c.causes.total() - p.causes.total(),
+                bit(ev.fail),
+                "cycle {t} k{k}"
+            );
             assert_eq!(c.accesses() - p.accesses(), bit(ev.acc), "cycle {t} k{k}");
             assert_eq!(c.mem_issued - p.mem_issued, bit(ev.issue));
             assert_eq!(c.mem_completed - p.mem_completed, u64::from(ev.done[k]));
@@ -261,8 +306,14 @@ fn check_run(text: &str, expect_fails: bool) -> mp::PipeStats {
 
 #[test]
 fn issue_slot_and_lsu_invariants_bp_sv() {
-    let s = check_run(r#"{"kernels": ["bp", "sv"], "tbs": [9, 4], "cycles": 30000, "seed": 3}"#, true);
-    assert!(s.kernels.iter().all(|k| k.mem_instructions > 0 && k.compute_instructions > 0));
+    let s = check_run(
+        r#"{"kernels": ["bp", "sv"], "tbs": [9, 4], "cycles": 30000, "seed": 3}"#,
+        true,
+    );
+    assert!(s
+        .kernels
+        .iter()
+        .all(|k| k.mem_instructions > 0 && k.compute_instructions > 0));
 }
 
 #[test]
@@ -305,7 +356,10 @@ fn same_seed_same_run_other_seed_other_run() {
 #[test]
 fn generator_mix_is_exact() {
     for b in &workload::BENCHES {
-        let w = wl(&format!(r#"{{"kernels": ["{}"], "cycles": 20000, "seed": 9}}"#, b.name));
+        let w = wl(&format!(
+            r#"{{"kernels": ["{}"], "cycles": 20000, "seed": 9}}"#,
+            b.name
+        ));
         let Body::Synth(g) = &w.kernels[0].body else {
             unreachable!()
         };
@@ -339,19 +393,45 @@ fn isolated_occupancy_matches_table2() {
 #[test]
 fn bad_workloads_are_one_line_errors() {
     let bad = [
-        (r#"{"kernels": [], "cycles": 10}"#, "`kernels` has 0 entries"),
-        (r#"{"kernels": ["fft"], "cycles": 10}"#, "unknown benchmark `fft`"),
+        (
+            r#"{"kernels": [], "cycles": 10}"#,
+            "`kernels` has 0 entries",
+        ),
+        (
+            r#"{"kernels": ["fft"], "cycles": 10}"#,
+            "unknown benchmark `fft`",
+        ),
         (r#"{"kernels": ["bp"], "cycles": 0}"#, "`cycles` = 0"),
-        (r#"{"kernels": ["bp", "sv"], "tbs": [12, 16], "cycles": 9}"#, "does not fit"),
-        (r#"{"kernels": ["bp"], "cycles": 9, "params": {"mq_depth": 0}}"#, "mq_depth"),
-        (r#"{"kernels": ["bp"], "cycles": 9, "params": {"sched": "fifo"}}"#, "sched"),
-        (r#"{"kernels": [{"bench": "bp", "req": 40}], "cycles": 9}"#, "`req` = 40"),
-        (r#"{"kernels": [{"threads": 32, "regs": 1, "smem": 0, "warps": [[{"op": "load"}]]}], "cycles": 9}"#, "needs `addr`"),
-        (r#"{"kernels": ["bp"], "cycles": 9, "extra": 1}"#, "unknown field"),
+        (
+            r#"{"kernels": ["bp", "sv"], "tbs": [12, 16], "cycles": 9}"#,
+            "does not fit",
+        ),
+        (
+            r#"{"kernels": ["bp"], "cycles": 9, "params": {"mq_depth": 0}}"#,
+            "mq_depth",
+        ),
+        (
+            r#"{"kernels": ["bp"], "cycles": 9, "params": {"sched": "fifo"}}"#,
+            "sched",
+        ),
+        (
+            r#"{"kernels": [{"bench": "bp", "req": 40}], "cycles": 9}"#,
+            "`req` = 40",
+        ),
+        (
+            r#"{"kernels": [{"threads": 32, "regs": 1, "smem": 0, "warps": [[{"op": "load"}]]}], "cycles": 9}"#,
+            "needs `addr`",
+        ),
+        (
+            r#"{"kernels": ["bp"], "cycles": 9, "extra": 1}"#,
+            "unknown field",
+        ),
         ("[1", "malformed workload"),
     ];
     for (text, needle) in bad {
-        let e = workload::parse(text, &[]).err().unwrap_or_else(|| panic!("accepted {text}"));
+        let e = workload::parse(text, &[])
+            .err()
+            .unwrap_or_else(|| panic!("accepted {text}"));
         assert!(e.contains(needle), "{e} lacks {needle}");
         assert!(!e.contains('\n'), "{e}");
     }
@@ -366,7 +446,10 @@ fn bad_workloads_are_one_line_errors() {
 #[test]
 fn isolated_calibration() {
     for b in &workload::BENCHES {
-        let w = wl(&format!(r#"{{"kernels": ["{}"], "cycles": 100000, "seed": 1}}"#, b.name));
+        let w = wl(&format!(
+            r#"{{"kernels": ["{}"], "cycles": 100000, "seed": 1}}"#,
+            b.name
+        ));
         let s = mp::run(&w, None, None).unwrap();
         let k = &s.kernels[0];
         assert!(
@@ -377,7 +460,12 @@ fn isolated_calibration() {
             b.miss
         );
         if ["bp", "sv"].contains(&b.name) {
-            assert!((100.0..200.0).contains(&k.accesses_per_kcycle), "{}: {}", b.name, k.accesses_per_kcycle);
+            assert!(
+                (100.0..200.0).contains(&k.accesses_per_kcycle),
+                "{}: {}",
+                b.name,
+                k.accesses_per_kcycle
+            );
         }
     }
 }

@@ -56,7 +56,11 @@ fn two_kernel_run_allocates_nothing_when_warm() {
         assert_eq!(allocations() - before, 0, "{text}: the hot path allocated");
         println!(
             "{}: {:.2} M cycles/s",
-            w.kernels.iter().map(|k| k.name.as_str()).collect::<Vec<_>>().join("+"),
+            w.kernels
+                .iter()
+                .map(|k| k.name.as_str())
+                .collect::<Vec<_>>()
+                .join("+"),
             cycles as f64 / secs / 1e6
         );
     }

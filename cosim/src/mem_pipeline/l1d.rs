@@ -117,7 +117,8 @@ impl L1d {
 
     fn find(&self, set: usize, line: u64) -> Option<usize> {
         let base = set * self.ways;
-        (base..base + self.ways).find(|&i| self.tags[i].state != INVALID && self.tags[i].tag == line)
+        (base..base + self.ways)
+            .find(|&i| self.tags[i].state != INVALID && self.tags[i].tag == line)
     }
 
     fn touch(&mut self, i: usize) {

@@ -314,8 +314,9 @@ fn unit(s: &mut u64) -> f64 {
 }
 
 fn name_hash(name: &str) -> u64 {
-    name.bytes()
-        .fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3))
+    name.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
+    })
 }
 
 impl MemPipeline {
@@ -440,9 +441,10 @@ impl MemPipeline {
         }
         self.tbs[tb].running = warps;
         self.tbs[tb].relaunch_at = None;
-        if warps == 0 || self.warps[first_warp as usize..][..warps as usize]
-            .iter()
-            .all(|w| w.len == 0)
+        if warps == 0
+            || self.warps[first_warp as usize..][..warps as usize]
+                .iter()
+                .all(|w| w.len == 0)
         {
             // An empty program: the TB is done at once (it still takes its slot a cycle).
             for i in 0..warps {
@@ -546,7 +548,9 @@ impl MemPipeline {
             Body::Synth(s) => pc % (s.cinst + 1) == s.cinst,
             Body::Streams(st) => {
                 let tbw = w - self.tbs[warp.tb as usize].first_warp as usize;
-                st[tbw].get(pc as usize).is_some_and(|i| i.op != Op::Compute)
+                st[tbw]
+                    .get(pc as usize)
+                    .is_some_and(|i| i.op != Op::Compute)
             }
         }
     }
@@ -660,7 +664,8 @@ impl MemPipeline {
             if let Some(r) = self.lm_queue.pop_front() {
                 self.lm_next = t + u64::from(self.p.lm_interval);
                 if !r.write {
-                    self.fills.push_back((t + u64::from(self.p.lm_latency), r.mshr));
+                    self.fills
+                        .push_back((t + u64::from(self.p.lm_latency), r.mshr));
                 }
             }
         }
@@ -1016,7 +1021,12 @@ impl MemPipeline {
             .map(|k| {
                 let c = &self.counters[k];
                 let acc = c.accesses();
-                let missed = c.misses + if self.p.miss_counts_pending { c.hit_reserved } else { 0 };
+                let missed = c.misses
+                    + if self.p.miss_counts_pending {
+                        c.hit_reserved
+                    } else {
+                        0
+                    };
                 let wi = c.compute + c.mem_issued;
                 KernelStats {
                     name: self.kernels[k].name.clone(),
@@ -1161,4 +1171,3 @@ pub fn run(
     }
     Ok(m.stats())
 }
-

@@ -248,13 +248,16 @@ struct InstFile {
 
 /// Names of the Table 2 benchmarks, for messages.
 pub fn bench_names() -> String {
-    BENCHES.iter().map(|b| b.name).collect::<Vec<_>>().join(", ")
+    BENCHES
+        .iter()
+        .map(|b| b.name)
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// Workload `text` with its params overridden by `sets`, checked; errors are one line.
 pub fn parse(text: &str, sets: &[(String, String)]) -> Result<Workload, String> {
-    let v: Value =
-        serde_json::from_str(text).map_err(|e| format!("malformed workload: {e}"))?;
+    let v: Value = serde_json::from_str(text).map_err(|e| format!("malformed workload: {e}"))?;
     let f: File = serde_json::from_value(v).map_err(|e| format!("workload: {e}"))?;
     // The file's params, then the overrides, each checked as `--set` checks it.
     let mut pairs: Vec<(String, String)> = vec![];
@@ -456,7 +459,10 @@ fn kernel(v: &Value, budget: &mut usize) -> Result<KernelSpec, String> {
 fn instruction(f: &InstFile) -> Result<Inst, String> {
     let mut lines: Vec<u64> = Vec::new();
     if f.addr.len() > 32 {
-        return Err(format!("{} addresses; allowed: at most 32 (one per lane)", f.addr.len()));
+        return Err(format!(
+            "{} addresses; allowed: at most 32 (one per lane)",
+            f.addr.len()
+        ));
     }
     for a in &f.addr {
         let l = a / LINE_BYTES;
