@@ -118,3 +118,58 @@ impl MemIssueCtl {
         true
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn baseline_stand_in_grants_nothing_and_counts_as_mode_off() {
+        let p = PipeParams::default();
+        let mut c = MemIssueCtl::new(2, &p).unwrap();
+        assert_eq!(
+            c.comb(0b11, true),
+            CtlOut {
+                grant: 0,
+                mem_ok: 0b11
+            }
+        );
+        let ev = CtlIn {
+            issue: 0b01,
+            acc: 0b10,
+            fail: 0b01,
+            ..CtlIn::default()
+        };
+        c.tick(&ev);
+        assert_eq!(
+            (c.inflight(0), c.peak(0), c.rsfail(0), c.reqcnt(1)),
+            (1, 1, 1, 1)
+        );
+        c.tick(&CtlIn {
+            done: [1, 0, 0],
+            ..CtlIn::default()
+        });
+        assert_eq!((c.inflight(0), c.peak(0)), (0, 1));
+        // The 1024th request closes the interval: counters restart, peak = inflight'.
+        for _ in 0..1022 {
+            c.tick(&CtlIn {
+                acc: 0b10,
+                ..CtlIn::default()
+            });
+        }
+        assert_eq!(c.reqcnt(1), 1023);
+        c.tick(&CtlIn {
+            acc: 0b10,
+            ..CtlIn::default()
+        });
+        assert_eq!(c.reqcnt(1), 0);
+        assert_eq!((c.mil(0), c.unl(0)), (127, true));
+        let dmil = PipeParams {
+            scheme: crate::mem_pipeline::params::Scheme::Dmil,
+            ..PipeParams::default()
+        };
+        assert!(MemIssueCtl::new(2, &dmil)
+            .unwrap_err()
+            .contains("allowed: baseline"));
+    }
+}

@@ -370,11 +370,11 @@ impl MemPipeline {
             o.reserve(total_warps as usize);
         }
         // Initial launch: one TB per kernel in turn (kernel 0 first), until each has its count.
-        let mut placed = vec![0u32; n];
         let mut next_warp = 0u16;
-        while (0..n).any(|k| placed[k] < w.tbs[k]) {
+        let most = w.tbs.iter().copied().max().unwrap_or(0);
+        for round in 0..most {
             for k in 0..n {
-                if placed[k] < w.tbs[k] {
+                if round < w.tbs[k] {
                     let warps = m.kernels[k].warps() as u16;
                     m.tbs.push(Tb {
                         kernel: k as u8,
@@ -384,7 +384,6 @@ impl MemPipeline {
                         relaunch_at: None,
                     });
                     next_warp += warps;
-                    placed[k] += 1;
                     let tb = m.tbs.len() - 1;
                     m.launch(tb);
                 }

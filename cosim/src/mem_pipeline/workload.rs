@@ -554,3 +554,70 @@ pub fn partition(kernels: &[KernelSpec], p: &PipeParams) -> Vec<u32> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bench_names_resolve_to_their_table2_rows() {
+        assert_eq!(BENCHES.len(), 13);
+        let sv = bench_named("SV").unwrap().kernel();
+        assert_eq!((sv.threads, sv.regs, sv.smem, sv.warps()), (192, 16, 0, 6));
+        let Body::Synth(g) = sv.body else { panic!() };
+        assert_eq!((g.cinst, g.req, g.iters, g.store_frac), (3, 3, ITERS, 0.0));
+        assert!(g.hot_lines >= g.req);
+    }
+
+    #[test]
+    fn smk_p_filling_takes_the_smallest_dominant_share() {
+        let p = PipeParams::default();
+        let k = |n: &str| bench_named(n).unwrap().kernel();
+        // bp's TB: 1/16 TB slots dominant... sv's TB: 6/96 warps = 1/16 TB slots too; ties
+        // go to the lower k, and filling stops when neither next TB fits.
+        let tbs = partition(&[k("bp"), k("sv")], &p);
+        let used = usage(&[k("bp"), k("sv")], &tbs);
+        assert!(over(&used, &p).is_none());
+        for extra in 0..2 {
+            let mut more = tbs.clone();
+            more[extra] += 1;
+            assert!(over(&usage(&[k("bp"), k("sv")], &more), &p).is_some());
+        }
+        assert_eq!(tbs, [6, 8]);
+    }
+
+    #[test]
+    fn explicit_addresses_coalesce_to_distinct_lines() {
+        let w = parse(
+            r#"{"kernels": [{"threads": 32, "regs": 1, "smem": 0,
+                "warps": [[{"op": "load", "addr": [0, 4, 127, 128, 300, 130]}]]}], "cycles": 1}"#,
+            &[],
+        )
+        .unwrap();
+        let Body::Streams(s) = &w.kernels[0].body else {
+            panic!()
+        };
+        assert_eq!(s[0][0].lines, [0, 1, 2]);
+        assert_eq!(w.tbs, [16]);
+    }
+
+    #[test]
+    fn file_params_then_sets() {
+        let sets = [("mq_depth".to_string(), "16".to_string())];
+        let w = parse(
+            r#"{"kernels": ["bp"], "cycles": 1, "params": {"sched": "lrr", "mq_depth": 4}}"#,
+            &sets,
+        )
+        .unwrap();
+        assert_eq!(
+            (w.params.sched, w.params.mq_depth),
+            (super::super::params::Sched::Lrr, 16)
+        );
+        let e = parse(
+            r#"{"kernels": ["bp"], "cycles": 1, "params": {"mq_reserve": 8}}"#,
+            &[],
+        )
+        .unwrap_err();
+        assert!(e.contains("mq_reserve"), "{e}");
+    }
+}
