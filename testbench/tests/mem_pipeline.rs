@@ -426,6 +426,10 @@ fn bad_workloads_are_one_line_errors() {
             r#"{"kernels": ["bp"], "cycles": 9, "extra": 1}"#,
             "unknown field",
         ),
+        (
+            r#"{"kernels": [{"threads": 64, "regs": 1, "smem": 0, "warps": [[{"op": "compute"}], []]}], "cycles": 9}"#,
+            "warps[1] is empty",
+        ),
         ("[1", "malformed workload"),
     ];
     for (text, needle) in bad {

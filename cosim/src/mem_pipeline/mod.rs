@@ -440,19 +440,8 @@ impl MemPipeline {
         }
         self.tbs[tb].running = warps;
         self.tbs[tb].relaunch_at = None;
-        if warps == 0
-            || self.warps[first_warp as usize..][..warps as usize]
-                .iter()
-                .all(|w| w.len == 0)
-        {
-            // An empty program: the TB is done at once (it still takes its slot a cycle).
-            for i in 0..warps {
-                self.warps[(first_warp + i) as usize].live = false;
-            }
-            self.tbs[tb].running = 0;
-            self.tbs[tb].relaunch_at = Some(self.t + 1);
-            self.pending_relaunch += 1;
-        }
+        // Every program has an instruction (workload.rs refuses empty streams), so a TB
+        // finishes only through its warps (`maybe_finish`).
     }
 
     /// The current cycle (the next one [`MemPipeline::step`] runs).

@@ -378,6 +378,11 @@ fn kernel(v: &Value, budget: &mut usize) -> Result<KernelSpec, String> {
         }
         let mut streams = Vec::with_capacity(warps.len());
         for (w, s) in warps.iter().enumerate() {
+            if s.is_empty() {
+                return Err(format!(
+                    "warps[{w}] is empty; a stream needs 1 or more instructions"
+                ));
+            }
             if s.len() > *budget {
                 return Err(format!(
                     "more than {MAX_INSTRUCTIONS} instructions in the workload"
