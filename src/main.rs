@@ -106,7 +106,7 @@ enum Command {
     },
     /// Run the SM pipeline on a trace of subwarp entries, or the SM core on a workload or a
     /// profile, with the RTL in the loop if asked.
-    #[command(group(clap::ArgGroup::new("input").required(true).args(["trace", "workload", "profile", "kernel", "kernel_profile"])))]
+    #[command(group(clap::ArgGroup::new("input").required(true).args(["trace", "workload", "profile", "kernel", "kernel_profile", "mem_workload"])))]
     Sim {
         /// Trace file: {"params": {...}, "stream": [...], "icnt_valid_cycles": [...]}.
         #[arg(long)]
@@ -117,6 +117,9 @@ enum Command {
         /// Scratchpad-sharing kernel (seed 001): {"threads", "smem", "grid", "warps": [[...]], "params"}.
         #[arg(long)]
         kernel: Option<PathBuf>,
+        /// SM memory-pipeline workload (seed 004): {"kernels": ["bp", "sv"], "cycles": N, "seed", "tbs", "params"}.
+        #[arg(long)]
+        mem_workload: Option<PathBuf>,
         /// A synthetic kernel profile of seed 000's Table 5 (aes_encrypt, dct, transpose, ...).
         #[arg(long)]
         profile: Option<String>,
@@ -295,6 +298,7 @@ fn main() -> ExitCode {
             sets,
             workload,
             kernel,
+            mem_workload,
             profile,
             kernel_profile,
             seed,
@@ -303,6 +307,7 @@ fn main() -> ExitCode {
             trace,
             workload,
             kernel,
+            mem_workload,
             profile,
             kernel_profile,
             seed,

@@ -32,6 +32,7 @@ pub struct Options {
     pub trace: Option<PathBuf>,
     pub workload: Option<PathBuf>,
     pub kernel: Option<PathBuf>,
+    pub mem_workload: Option<PathBuf>,
     pub profile: Option<String>,
     pub kernel_profile: Option<String>,
     pub seed: u64,
@@ -67,6 +68,12 @@ pub fn run(o: Options) -> Result<ExitCode> {
         let text = prof.program(grid(prof, o.waves), o.seed);
         let opts = options(&o, &sets, records.map(|r| outputs.writer(r)).transpose()?);
         let run = sim::run_kernel(prof.name, &text, opts);
+        return finish(&o, outputs, records, waveform, run.map_err(UsageError)?);
+    }
+    if let Some(path) = &o.mem_workload {
+        let text = read_text(path, MAX_WORKLOAD_BYTES)?;
+        let opts = options(&o, &sets, records.map(|r| outputs.writer(r)).transpose()?);
+        let run = sim::run_mem_workload(&path.display().to_string(), &text, opts);
         return finish(&o, outputs, records, waveform, run.map_err(UsageError)?);
     }
     if let Some(path) = &o.kernel {

@@ -627,6 +627,117 @@ pub fn run_kernel(name: &str, text: &str, o: Options) -> Result<Run<KernelReport
     })
 }
 
+// ---------------------------------------------------------------------------------------------
+// Memory-workload mode: the SM memory pipeline (docs/memory-issue-control.md §1–§2, §8)
+// ---------------------------------------------------------------------------------------------
+
+/// The report of a memory-pipeline run.
+pub struct MemReport {
+    backend: Backend,
+    source: String,
+    params: smrtl_cosim::mem_pipeline::params::PipeParams,
+    seed: u64,
+    stats: smrtl_cosim::mem_pipeline::PipeStats,
+}
+
+impl MemReport {
+    pub fn stats(&self) -> &smrtl_cosim::mem_pipeline::PipeStats {
+        &self.stats
+    }
+}
+
+impl fmt::Display for MemReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let s = &self.stats;
+        write!(
+            f,
+            "{}: {} cycles, scheme {}, IPC {:.3}, LSU stall {:.1}%, compute utilisation {:.3}",
+            self.source,
+            s.cycles,
+            json(&s.scheme)?.trim_matches('"'),
+            s.ipc,
+            s.lsu_stall_pct,
+            s.compute_util,
+        )?;
+        for k in &s.kernels {
+            let c = &k.rsfail_by_cause;
+            write!(
+                f,
+                "\n  {} ({} TBs): {} warp instructions, IPC {:.3}, {} accesses, miss rate {:.2}, rsfail rate {:.2} (line {}, mq {}, merge {}, mshr {}), LSU stall {:.1}%",
+                k.name,
+                k.tbs,
+                k.warp_instructions,
+                k.ipc,
+                k.accesses,
+                k.l1d_miss_rate,
+                k.l1d_rsfail_rate,
+                c.line_alloc,
+                c.miss_queue,
+                c.mshr_merge,
+                c.mshr_entry,
+                k.lsu_stall_pct,
+            )?;
+        }
+        Ok(())
+    }
+}
+
+impl Serialize for MemReport {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let params = serde_json::to_value(&self.params).map_err(S::Error::custom)?;
+        let fields = [
+            ("backend", self.backend.name().into()),
+            ("source", self.source.as_str().into()),
+            ("seed", self.seed.into()),
+            ("params", params),
+        ];
+        with_fields(&self.stats, fields, s)
+    }
+}
+
+impl Report for MemReport {}
+
+/// Runs memory workload file `text` (named `name` in messages), its params overridden by
+/// `o.sets`, on the SM memory-pipeline model. The RTL backends come with the control blocks.
+pub fn run_mem_workload(name: &str, text: &str, o: Options) -> Result<Run<MemReport>, String> {
+    use smrtl_cosim::mem_pipeline::{self as mp, workload};
+    let w = workload::parse(text, o.sets).map_err(|e| shown(&format!("{name}: {e}")))?;
+    if o.backend != Backend::Model {
+        return Err(format!(
+            "{name}: --backend {} needs the mem_issue_ctl RTL, which this build does not have yet; allowed: model",
+            o.backend.name()
+        ));
+    }
+    // Refused before any work: a scheme the control cannot run is a usage error.
+    mp::MemPipeline::new(&w).map_err(|e| shown(&format!("{name}: {e}")))?;
+    let mut rows = o.waveform.then(|| WaveRows::new(WAVE_WINDOW));
+    let mut lines = Lines::new(o.records);
+    let recording = lines.out.is_some();
+    let mut each = |r: &mp::CycleRecord| lines.put(r);
+    let stats = mp::run(
+        &w,
+        recording.then_some(&mut each as &mut dyn FnMut(&_)),
+        rows.as_mut(),
+    )
+    .map_err(|e| shown(&format!("{name}: {e}")))?;
+    let layout = mp::wave_layout(&w.params, w.kernels.len());
+    Ok(Run {
+        result: Ok(MemReport {
+            backend: o.backend,
+            source: name.to_string(),
+            params: w.params,
+            seed: w.seed,
+            stats,
+        }),
+        waveform: rows.map(|rows| Waveform {
+            top: "mem_pipeline",
+            layout,
+            rows,
+        }),
+        records_error: lines.error,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

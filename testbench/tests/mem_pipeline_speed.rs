@@ -1,0 +1,67 @@
+//! The SM memory-pipeline model's hot path allocates nothing once warm, and its rate on a
+//! two-kernel workload (bp+sv) is printed (run with `--nocapture`; `smrtl sim --mem-workload`
+//! on a 2M-cycle file is the measurement in docs/mic-pipeline.md).
+
+use smrtl_cosim::mem_pipeline::{workload, MemPipeline};
+use std::alloc::{GlobalAlloc, Layout as AllocLayout, System};
+use std::cell::Cell;
+use std::time::Instant;
+
+/// The system allocator, counting this thread's allocations.
+struct Counting;
+
+thread_local! {
+    static ALLOCATIONS: Cell<u64> = const { Cell::new(0) };
+}
+
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: AllocLayout) -> *mut u8 {
+        ALLOCATIONS.with(|n| n.set(n.get() + 1));
+        System.alloc(layout)
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: AllocLayout) {
+        System.dealloc(ptr, layout)
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: AllocLayout, size: usize) -> *mut u8 {
+        ALLOCATIONS.with(|n| n.set(n.get() + 1));
+        System.realloc(ptr, layout, size)
+    }
+}
+
+#[global_allocator]
+static ALLOC: Counting = Counting;
+
+fn allocations() -> u64 {
+    ALLOCATIONS.with(Cell::get)
+}
+
+#[test]
+fn two_kernel_run_allocates_nothing_when_warm() {
+    for text in [
+        r#"{"kernels": ["bp", "sv"], "tbs": [9, 4], "cycles": 1, "seed": 1}"#,
+        r#"{"kernels": ["cp", "ks", "ax"], "cycles": 1, "seed": 1, "params": {"sched": "lrr"}}"#,
+    ] {
+        let w = workload::parse(text, &[]).unwrap();
+        let mut m = MemPipeline::new(&w).unwrap();
+        for _ in 0..100_000 {
+            m.step();
+        }
+        let before = allocations();
+        let start = Instant::now();
+        let cycles = 400_000;
+        for _ in 0..cycles {
+            m.step();
+        }
+        let secs = start.elapsed().as_secs_f64();
+        assert_eq!(allocations() - before, 0, "{text}: the hot path allocated");
+        println!(
+            "{}: {:.2} M cycles/s",
+            w.kernels
+                .iter()
+                .map(|k| k.name.as_str())
+                .collect::<Vec<_>>()
+                .join("+"),
+            cycles as f64 / secs / 1e6
+        );
+    }
+}

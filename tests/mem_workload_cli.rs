@@ -1,0 +1,127 @@
+//! `smrtl sim --mem-workload`: the JSON report's fields, records, the VCD's signals, and bad
+//! input as one-line usage errors (exit 2).
+
+mod common;
+use common::{assert_usage_error, smrtl, stdout};
+
+#[test]
+fn json_report_has_the_per_kernel_fields() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("w.json");
+    std::fs::write(
+        &f,
+        r#"{"kernels": ["bp", "sv"], "tbs": [9, 4], "cycles": 5000, "seed": 2}"#,
+    )
+    .unwrap();
+    let rec = dir.path().join("r.jsonl");
+    let vcd = dir.path().join("w.vcd");
+    let o = smrtl(&[
+        "sim",
+        "--mem-workload",
+        f.to_str().unwrap(),
+        "--set",
+        "sched=lrr",
+        "--json",
+        "--records",
+        rec.to_str().unwrap(),
+        "--vcd",
+        vcd.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", common::stderr(&o));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(v["cycles"], 5000);
+    assert_eq!(v["params"]["sched"], "lrr");
+    assert_eq!(v["backend"], "model");
+    let ks = v["kernels"].as_array().unwrap();
+    assert_eq!(ks.len(), 2);
+    assert_eq!(
+        (ks[0]["name"].as_str(), ks[1]["name"].as_str()),
+        (Some("bp"), Some("sv"))
+    );
+    for k in ks {
+        for field in [
+            "warp_instructions",
+            "ipc",
+            "accesses",
+            "l1d_miss_rate",
+            "l1d_rsfail_rate",
+            "lsu_stall_pct",
+            "compute_util",
+        ] {
+            assert!(k[field].is_number(), "{field} in {k}");
+        }
+        for cause in ["line_alloc", "miss_queue", "mshr_merge", "mshr_entry"] {
+            assert!(k["rsfail_by_cause"][cause].is_u64(), "{cause}");
+        }
+        assert!(k["milg"]["unl_cycles"].is_u64());
+        assert!(k["warp_instructions"].as_u64().unwrap() > 0);
+    }
+    let lines = std::fs::read_to_string(&rec).unwrap();
+    assert_eq!(lines.lines().count(), 5000);
+    let first: serde_json::Value = serde_json::from_str(lines.lines().next().unwrap()).unwrap();
+    assert_eq!(first["t"], 0);
+    let text = std::fs::read_to_string(&vcd).unwrap();
+    for sig in [
+        "slot_free",
+        "lsu_busy",
+        "l1d_outcome",
+        "mshr_occupancy",
+        "mq_occupancy",
+        "rq_occupancy",
+        "inflight",
+        "mil",
+        "unl",
+    ] {
+        assert!(text.contains(&format!(" {sig} ")), "{sig} in the VCD");
+    }
+}
+
+#[test]
+fn text_report_names_each_kernel() {
+    let o = smrtl(&["sim", "--mem-workload", "examples/mem/explicit.json"]);
+    assert!(o.status.success());
+    let s = stdout(&o);
+    assert!(
+        s.contains("two_warps (2 TBs)") && s.contains("sv (2 TBs)"),
+        "{s}"
+    );
+}
+
+#[test]
+fn bad_input_exits_2_with_one_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("w.json");
+    let cases = [
+        (
+            r#"{"kernels": ["zz"], "cycles": 10}"#,
+            vec![],
+            "unknown benchmark `zz`",
+        ),
+        ("{", vec![], "malformed workload"),
+        (
+            r#"{"kernels": ["bp"], "cycles": 10}"#,
+            vec!["--set", "mshrs=0"],
+            "mshrs",
+        ),
+        (
+            r#"{"kernels": ["bp"], "cycles": 10}"#,
+            vec!["--set", "nope=1"],
+            "unknown parameter `nope`",
+        ),
+        (
+            r#"{"kernels": ["bp"], "cycles": 10}"#,
+            vec!["--backend", "verilator"],
+            "allowed: model",
+        ),
+    ];
+    for (text, extra, needle) in cases {
+        std::fs::write(&f, text).unwrap();
+        let mut args = vec!["sim", "--mem-workload", f.to_str().unwrap()];
+        args.extend(extra);
+        assert_usage_error(&smrtl(&args), needle);
+    }
+    assert_usage_error(
+        &smrtl(&["sim", "--mem-workload", "/nonexistent/w.json"]),
+        "w.json",
+    );
+}
