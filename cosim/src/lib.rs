@@ -14,6 +14,7 @@ pub mod kernel;
 pub mod launch;
 pub mod layout;
 pub mod lock_table;
+pub mod mem_issue_ctl;
 pub mod milg;
 pub mod owner_class;
 pub mod relssp_pass;

@@ -6,6 +6,7 @@ pub mod compose;
 pub mod elastic_pipeline;
 pub mod history_cache;
 pub mod lock_table;
+pub mod mem_issue_ctl;
 pub mod milg;
 pub mod netlist;
 pub mod owner_class;

@@ -57,7 +57,7 @@ crate::block_params! {
         ratio0_policy: Ratio0Policy = Ratio0Policy::Unlimited, "ratio0_policy", Allowed::Names(&["unlimited", "increment"]);
         /// Width of the in-flight counter, `peak`, `mil` and `smil_limit` (the counter holds
         /// 0..2^bits-1).
-        inflight_bits: u32 = 7, "inflight_bits", Allowed::Range(2, 10);
+        inflight_bits: u32 = 7, "inflight_bits", Allowed::Range(2, 8);
         /// Width of the saturating reservation-failure counter.
         rsfail_bits: u32 = 12, "rsfail_bits", Allowed::Range(2, 24), "more than reqcnt_bits";
         /// Width of the request counter: an interval is 2^reqcnt_bits accepted requests, and

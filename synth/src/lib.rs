@@ -8,6 +8,7 @@ pub mod checks;
 pub mod elastic_pipeline;
 pub mod history_cache;
 pub mod lock_table;
+pub mod mem_issue_ctl;
 pub mod milg;
 pub mod nextpnr;
 pub mod owner_class;

@@ -8,6 +8,7 @@ pub mod design;
 pub mod elastic_pipeline;
 pub mod history_cache;
 pub mod lock_table;
+pub mod mem_issue_ctl;
 pub mod milg;
 pub mod owner_class;
 pub mod profiles;

@@ -57,7 +57,7 @@ pub fn case_cycles(p: &Params) -> usize {
 
 /// Request / failure mixes, chances in 256ths: (acc, fail). Interval length in cycles is
 /// about 2^reqcnt_bits · 256 / acc; failures per request fail / acc.
-const ACC_FAIL: [(u32, u32); 10] = [
+pub const ACC_FAIL: [(u32, u32); 10] = [
     (205, 38),
     (250, 0),
     (128, 128),

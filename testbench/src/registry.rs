@@ -19,6 +19,7 @@ pub fn blocks() -> Vec<BlockEntry> {
         BlockEntry::of::<crate::sharing_core::SharingCoreBench>(),
         BlockEntry::of::<crate::milg::MilgBench>(),
         BlockEntry::of::<crate::req_counter::ReqCounterBench>(),
+        BlockEntry::of::<crate::mem_issue_ctl::MemIssueCtlBench>(),
     ]
 }
 
