@@ -169,7 +169,8 @@ fn list_columns_align_whatever_the_lengths() {
             "owner_class",
             "relssp_unit",
             "warp_scheduler",
-            "sharing_core"
+            "sharing_core",
+            "rbmi_arb"
         ]
     );
     for block in blocks {

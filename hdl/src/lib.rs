@@ -9,6 +9,7 @@ pub mod lock_table;
 pub mod netlist;
 pub mod owner_class;
 pub mod params;
+pub mod rbmi_arb;
 pub mod relssp_unit;
 pub mod rusthdl;
 pub mod share_cfg;
