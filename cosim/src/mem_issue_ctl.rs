@@ -9,6 +9,7 @@
 
 use crate::layout::{Layout, Slot};
 use crate::milg::{Milg, MilgCfg, MilgEvents};
+use crate::rbmi_arb::Rbmi;
 use crate::sim::Simulator;
 use smrtl_hdl::mem_issue_ctl::{port, Params, Scheme};
 use smrtl_hdl::netlist::mask;
@@ -45,6 +46,8 @@ pub struct MemIssueCtl {
     n: usize,
     scheme: Scheme,
     milgs: Vec<Milg>,
+    /// The RBMI arbiter (Rbmi scheme).
+    rbmi: Option<Rbmi>,
 }
 
 /// Bit `k` of `v`.
@@ -60,6 +63,7 @@ impl MemIssueCtl {
             n: p.kernels(),
             scheme: p.scheme,
             milgs: (0..p.kernels()).map(|_| Milg::new(&cfg)).collect(),
+            rbmi: (p.scheme == Scheme::Rbmi).then(|| Rbmi::new(p.kernels())),
         }
     }
 
@@ -85,16 +89,38 @@ impl MemIssueCtl {
         }
     }
 
+    /// The granted kernel of a BMI arbiter (`None`: no grant, or no arbiter).
+    fn pick(&self, elig: u8) -> Option<usize> {
+        self.rbmi.as_ref().and_then(|a| a.grant(elig))
+    }
+
     /// Phase 6: the gates and the grant, from start-of-cycle state and this cycle's requests.
+    /// Without a BMI arbiter the grant is `elig` (a mask).
     pub fn comb(&self, mem_req: u8, slot_free: bool) -> CtlOut {
+        let elig = self.eligible(mem_req, slot_free);
+        let grant = if self.scheme.has_arbiter() {
+            self.pick(elig).map_or(0, |g| 1 << g)
+        } else {
+            elig
+        };
         CtlOut {
-            grant: self.eligible(mem_req, slot_free),
+            grant,
             mem_ok: self.mem_ok(),
         }
     }
 
-    /// Phase 7: the clock edge with the cycle's events.
+    /// RBMI's pointer (Rbmi scheme).
+    pub fn last(&self) -> Option<usize> {
+        self.rbmi.as_ref().map(|a| a.last)
+    }
+
+    /// Phase 7: the clock edge with the cycle's events (the arbiter's grant is recomputed
+    /// from `mem_req` / `slot_free` and the start-of-cycle gates, as in [`MemIssueCtl::comb`]).
     pub fn tick(&mut self, ev: &CtlIn) {
+        let g = self.pick(self.eligible(ev.mem_req, ev.slot_free));
+        if let Some(a) = self.rbmi.as_mut() {
+            a.tick(g);
+        }
         for (k, g) in self.milgs.iter_mut().enumerate() {
             let e = MilgEvents {
                 issue: bit(ev.issue, k),
@@ -110,6 +136,9 @@ impl MemIssueCtl {
     pub fn reset(&mut self) {
         for g in &mut self.milgs {
             *g = Milg::new(g.cfg());
+        }
+        if let Some(a) = self.rbmi.as_mut() {
+            *a = Rbmi::new(self.n);
         }
     }
 
@@ -157,6 +186,8 @@ struct Ports {
     reqcnt: Slot,
     mil: Slot,
     unl: Slot,
+    /// Present with RBMI.
+    last: Option<Slot>,
 }
 
 /// Reads a port-level cycle into [`CtlIn`] and writes the outputs.
@@ -193,6 +224,7 @@ impl Model {
                 reqcnt: o(port::REQCNT),
                 mil: o(port::MIL),
                 unl: o(port::UNL),
+                last: (p.scheme == Scheme::Rbmi).then(|| o(port::LAST)),
             },
             input: CtlIn::default(),
         }
@@ -236,6 +268,9 @@ impl Simulator for Model {
             ps.reqcnt.set_field(outputs, k * qb, qb, u64::from(c.reqcnt(k)));
             ps.mil.set_field(outputs, k * ib, ib, u64::from(c.mil(k)));
             ps.unl.set_field(outputs, k, 1, c.unl(k) as u64);
+        }
+        if let (Some(s), Some(l)) = (&ps.last, self.ctl.last()) {
+            s.set(outputs, l as u64);
         }
         if ps.reset.field(inputs, 0, 1) == 1 {
             self.ctl.reset();

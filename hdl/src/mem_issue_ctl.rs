@@ -85,9 +85,22 @@ impl Params {
         }
     }
 
+    /// The RBMI arbiter's params (Rbmi scheme).
+    pub fn rbmi(&self) -> crate::rbmi_arb::Params {
+        crate::rbmi_arb::Params { n: self.n }
+    }
+
+    /// The arbiter's register bits (0 without one).
+    pub fn arbiter_bits(&self) -> u64 {
+        match self.scheme {
+            Scheme::Rbmi => self.rbmi().register_bits(),
+            _ => 0,
+        }
+    }
+
     /// Register bits: N MILGs plus the arbiter's (spec §6).
     pub fn register_bits(&self) -> u64 {
-        u64::from(self.n) * self.milg().register_bits()
+        u64::from(self.n) * self.milg().register_bits() + self.arbiter_bits()
     }
 }
 
@@ -114,16 +127,18 @@ impl BlockParams for Params {
             ("small", small.clone()),
             ("small_smil", scheme(&small, Scheme::Smil)),
             ("small_baseline", scheme(&small, Scheme::Baseline)),
+            ("rbmi", scheme(&paper, Scheme::Rbmi)),
+            ("small_rbmi", scheme(&small, Scheme::Rbmi)),
         ]
     }
 
     fn check(&self) -> Result<(), ParamError> {
         self.milg().check()?;
-        if self.scheme.has_arbiter() {
+        if matches!(self.scheme, Scheme::Qbmi | Scheme::QbmiDmil) {
             return Err(ParamError::Range {
                 name: "scheme".into(),
                 value: format!("{:?}", self.scheme),
-                allowed: "Baseline, Smil, Dmil (the RBMI / QBMI arbiters are not in this build)"
+                allowed: "Baseline, Rbmi, Smil, Dmil (the QBMI arbiter is not in this build)"
                     .into(),
             });
         }
@@ -145,6 +160,8 @@ pub mod port {
     pub const SLOT_FREE: &str = "slot_free";
     /// Per kernel: may issue this cycle (see the module doc).
     pub const GRANT: &str = "grant";
+    /// RBMI's pointer, the kernel granted last (Rbmi scheme only).
+    pub use crate::rbmi_arb::port::LAST;
 }
 
 /// The block's ports (spec §5), per-kernel buses kernel 0 lowest.
@@ -155,7 +172,7 @@ pub fn ports(p: &Params) -> Vec<Port> {
         p.rsfail_bits as usize,
         p.reqcnt_bits as usize,
     );
-    crate::netlist::port_list(&[
+    let mut v = crate::netlist::port_list(&[
         ("clock", Dir::In, 1),
         ("reset", Dir::In, 1),
         (port::MEM_REQ, Dir::In, n),
@@ -175,7 +192,15 @@ pub fn ports(p: &Params) -> Vec<Port> {
         (port::REQCNT, Dir::Out, n * qb),
         (port::MIL, Dir::Out, n * ib),
         (port::UNL, Dir::Out, n),
-    ])
+    ]);
+    if p.scheme == Scheme::Rbmi {
+        v.push(Port {
+            name: port::LAST.into(),
+            dir: Dir::Out,
+            width: p.rbmi().last_bits(),
+        });
+    }
+    v
 }
 
 /// A deliberate RTL bug, so tests can prove the harness catches one.
@@ -233,15 +258,30 @@ pub fn build_with(p: &Params, fault: Fault) -> Module {
     }
     let each = |name: &str| -> Vec<Expr> { milgs.iter().map(|g| g.output(name)).collect() };
 
-    m.section("docs/memory-issue-control.md §2: elig = mem_req & mem_ok & slot_free");
+    m.section("docs/memory-issue-control.md §2: the gates; elig = mem_req & mem_ok & slot_free");
     let mem_ok = m.wire("mem_ok_w", bus(&each(milg::port::MEM_OK)));
-    let elig = m.wire(
-        "elig",
-        i(port::MEM_REQ) & mem_ok.clone() & replicate(&i(port::SLOT_FREE), n),
-    );
 
-    m.section("docs/memory-issue-control.md §5: grant (elig without a BMI arbiter)");
-    m.assign(&out[port::GRANT], elig);
+    match p.scheme {
+        Scheme::Rbmi => {
+            m.section("docs/memory-issue-control.md §3.1: RBMI arbiter (grant one-hot or 0)");
+            let arb = Arc::new(crate::rbmi_arb::build(&p.rbmi()));
+            let a = m.instance("rbmi", &arb);
+            use crate::rbmi_arb::port as rp;
+            m.assign(&a.input(rp::MEM_REQ), i(port::MEM_REQ));
+            m.assign(&a.input(rp::MEM_OK), mem_ok.clone());
+            m.assign(&a.input(rp::SLOT_FREE), i(port::SLOT_FREE));
+            m.assign(&out[port::GRANT], a.output(rp::GRANT));
+            m.assign(&out[port::LAST], a.output(rp::LAST));
+        }
+        _ => {
+            m.section("docs/memory-issue-control.md §5: grant = elig (no BMI arbiter)");
+            let elig = m.wire(
+                "elig",
+                i(port::MEM_REQ) & mem_ok.clone() & replicate(&i(port::SLOT_FREE), n),
+            );
+            m.assign(&out[port::GRANT], elig);
+        }
+    }
     m.assign(&out[port::MEM_OK], mem_ok);
     for name in [
         port::INFLIGHT,

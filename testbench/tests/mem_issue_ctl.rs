@@ -185,6 +185,39 @@ fn baseline_grant_is_elig() {
     }
 }
 
+/// §3.5 example 7 at the top (Rbmi): with every kernel eligible every cycle the grants rotate
+/// 0, 1, 2, 0, … (N = 3) and 0, 1, 0, … (N = 2); an ineligible kernel is skipped; the grant is
+/// one-hot and the issuing kernel's MILG counts the issue.
+#[test]
+fn rbmi_grants_rotate_and_skip() {
+    for (n, want) in [("2", vec![1u64, 2, 1, 2, 1, 2]), ("3", vec![1, 2, 4, 1, 2, 4])] {
+        let p = params("rbmi", &[("N", n)]);
+        let all = (1u8 << p.kernels()) - 1;
+        let base = CtlIn {
+            mem_req: all,
+            slot_free: true,
+            ..CtlIn::default()
+        };
+        let cycles = closed_loop(&p, 6, base, |_, _, x| {
+            x.issue = all;
+            x.done = [1, 1, 1];
+        });
+        let o = run(&p, &cycles);
+        assert_eq!(o.iter().map(|x| x.grant).collect::<Vec<_>>(), want, "N = {n}");
+    }
+    // N = 3, kernel 1 never requests: 0, 2, 0, 2.
+    let p = params("rbmi", &[("N", "3")]);
+    let base = CtlIn {
+        mem_req: 0b101,
+        slot_free: true,
+        ..CtlIn::default()
+    };
+    let cycles = closed_loop(&p, 4, base, |_, _, x| x.issue = 0b111);
+    let o = run(&p, &cycles);
+    assert_eq!(o.iter().map(|x| x.grant).collect::<Vec<_>>(), [1, 4, 1, 4]);
+    assert_eq!(o[3].inflight, [2, 0, 1]);
+}
+
 /// After reset every kernel's `unl = 1` and `mil` all ones (spec §4.3), in every non-BMI
 /// scheme and for N = 1..3.
 #[test]
@@ -237,6 +270,9 @@ fn random_rusthdl_configurations() {
         ("small", vec![("N", "3")]),
         ("small_smil", vec![("N", "3")]),
         ("small_baseline", vec![]),
+        ("rbmi", vec![]),
+        ("small_rbmi", vec![("N", "3")]),
+        ("rbmi", vec![("N", "1")]),
     ] {
         random(&params(preset, &sets), 1_000_000, 2);
     }
@@ -247,7 +283,11 @@ fn random_verilator() {
     if !external("verilator") {
         return;
     }
-    for (preset, sets) in [("paper", vec![]), ("small_smil", vec![("N", "3")])] {
+    for (preset, sets) in [
+        ("paper", vec![]),
+        ("small_smil", vec![("N", "3")]),
+        ("small_rbmi", vec![("N", "3")]),
+    ] {
         let d = Design::new::<MemIssueCtlBench>(&params(preset, &sets));
         let lib = VerilatorLib::load(&d.module, &d.verilog()).unwrap();
         let factory = || Box::new(lib.instance().unwrap()) as Box<dyn smrtl_cosim::Rtl>;
@@ -269,10 +309,12 @@ fn verilog_lints_and_runs_on_icarus() {
         ("paper", vec![]),
         ("baseline", vec![("N", "1")]),
         ("small_smil", vec![("N", "3")]),
+        ("rbmi", vec![("N", "3")]),
     ] {
         let d = Design::new::<MemIssueCtlBench>(&params(preset, &sets));
         let v = d.verilog();
-        assert_eq!(v.matches("\nmodule ").count() + v.starts_with("module ") as usize, 2);
+        let modules = if preset == "rbmi" { 3 } else { 2 };
+        assert_eq!(v.matches("\nmodule ").count(), modules, "{preset}");
         assert!(v.contains("milg_0"), "instances in the Verilog");
         if external("verilator") {
             smrtl_synth::lint_verilator(&v, &d.module.name).unwrap();
@@ -291,7 +333,7 @@ fn synthesis_is_latch_free_with_the_inventory() {
     if !external("yosys") {
         return;
     }
-    for (preset, want) in [("paper", 88), ("baseline", 72), ("smil", 88)] {
+    for (preset, want) in [("paper", 88), ("baseline", 72), ("smil", 88), ("rbmi", 73)] {
         let d = Design::new::<MemIssueCtlBench>(&params(preset, &[]));
         let cost = smrtl_synth::cost_of(&d.module, false).unwrap();
         assert_eq!(cost.generic.flip_flops, want, "{preset}");
