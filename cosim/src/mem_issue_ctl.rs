@@ -262,10 +262,13 @@ impl Simulator for Model {
         ps.mem_ok.set(outputs, u64::from(out.mem_ok));
         for k in 0..n {
             let c = &self.ctl;
-            ps.inflight.set_field(outputs, k * ib, ib, u64::from(c.inflight(k)));
+            ps.inflight
+                .set_field(outputs, k * ib, ib, u64::from(c.inflight(k)));
             ps.peak.set_field(outputs, k * ib, ib, u64::from(c.peak(k)));
-            ps.rsfail.set_field(outputs, k * fb, fb, u64::from(c.rsfail(k)));
-            ps.reqcnt.set_field(outputs, k * qb, qb, u64::from(c.reqcnt(k)));
+            ps.rsfail
+                .set_field(outputs, k * fb, fb, u64::from(c.rsfail(k)));
+            ps.reqcnt
+                .set_field(outputs, k * qb, qb, u64::from(c.reqcnt(k)));
             ps.mil.set_field(outputs, k * ib, ib, u64::from(c.mil(k)));
             ps.unl.set_field(outputs, k, 1, c.unl(k) as u64);
         }

@@ -9,8 +9,8 @@
 use crate::layout::{Layout, Slot};
 use crate::sim::Simulator;
 use smrtl_hdl::milg::{port, Params};
-use smrtl_hdl::netlist::mask;
 pub use smrtl_hdl::milg::{Mode, Ratio0Policy};
+use smrtl_hdl::netlist::mask;
 
 /// The Milg's configuration (the block's params as the SM model holds them).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -112,27 +112,27 @@ impl Milg {
     /// 2^inflight_bits (the environment keeps it in range).
     pub fn tick(&mut self, ev: MilgEvents, smil_limit: u32, smil_unl: bool) {
         let modulus = self.in_max as i64 + 1;
-        let inflight_nx = (self.inflight as i64 + ev.issue as i64 - ev.done as i64)
-            .rem_euclid(modulus) as u32;
+        let inflight_nx =
+            (self.inflight as i64 + ev.issue as i64 - ev.done as i64).rem_euclid(modulus) as u32;
         let rs = (self.rsfail + ev.fail as u32).min(self.fail_max);
         if self.boundary(ev.acc) {
             let p = self.peak.max(inflight_nx);
             let r = rs >> self.cfg.reqcnt_bits;
             if self.cfg.mode == Mode::Dmil {
-                if r == 0 {
-                    match self.cfg.ratio0 {
-                        Ratio0Policy::Unlimited => {
-                            self.unl = true;
-                            self.mil = self.in_max;
-                        }
-                        Ratio0Policy::Increment => {
-                            self.unl = false;
-                            self.mil = (p + 1).min(self.in_max);
-                        }
+                // P div r; r = 0 (fewer failures than requests) follows ratio0_policy.
+                match (p.checked_div(r), self.cfg.ratio0) {
+                    (Some(q), _) => {
+                        self.unl = false;
+                        self.mil = q.max(1);
                     }
-                } else {
-                    self.unl = false;
-                    self.mil = (p / r).max(1);
+                    (None, Ratio0Policy::Unlimited) => {
+                        self.unl = true;
+                        self.mil = self.in_max;
+                    }
+                    (None, Ratio0Policy::Increment) => {
+                        self.unl = false;
+                        self.mil = (p + 1).min(self.in_max);
+                    }
                 }
             }
             self.reqcnt = 0;

@@ -33,7 +33,12 @@ pub enum Scheme {
     #[serde(alias = "dmil", alias = "DMIL")]
     Dmil,
     /// QBMI with DMIL's gate filtering eligibility (§3.4).
-    #[serde(alias = "qbmidmil", alias = "QBMIDMIL", alias = "qbmi_dmil", alias = "QBMI+DMIL")]
+    #[serde(
+        alias = "qbmidmil",
+        alias = "QBMIDMIL",
+        alias = "qbmi_dmil",
+        alias = "QBMI+DMIL"
+    )]
     QbmiDmil,
 }
 
@@ -149,8 +154,8 @@ impl BlockParams for Params {
 /// Port names (spec §5 top).
 pub mod port {
     pub use crate::milg::port::{
-        ACC, DONE, FAIL, INFLIGHT, ISSUE, MEM_OK, MIL, PEAK, REQCNT, RSFAIL, SMIL_LIMIT,
-        SMIL_UNL, UNL,
+        ACC, DONE, FAIL, INFLIGHT, ISSUE, MEM_OK, MIL, PEAK, REQCNT, RSFAIL, SMIL_LIMIT, SMIL_UNL,
+        UNL,
     };
     /// Per kernel: a memory instruction of the kernel is ready to issue (§2 `mem_req`).
     pub const MEM_REQ: &str = "mem_req";

@@ -241,7 +241,10 @@ pub fn build(p: &Params) -> Module {
 /// remainder stays below `r`, so it is `r`'s width. Returns the quotient, `P`'s width.
 pub fn divide(m: &mut Module, name: &str, dividend: &Expr, divisor: &Expr) -> Expr {
     let (iw, rw) = (dividend.width(), divisor.width());
-    let d = m.wire(&format!("{name}_d"), concat(&[Expr::lit(0, 1), divisor.clone()]));
+    let d = m.wire(
+        &format!("{name}_d"),
+        concat(&[Expr::lit(0, 1), divisor.clone()]),
+    );
     let mut rem = Expr::lit(0, rw);
     let mut q = Vec::with_capacity(iw);
     for i in (0..iw).rev() {
@@ -299,25 +302,24 @@ pub fn build_with(p: &Params, fault: Fault) -> Module {
 
     m.section("docs/memory-issue-control.md §4.4: inflight', rs (saturating), boundary, P");
     // Modulo 2^inflight_bits; the environment keeps it in range (spec §5 legal stimulus).
-    let inflight_nx = m.wire(
-        "inflight_nx",
-        (&inflight + &issue.zext(ib)) - done.zext(ib),
-    );
+    let inflight_nx = m.wire("inflight_nx", (&inflight + &issue.zext(ib)) - done.zext(ib));
     let fmax = Expr::lit(p.rsfail_max(), fb);
     let rs = m.wire(
         "rs",
-        rsfail.equals(&fmax).mux(&rsfail, &(&rsfail + &fail.zext(fb))),
+        rsfail
+            .equals(&fmax)
+            .mux(&rsfail, &(&rsfail + &fail.zext(fb))),
     );
     let qmax = Expr::lit(p.reqcnt_max(), qb);
     let boundary = m.wire("boundary_w", &acc & &reqcnt.equals(&qmax));
-    let pmax = m.wire(
-        "pmax",
-        peak.lt(&inflight_nx).mux(&inflight_nx, &peak),
-    );
+    let pmax = m.wire("pmax", peak.lt(&inflight_nx).mux(&inflight_nx, &peak));
 
     m.section("docs/memory-issue-control.md §4.4: next state");
     m.next(&inflight, inflight_nx.clone());
-    m.next(&reqcnt, boundary.mux(&Expr::lit(0, qb), &(&reqcnt + &acc.zext(qb))));
+    m.next(
+        &reqcnt,
+        boundary.mux(&Expr::lit(0, qb), &(&reqcnt + &acc.zext(qb))),
+    );
     m.next(&rsfail, boundary.mux(&Expr::lit(0, fb), &rs));
     let peak_at_boundary = match fault {
         Fault::None => inflight_nx.clone(),
@@ -390,7 +392,14 @@ mod tests {
         assert_eq!(build(&p).ports(), ports(&p));
         let width = |n: &str| ports(&p).into_iter().find(|x| x.name == n).unwrap().width;
         assert_eq!(
-            [port::SMIL_LIMIT, port::MIL, port::RSFAIL, port::REQCNT, port::DONE].map(width),
+            [
+                port::SMIL_LIMIT,
+                port::MIL,
+                port::RSFAIL,
+                port::REQCNT,
+                port::DONE
+            ]
+            .map(width),
             [7, 7, 12, 10, 2]
         );
     }
@@ -399,7 +408,10 @@ mod tests {
     fn params_parse_and_check() {
         let p = Params::resolve_pairs(None, &[("mode", "smil"), ("ratio0_policy", "increment")])
             .unwrap();
-        assert_eq!((p.mode, p.ratio0_policy), (Mode::Smil, Ratio0Policy::Increment));
+        assert_eq!(
+            (p.mode, p.ratio0_policy),
+            (Mode::Smil, Ratio0Policy::Increment)
+        );
         let e = Params::resolve_pairs(None, &[("rsfail_bits", "10")]).unwrap_err();
         assert!(e.to_string().contains("more than reqcnt_bits"), "{e}");
         assert!(Params::resolve_pairs(None, &[("mode", "fast")]).is_err());

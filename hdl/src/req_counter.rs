@@ -4,14 +4,16 @@
 //! cycle of the interval's last (1024th) accepted request, exactly the MILG's `boundary`.
 
 use crate::netlist::{mask, Dir, Expr, Module, Port};
-use crate::params::{declared_by, module_name, Allowed, BlockParams};
+use crate::params::{module_name, Allowed, BlockParams};
 
 crate::block_params! {
-    /// ReqCounter parameters (spec §5): the counter width, declared by the Milg.
+    /// ReqCounter parameters (spec §5): the counter width.
     #[derive(Eq)]
     #[serde(deny_unknown_fields)]
     pub struct Params {
-        reqcnt_bits: u32 = 10, "reqcnt_bits", Allowed::As(declared_by::<crate::milg::Params>);
+        /// Width of the request counter: an interval is 2^reqcnt_bits accepted requests (the
+        /// MILG's `reqcnt_bits`).
+        reqcnt_bits: u32 = 10, "reqcnt_bits", Allowed::Range(1, 16);
     }
 }
 

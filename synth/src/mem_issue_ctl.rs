@@ -55,9 +55,13 @@ pub fn notes(p: &Params) -> Result<crate::Notes, ToolError> {
         r.total
     );
     let mut n = crate::Notes::default();
+    let why = match p.milg().mode {
+        smrtl_hdl::milg::Mode::Off => "the MILGs run in Off mode as observation counters (and QBMI's shared interval counters), which the paper's count does not include",
+        _ => "each MILG keeps peak, mil and unl beyond the paper's three counters (+15 bits)",
+    };
     n.add(
         format!(
-            "storage ({:?}, N = {}): {} DFF bits = {} MILG(s) x {} ({:?} mode) + arbiter {}; the paper's count for this scheme: {} bits (29 per MILG, +10 per kernel for QBMI); the difference is peak + mil + unl per MILG (15), the Off-mode MILGs kept as counters, and the arbiter state beyond minst",
+            "storage ({:?}, N = {}): {} DFF bits = {} MILG(s) x {} ({:?} mode) + arbiter {}; the paper's count for this scheme: {} bits (29 per MILG, +10 per kernel for QBMI): {why}",
             p.scheme,
             r.kernels,
             r.total,

@@ -41,7 +41,10 @@ mod tests {
         let p = Params::default();
         let module = std::sync::Arc::new(build(&p));
         let cost = crate::cost_of(&module, false).unwrap();
-        assert_eq!((cost.generic.rtl_flip_flops, cost.generic.flip_flops), (10, 10));
+        assert_eq!(
+            (cost.generic.rtl_flip_flops, cost.generic.flip_flops),
+            (10, 10)
+        );
         assert!(cost.generic.latches.is_empty());
         let verilog = smrtl_hdl::rusthdl::emit_verilog(&module);
         crate::lint_verilator(&verilog, &module.name).unwrap();

@@ -125,7 +125,9 @@ fn ex2_ex7_smil_limits_per_kernel() {
         }
     });
     let o = run(&p, &cycles);
-    assert!(o[1..].iter().all(|x| x.inflight[0] <= 3 && x.inflight[1] <= 1));
+    assert!(o[1..]
+        .iter()
+        .all(|x| x.inflight[0] <= 3 && x.inflight[1] <= 1));
     assert_eq!(o.iter().map(|x| x.inflight[0]).max(), Some(3));
     assert_eq!(o.iter().map(|x| x.inflight[1]).max(), Some(1));
     // Kernel 1 blocked while kernel 0 is granted: the gate is per kernel.
@@ -137,7 +139,10 @@ fn ex2_ex7_smil_limits_per_kernel() {
     for (c, x) in o.iter().enumerate() {
         assert_eq!(x.grant, x.mem_ok & 0b11, "cycle {c}: grant = elig");
     }
-    assert_eq!((o[1].mil.clone(), o[1].unl.clone()), (vec![3, 1], vec![0, 0]));
+    assert_eq!(
+        (o[1].mil.clone(), o[1].unl.clone()),
+        (vec![3, 1], vec![0, 0])
+    );
 }
 
 /// Example 4 at the top: only kernel 0's requests and failures: kernel 1's counters never
@@ -154,7 +159,7 @@ fn ex4_other_kernels_requests_do_not_count() {
         x.issue = if c < 6 { 0b01 } else { 0 };
         if (6..30).contains(&c) {
             x.fail = 0b01;
-        } else if c >= 30 && c < 38 {
+        } else if (30..38).contains(&c) {
             x.acc = 0b01;
         }
     });
@@ -190,7 +195,10 @@ fn baseline_grant_is_elig() {
 /// one-hot and the issuing kernel's MILG counts the issue.
 #[test]
 fn rbmi_grants_rotate_and_skip() {
-    for (n, want) in [("2", vec![1u64, 2, 1, 2, 1, 2]), ("3", vec![1, 2, 4, 1, 2, 4])] {
+    for (n, want) in [
+        ("2", vec![1u64, 2, 1, 2, 1, 2]),
+        ("3", vec![1, 2, 4, 1, 2, 4]),
+    ] {
         let p = params("rbmi", &[("N", n)]);
         let all = (1u8 << p.kernels()) - 1;
         let base = CtlIn {
@@ -203,7 +211,11 @@ fn rbmi_grants_rotate_and_skip() {
             x.done = [1, 1, 1];
         });
         let o = run(&p, &cycles);
-        assert_eq!(o.iter().map(|x| x.grant).collect::<Vec<_>>(), want, "N = {n}");
+        assert_eq!(
+            o.iter().map(|x| x.grant).collect::<Vec<_>>(),
+            want,
+            "N = {n}"
+        );
     }
     // N = 3, kernel 1 never requests: 0, 2, 0, 2.
     let p = params("rbmi", &[("N", "3")]);
@@ -339,7 +351,11 @@ fn synthesis_is_latch_free_with_the_inventory() {
         assert_eq!(cost.generic.flip_flops, want, "{preset}");
         assert!(cost.generic.latches.is_empty(), "{preset}");
         let n = d.cost_notes().unwrap();
-        assert!(n.lines[0].contains(&format!("{want} DFF bits")), "{}", n.lines[0]);
+        assert!(
+            n.lines[0].contains(&format!("{want} DFF bits")),
+            "{}",
+            n.lines[0]
+        );
     }
 }
 
@@ -381,7 +397,10 @@ fn planted_bug_is_caught_and_shrunk() {
         f.shrink_steps
     );
     assert_eq!(f.mismatch.port, port::REQCNT);
-    assert!(f.mismatch.cycle <= 4, "one request of kernel 0, then the compare");
+    assert!(
+        f.mismatch.cycle <= 4,
+        "one request of kernel 0, then the compare"
+    );
     assert!(f.minimal.len() < f.original_cycles);
     let again = check::run_case(&d, &factory, &f.minimal, None);
     assert_eq!(again.mismatch, Some(f.mismatch));

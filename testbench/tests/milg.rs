@@ -261,7 +261,10 @@ fn ex5_rsfail_saturates_and_peak_covers_inflight() {
     let b = o.iter().position(|x| x.boundary).unwrap();
     assert_eq!(o[b].rsfail, 63);
     assert!(o[b - 5..=b].iter().all(|x| x.rsfail == 63));
-    assert_eq!((o[b + 1].rsfail, o[b + 1].peak, o[b + 1].inflight), (0, 1, 1));
+    assert_eq!(
+        (o[b + 1].rsfail, o[b + 1].peak, o[b + 1].inflight),
+        (0, 1, 1)
+    );
     assert_eq!((o[b].peak, o[b].inflight), (5, 1));
     // r = 63 >> 3 = 7: mil = 5 div 7 = 0 → 1.
     assert_eq!((o[b + 1].mil, o[b + 1].unl), (1, false));
@@ -369,7 +372,14 @@ fn random_rusthdl_configurations() {
         ("small_increment", vec![]),
         ("small_smil", vec![]),
         ("small", vec![("mode", "Off")]),
-        ("small", vec![("inflight_bits", "2"), ("rsfail_bits", "3"), ("reqcnt_bits", "1")]),
+        (
+            "small",
+            vec![
+                ("inflight_bits", "2"),
+                ("rsfail_bits", "3"),
+                ("reqcnt_bits", "1"),
+            ],
+        ),
     ] {
         random(&params(preset, &sets), 1_000_000, 2);
     }
@@ -425,7 +435,11 @@ fn synthesis_is_latch_free_with_the_inventory() {
         assert_eq!(cost.generic.flip_flops, want, "{preset}");
         assert!(cost.generic.latches.is_empty(), "{preset}");
         let n = d.cost_notes().unwrap();
-        assert!(n.lines[0].contains(&format!("{want} DFF bits")), "{}", n.lines[0]);
+        assert!(
+            n.lines[0].contains(&format!("{want} DFF bits")),
+            "{}",
+            n.lines[0]
+        );
     }
 }
 

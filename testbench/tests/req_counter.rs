@@ -45,7 +45,7 @@ fn boundary_on_the_1024th_request() {
     for i in 0..1500 {
         cycles.push((false, i % 3 != 2)); // 1000 requests
     }
-    cycles.extend(std::iter::repeat((false, true)).take(30));
+    cycles.extend(std::iter::repeat_n((false, true), 30));
     cycles.push((true, true));
     cycles.push((false, false));
     let o = run(&p, &cycles);
@@ -58,7 +58,11 @@ fn boundary_on_the_1024th_request() {
 
 #[test]
 fn random_rusthdl_1m_per_width() {
-    for p in [Params::default(), Params { reqcnt_bits: 3 }, Params { reqcnt_bits: 1 }] {
+    for p in [
+        Params::default(),
+        Params { reqcnt_bits: 3 },
+        Params { reqcnt_bits: 1 },
+    ] {
         let d = Design::new::<ReqCounterBench>(&p);
         let t = std::time::Instant::now();
         check::assert_random_on_rusthdl(&d, 1_000_000, 1);
