@@ -170,7 +170,8 @@ fn list_columns_align_whatever_the_lengths() {
             "relssp_unit",
             "warp_scheduler",
             "sharing_core",
-            "rbmi_arb"
+            "rbmi_arb",
+            "qbmi_arb"
         ]
     );
     for block in blocks {

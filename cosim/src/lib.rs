@@ -15,6 +15,7 @@ pub mod launch;
 pub mod layout;
 pub mod lock_table;
 pub mod owner_class;
+pub mod qbmi_arb;
 pub mod rbmi_arb;
 pub mod relssp_pass;
 pub mod relssp_unit;

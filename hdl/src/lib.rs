@@ -9,6 +9,7 @@ pub mod lock_table;
 pub mod netlist;
 pub mod owner_class;
 pub mod params;
+pub mod qbmi_arb;
 pub mod rbmi_arb;
 pub mod relssp_unit;
 pub mod rusthdl;

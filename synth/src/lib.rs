@@ -10,6 +10,7 @@ pub mod history_cache;
 pub mod lock_table;
 pub mod nextpnr;
 pub mod owner_class;
+pub mod qbmi_arb;
 pub mod rbmi_arb;
 pub mod relssp_unit;
 pub mod share_cfg;

@@ -10,6 +10,7 @@ pub mod history_cache;
 pub mod lock_table;
 pub mod owner_class;
 pub mod profiles;
+pub mod qbmi_arb;
 pub mod rbmi_arb;
 pub mod registry;
 pub mod relssp_unit;
