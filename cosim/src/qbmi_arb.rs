@@ -100,9 +100,9 @@ impl Qbmi {
             minst: [0; MAX_KERNELS],
             cfg: cfg.clone(),
         };
-        let base = q.base();
-        for k in 0..q.n {
-            q.quota[k] = base[k].min(q.quota_max());
+        let (base, max) = (q.base(), q.quota_max());
+        for (quota, b) in q.quota.iter_mut().zip(base).take(q.n) {
+            *quota = b.min(max);
         }
         q
     }
@@ -156,9 +156,8 @@ impl Qbmi {
             self.quota[g] -= 1;
             if self.quota[..self.n].contains(&0) {
                 let max = self.quota_max();
-                for k in 0..self.n {
-                    self.quota[k] =
-                        (u64::from(self.quota[k]) + u64::from(base[k])).min(u64::from(max)) as u32;
+                for (quota, b) in self.quota.iter_mut().zip(base).take(self.n) {
+                    *quota = (u64::from(*quota) + u64::from(b)).min(u64::from(max)) as u32;
                 }
             }
         }
@@ -243,11 +242,11 @@ impl Simulator for Model {
         let g = a.grant(elig);
         p.grant.set(outputs, g.map_or(0, |k| 1 << k));
         let base = a.base();
-        for k in 0..a.n {
+        for (k, &b) in base.iter().enumerate().take(a.n) {
             p.quota
                 .set_field(outputs, k * qw, qw, u64::from(a.quota[k]));
             p.base
-                .set_field(outputs, k * BASE_BITS, BASE_BITS, u64::from(base[k]));
+                .set_field(outputs, k * BASE_BITS, BASE_BITS, u64::from(b));
             p.rpm.set_field(outputs, k * rw, rw, u64::from(a.rpm[k]));
             p.minst
                 .set_field(outputs, k * mw, mw, u64::from(a.minst[k]));

@@ -250,7 +250,7 @@ pub fn primes_upto(max: u32) -> Vec<u32> {
 /// How often `p` divides `v` (v ≥ 1).
 pub fn exponent(mut v: u32, p: u32) -> u32 {
     let mut e = 0;
-    while v > 0 && v % p == 0 {
+    while v > 0 && v.is_multiple_of(p) {
         v /= p;
         e += 1;
     }

@@ -153,7 +153,7 @@ fn example_4_work_conservation_whatever_the_quota() {
     let p = bp_sv_ks();
     // Kernel 2 (quota 6, the smallest) alone is granted every cycle; its refills keep the
     // slot busy: after 6 grants quotas are (51 + 51, 34 + 34, 0 + 6).
-    let o = run(&p, &vec![Cycle::req(0b100); 8]);
+    let o = run(&p, &[Cycle::req(0b100); 8]);
     assert!(o.iter().all(|x| x.grant == Some(2)));
     assert_eq!(o[6].quota, [102, 68, 6]);
     assert_eq!(o[7].quota, [102, 68, 5]);
@@ -265,7 +265,7 @@ fn quotas_saturate() {
     // quota_bits 4: rpm (1, 15) gives base (15, 1), quotas (15, 1). Kernel 1 alone refills
     // every cycle; kernel 0 stays at 15 = 2^4 − 1.
     let p = params("paper", &[("quota_bits", "4"), ("rpm_init", "1,15")]);
-    let o = run(&p, &vec![Cycle::req(0b10); 4]);
+    let o = run(&p, &[Cycle::req(0b10); 4]);
     assert!(o.iter().all(|x| x.quota == [15, 1]), "{o:?}");
     // A reset base above the quota range starts saturated.
     let p = params("three", &[("quota_bits", "5"), ("rpm_init", "29,31,32")]);
