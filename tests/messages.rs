@@ -171,6 +171,7 @@ fn list_columns_align_whatever_the_lengths() {
             "warp_scheduler",
             "sharing_core",
             "rbmi_arb",
+            "qbmi_arb",
             "milg",
             "req_counter",
             "mem_issue_ctl"

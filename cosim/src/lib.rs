@@ -17,6 +17,7 @@ pub mod lock_table;
 pub mod mem_issue_ctl;
 pub mod milg;
 pub mod owner_class;
+pub mod qbmi_arb;
 pub mod rbmi_arb;
 pub mod relssp_pass;
 pub mod relssp_unit;

@@ -11,6 +11,7 @@ pub mod milg;
 pub mod netlist;
 pub mod owner_class;
 pub mod params;
+pub mod qbmi_arb;
 pub mod rbmi_arb;
 pub mod relssp_unit;
 pub mod req_counter;
