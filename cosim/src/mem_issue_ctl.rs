@@ -9,6 +9,7 @@
 
 use crate::layout::{Layout, Slot};
 use crate::milg::{Milg, MilgCfg, MilgEvents};
+use crate::qbmi_arb::{Qbmi, QbmiCfg};
 use crate::rbmi_arb::Rbmi;
 use crate::sim::Simulator;
 use smrtl_hdl::mem_issue_ctl::{port, Params, Scheme};
@@ -48,6 +49,8 @@ pub struct MemIssueCtl {
     milgs: Vec<Milg>,
     /// The RBMI arbiter (Rbmi scheme).
     rbmi: Option<Rbmi>,
+    /// The QBMI arbiter (Qbmi, QbmiDmil).
+    qbmi: Option<Qbmi>,
 }
 
 /// Bit `k` of `v`.
@@ -64,6 +67,7 @@ impl MemIssueCtl {
             scheme: p.scheme,
             milgs: (0..p.kernels()).map(|_| Milg::new(&cfg)).collect(),
             rbmi: (p.scheme == Scheme::Rbmi).then(|| Rbmi::new(p.kernels())),
+            qbmi: p.has_qbmi().then(|| Qbmi::new(&QbmiCfg::of(&p.qbmi()))),
         }
     }
 
@@ -91,7 +95,16 @@ impl MemIssueCtl {
 
     /// The granted kernel of a BMI arbiter (`None`: no grant, or no arbiter).
     fn pick(&self, elig: u8) -> Option<usize> {
-        self.rbmi.as_ref().and_then(|a| a.grant(elig))
+        match (&self.rbmi, &self.qbmi) {
+            (Some(a), _) => a.grant(elig),
+            (_, Some(q)) => q.grant(elig),
+            _ => None,
+        }
+    }
+
+    /// The QBMI arbiter (Qbmi, QbmiDmil).
+    pub fn qbmi(&self) -> Option<&Qbmi> {
+        self.qbmi.as_ref()
     }
 
     /// Phase 6: the gates and the grant, from start-of-cycle state and this cycle's requests.
@@ -121,6 +134,13 @@ impl MemIssueCtl {
         if let Some(a) = self.rbmi.as_mut() {
             a.tick(g);
         }
+        // QBMI's sample is each MILG's boundary, from start-of-cycle reqcnt (spec §5).
+        let sample = (0..self.n).fold(0u8, |v, k| {
+            v | (self.milgs[k].boundary(bit(ev.acc, k)) as u8) << k
+        });
+        if let Some(q) = self.qbmi.as_mut() {
+            q.tick(g, ev.first, sample);
+        }
         for (k, g) in self.milgs.iter_mut().enumerate() {
             let e = MilgEvents {
                 issue: bit(ev.issue, k),
@@ -139,6 +159,9 @@ impl MemIssueCtl {
         }
         if let Some(a) = self.rbmi.as_mut() {
             *a = Rbmi::new(self.n);
+        }
+        if let Some(q) = self.qbmi.as_mut() {
+            *q = Qbmi::new(q.cfg());
         }
     }
 
@@ -188,6 +211,8 @@ struct Ports {
     unl: Slot,
     /// Present with RBMI.
     last: Option<Slot>,
+    /// quota, base, rpm, minst: present with QBMI.
+    qbmi: Option<[Slot; 4]>,
 }
 
 /// Reads a port-level cycle into [`CtlIn`] and writes the outputs.
@@ -225,6 +250,9 @@ impl Model {
                 mil: o(port::MIL),
                 unl: o(port::UNL),
                 last: (p.scheme == Scheme::Rbmi).then(|| o(port::LAST)),
+                qbmi: p
+                    .has_qbmi()
+                    .then(|| [port::QUOTA, port::BASE, port::RPM, port::MINST].map(o)),
             },
             input: CtlIn::default(),
         }
@@ -274,6 +302,16 @@ impl Simulator for Model {
         }
         if let (Some(s), Some(l)) = (&ps.last, self.ctl.last()) {
             s.set(outputs, l as u64);
+        }
+        if let (Some(slots), Some(q)) = (&ps.qbmi, self.ctl.qbmi()) {
+            let base = q.base();
+            let values = [&q.quota, &base, &q.rpm, &q.minst];
+            for (s, v) in slots.iter().zip(values) {
+                let w = s.width / n;
+                for (k, &x) in v.iter().enumerate().take(n) {
+                    s.set_field(outputs, k * w, w, u64::from(x));
+                }
+            }
         }
         if ps.reset.field(inputs, 0, 1) == 1 {
             self.ctl.reset();

@@ -11,6 +11,7 @@
 use crate::milg::{self, Mode};
 use crate::netlist::{concat_wide, replicate, Dir, Expr, Module, Port};
 use crate::params::{declared_by, module_name, Allowed, BlockParams, ParamError};
+use crate::qbmi_arb;
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 
@@ -71,6 +72,10 @@ crate::block_params! {
         inflight_bits: u32 = 7, "inflight_bits", Allowed::As(declared_by::<milg::Params>);
         rsfail_bits: u32 = 12, "rsfail_bits", Allowed::As(declared_by::<milg::Params>);
         reqcnt_bits: u32 = 10, "reqcnt_bits", Allowed::As(declared_by::<milg::Params>);
+        rpm_max: u32 = 32, "rpm_max", Allowed::As(declared_by::<qbmi_arb::Params>);
+        rpm_round: qbmi_arb::RpmRound = qbmi_arb::RpmRound::Nearest, "rpm_round", Allowed::As(declared_by::<qbmi_arb::Params>);
+        quota_bits: u32 = 16, "quota_bits", Allowed::As(declared_by::<qbmi_arb::Params>);
+        rpm_init: qbmi_arb::RpmInit = qbmi_arb::RpmInit::default(), "rpm_init", Allowed::As(declared_by::<qbmi_arb::Params>);
     }
 }
 
@@ -95,10 +100,28 @@ impl Params {
         crate::rbmi_arb::Params { n: self.n }
     }
 
+    /// The QBMI arbiter's params (Qbmi, QbmiDmil); its interval is the MILGs'.
+    pub fn qbmi(&self) -> qbmi_arb::Params {
+        qbmi_arb::Params {
+            n: self.n,
+            rpm_max: self.rpm_max,
+            rpm_round: self.rpm_round,
+            quota_bits: self.quota_bits,
+            reqcnt_bits: self.reqcnt_bits,
+            rpm_init: self.rpm_init.clone(),
+        }
+    }
+
+    /// Whether the scheme has the QBMI arbiter.
+    pub fn has_qbmi(&self) -> bool {
+        matches!(self.scheme, Scheme::Qbmi | Scheme::QbmiDmil)
+    }
+
     /// The arbiter's register bits (0 without one).
     pub fn arbiter_bits(&self) -> u64 {
         match self.scheme {
             Scheme::Rbmi => self.rbmi().register_bits(),
+            Scheme::Qbmi | Scheme::QbmiDmil => self.qbmi().register_bits(),
             _ => 0,
         }
     }
@@ -128,26 +151,28 @@ impl BlockParams for Params {
             ("paper", paper.clone()),
             ("baseline", scheme(&paper, Scheme::Baseline)),
             ("smil", scheme(&paper, Scheme::Smil)),
-            ("three", Params { n: 3, ..paper }),
+            (
+                "three",
+                Params {
+                    n: 3,
+                    ..paper.clone()
+                },
+            ),
             ("small", small.clone()),
             ("small_smil", scheme(&small, Scheme::Smil)),
             ("small_baseline", scheme(&small, Scheme::Baseline)),
             ("rbmi", scheme(&paper, Scheme::Rbmi)),
             ("small_rbmi", scheme(&small, Scheme::Rbmi)),
+            ("qbmi", scheme(&paper, Scheme::Qbmi)),
+            ("qbmi_dmil", scheme(&paper, Scheme::QbmiDmil)),
+            ("small_qbmi", scheme(&small, Scheme::Qbmi)),
+            ("small_qbmi_dmil", scheme(&small, Scheme::QbmiDmil)),
         ]
     }
 
     fn check(&self) -> Result<(), ParamError> {
         self.milg().check()?;
-        if matches!(self.scheme, Scheme::Qbmi | Scheme::QbmiDmil) {
-            return Err(ParamError::Range {
-                name: "scheme".into(),
-                value: format!("{:?}", self.scheme),
-                allowed: "Baseline, Rbmi, Smil, Dmil (the QBMI arbiter is not in this build)"
-                    .into(),
-            });
-        }
-        Ok(())
+        self.qbmi().validate()
     }
 }
 
@@ -165,6 +190,8 @@ pub mod port {
     pub const SLOT_FREE: &str = "slot_free";
     /// Per kernel: may issue this cycle (see the module doc).
     pub const GRANT: &str = "grant";
+    /// QBMI's quotas, base quotas, rpm and minst registers (Qbmi, QbmiDmil only).
+    pub use crate::qbmi_arb::port::{BASE, MINST, QUOTA, RPM};
     /// RBMI's pointer, the kernel granted last (Rbmi scheme only).
     pub use crate::rbmi_arb::port::LAST;
 }
@@ -198,12 +225,22 @@ pub fn ports(p: &Params) -> Vec<Port> {
         (port::MIL, Dir::Out, n * ib),
         (port::UNL, Dir::Out, n),
     ]);
-    if p.scheme == Scheme::Rbmi {
+    let mut out = |name: &str, width: usize| {
         v.push(Port {
-            name: port::LAST.into(),
+            name: name.into(),
             dir: Dir::Out,
-            width: p.rbmi().last_bits(),
-        });
+            width,
+        })
+    };
+    if p.scheme == Scheme::Rbmi {
+        out(port::LAST, p.rbmi().last_bits());
+    }
+    if p.has_qbmi() {
+        let q = p.qbmi();
+        out(port::QUOTA, n * q.quota_bits as usize);
+        out(port::BASE, n * qbmi_arb::BASE_BITS);
+        out(port::RPM, n * q.rpm_bits());
+        out(port::MINST, n * q.reqcnt_bits as usize);
     }
     v
 }
@@ -277,6 +314,24 @@ pub fn build_with(p: &Params, fault: Fault) -> Module {
             m.assign(&a.input(rp::SLOT_FREE), i(port::SLOT_FREE));
             m.assign(&out[port::GRANT], a.output(rp::GRANT));
             m.assign(&out[port::LAST], a.output(rp::LAST));
+        }
+        Scheme::Qbmi | Scheme::QbmiDmil => {
+            m.section(
+                "docs/memory-issue-control.md §3.2-3.4: QBMI arbiter; MILG boundary drives sample",
+            );
+            let arb = Arc::new(qbmi_arb::build(&p.qbmi()));
+            let a = m.instance("qbmi", &arb);
+            use crate::qbmi_arb::port as qp;
+            let sample = m.wire("sample", bus(&each(milg::port::BOUNDARY)));
+            m.assign(&a.input(qp::MEM_REQ), i(port::MEM_REQ));
+            m.assign(&a.input(qp::MEM_OK), mem_ok.clone());
+            m.assign(&a.input(qp::SLOT_FREE), i(port::SLOT_FREE));
+            m.assign(&a.input(qp::FIRST), i(port::FIRST));
+            m.assign(&a.input(qp::SAMPLE), sample);
+            m.assign(&out[port::GRANT], a.output(qp::GRANT));
+            for name in [port::QUOTA, port::BASE, port::RPM, port::MINST] {
+                m.assign(&out[name], a.output(name));
+            }
         }
         _ => {
             m.section("docs/memory-issue-control.md §5: grant = elig (no BMI arbiter)");

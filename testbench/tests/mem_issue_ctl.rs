@@ -230,6 +230,50 @@ fn rbmi_grants_rotate_and_skip() {
     assert_eq!(o[3].inflight, [2, 0, 1]);
 }
 
+/// §3.5 example 5 at the top (QBMI + DMIL, small widths): MILG 0's `boundary` is QBMI's
+/// `sample`: kernel 0's 8th request (first accesses of two instructions in the interval) sets
+/// `rpm_0 = round(8 / 2) = 4` in the cycle after, together with `reqcnt_0 → 0`; kernel 1's rpm
+/// never changes; `base = LCM(rpm) / rpm` follows; single eligible kernel granted (ex. 4).
+#[test]
+fn qbmi_sample_is_the_milg_boundary() {
+    for preset in ["small_qbmi", "small_qbmi_dmil"] {
+        let p = params(preset, &[]);
+        let d = Design::new::<MemIssueCtlBench>(&p);
+        let base = CtlIn {
+            mem_req: 0b10,
+            slot_free: true,
+            ..CtlIn::default()
+        };
+        let cycles = closed_loop(&p, 10, base, |c, _, x| {
+            if c < 8 {
+                x.acc = 0b01;
+                x.first = if c % 4 == 0 { 0b01 } else { 0 };
+            }
+            x.issue = 0b10;
+            x.done = [0, 1, 0];
+        });
+        let o = run(&p, &cycles);
+        let case: Case = cycles.iter().map(|c| encode(&p, &d.layout, c)).collect();
+        let mut model = d.model();
+        let (mut rpm, mut base_q) = (vec![], vec![]);
+        for inputs in &case {
+            let mut out = vec![0; d.layout.out_words];
+            model.step(inputs, &mut out);
+            let f = |name: &str, k: usize, w: usize| d.layout.out_slot(name).field(&out, k * w, w);
+            rpm.push((f(port::RPM, 0, 6), f(port::RPM, 1, 6)));
+            base_q.push((f(port::BASE, 0, 10), f(port::BASE, 1, 10)));
+        }
+        assert_eq!(rpm[7], (1, 1), "{preset}");
+        assert_eq!(rpm[8], (4, 1), "{preset}");
+        assert_eq!(base_q[8], (1, 4), "{preset}");
+        assert_eq!((o[7].reqcnt[0], o[8].reqcnt[0]), (7, 0));
+        assert!(
+            o.iter().all(|x| x.grant == 0b10),
+            "the only eligible kernel"
+        );
+    }
+}
+
 /// After reset every kernel's `unl = 1` and `mil` all ones (spec §4.3), in every non-BMI
 /// scheme and for N = 1..3.
 #[test]
@@ -285,6 +329,10 @@ fn random_rusthdl_configurations() {
         ("rbmi", vec![]),
         ("small_rbmi", vec![("N", "3")]),
         ("rbmi", vec![("N", "1")]),
+        ("qbmi", vec![]),
+        ("qbmi_dmil", vec![]),
+        ("small_qbmi", vec![("N", "3")]),
+        ("small_qbmi_dmil", vec![("N", "3"), ("quota_bits", "3")]),
     ] {
         random(&params(preset, &sets), 1_000_000, 2);
     }
@@ -299,6 +347,7 @@ fn random_verilator() {
         ("paper", vec![]),
         ("small_smil", vec![("N", "3")]),
         ("small_rbmi", vec![("N", "3")]),
+        ("small_qbmi_dmil", vec![("N", "3")]),
     ] {
         let d = Design::new::<MemIssueCtlBench>(&params(preset, &sets));
         let lib = VerilatorLib::load(&d.module, &d.verilog()).unwrap();
@@ -322,10 +371,12 @@ fn verilog_lints_and_runs_on_icarus() {
         ("baseline", vec![("N", "1")]),
         ("small_smil", vec![("N", "3")]),
         ("rbmi", vec![("N", "3")]),
+        ("qbmi_dmil", vec![]),
+        ("small_qbmi", vec![("N", "1")]),
     ] {
         let d = Design::new::<MemIssueCtlBench>(&params(preset, &sets));
         let v = d.verilog();
-        let modules = if preset == "rbmi" { 3 } else { 2 };
+        let modules = if preset.contains("bmi") { 3 } else { 2 };
         assert_eq!(v.matches("\nmodule ").count(), modules, "{preset}");
         assert!(v.contains("milg_0"), "instances in the Verilog");
         if external("verilator") {
@@ -345,7 +396,14 @@ fn synthesis_is_latch_free_with_the_inventory() {
     if !external("yosys") {
         return;
     }
-    for (preset, want) in [("paper", 88), ("baseline", 72), ("smil", 88), ("rbmi", 73)] {
+    for (preset, want) in [
+        ("paper", 88),
+        ("baseline", 72),
+        ("smil", 88),
+        ("rbmi", 73),
+        ("qbmi", 136),
+        ("qbmi_dmil", 152),
+    ] {
         let d = Design::new::<MemIssueCtlBench>(&params(preset, &[]));
         let cost = smrtl_synth::cost_of(&d.module, false).unwrap();
         assert_eq!(cost.generic.flip_flops, want, "{preset}");
