@@ -10,6 +10,7 @@ pub mod history_cache;
 pub mod lock_table;
 pub mod nextpnr;
 pub mod owner_class;
+pub mod prove;
 pub mod relssp_unit;
 pub mod share_cfg;
 pub mod sharing_core;
