@@ -644,13 +644,8 @@ pub fn wrapper(top: &str, ports: &[Port], proof: &Proof) -> String {
         }
     }
     let has = |n: &str| ports.iter().any(|p| p.name == n && p.dir == Dir::In);
-    let range = |w: usize| {
-        if w == 1 {
-            String::new()
-        } else {
-            format!("[{}:0] ", w - 1)
-        }
-    };
+    // Always a vector, so `x[0]` works on 1-bit ports and defs too.
+    let range = |w: usize| format!("[{}:0] ", w - 1);
     // Registers for the `past_<x>` names: ports and `reset`.
     let mut text = String::new();
     for d in &proof.defs {
@@ -829,7 +824,7 @@ mod tests {
             ".a(a)",
             ".reset(reset)",
             "reg [3:0] past_q;",
-            "reg past_reset;",
+            "reg [0:0] past_reset;",
             "past_q <= q;",
             "wire [4:0] q1 = {1'b0, q} + 5'd1;",
             "a_small: assume (ok_a_small);",

@@ -8,6 +8,8 @@ use smrtl_hdl::lock_table::{build_with, Fault, Params};
 use smrtl_hdl::BlockParams;
 use smrtl_synth::prove::{self, Kind, Property, Run, Verdict};
 use smrtl_testbench::lock_table::{proof, LockTableBench};
+use smrtl_testbench::milg::{proof as milg_proof, MilgBench};
+use smrtl_testbench::rbmi_arb::{proof as rbmi_proof, RbmiArbBench};
 use smrtl_testbench::{external, Bench, Design};
 
 fn small() -> Params {
@@ -156,4 +158,68 @@ fn a_weak_invariant_is_not_inductive_until_strengthened() {
     );
     let r = prove::prove(&d.verilog(), &d.module.name, &d.module.ports(), &strong).unwrap();
     assert!(r.proven(), "{:?}", r.outcomes);
+}
+
+#[test]
+fn milg_invariants_are_proven_in_every_mode() {
+    if !prove::TOOLS.iter().all(|t| external(t)) {
+        return;
+    }
+    let configs = MilgBench::proof_configs();
+    assert_eq!(configs.len(), 8);
+    for p in configs {
+        let d = Design::new::<MilgBench>(&p);
+        let proof = d.proof.as_ref().unwrap();
+        let r = prove::prove(&d.verilog(), &d.module.name, &d.module.ports(), proof).unwrap();
+        eprintln!(
+            "milg {}: BMC depth {} {:.1} s, induction {:.1} s",
+            d.params, r.bmc_depth, r.bmc_seconds, r.induction_seconds
+        );
+        for o in &r.outcomes {
+            assert!(o.verdict.is_proven(), "{}: {} {}", d.params, o.name, o.verdict);
+        }
+    }
+}
+
+#[test]
+fn milg_planted_peak_fault_fails_at_a_boundary() {
+    if !prove::TOOLS.iter().all(|t| external(t)) {
+        return;
+    }
+    let p = smrtl_hdl::milg::Params::resolve(Some("small"), &[]).unwrap();
+    let m = smrtl_hdl::milg::build_with(&p, smrtl_hdl::milg::Fault::PeakNotRestarted);
+    let verilog = smrtl_hdl::verilog::emit(&m, &[]);
+    let r = prove::prove(&verilog, &m.name, &m.ports(), &milg_proof(&p)).unwrap();
+    let cex = r.counterexample.as_ref().expect("a counterexample");
+    assert_eq!(cex.run, Run::Bmc);
+    assert_eq!(cex.properties, ["peak_restarts_at_boundary"]);
+    // Eight accepted requests end the first interval (3-bit reqcnt).
+    assert!(cex.step >= 9, "step {}", cex.step);
+    assert!(String::from_utf8_lossy(&cex.vcd).contains("ok_peak_restarts_at_boundary"));
+}
+
+#[test]
+fn rbmi_invariants_are_proven_for_every_n_and_the_pointer_fault_fails() {
+    if !prove::TOOLS.iter().all(|t| external(t)) {
+        return;
+    }
+    for p in RbmiArbBench::proof_configs() {
+        let d = Design::new::<RbmiArbBench>(&p);
+        let proof = d.proof.as_ref().unwrap();
+        let r = prove::prove(&d.verilog(), &d.module.name, &d.module.ports(), proof).unwrap();
+        for o in &r.outcomes {
+            assert!(o.verdict.is_proven(), "{}: {} {}", d.params, o.name, o.verdict);
+        }
+    }
+    let p = smrtl_hdl::rbmi_arb::Params { n: 3 };
+    let m = smrtl_hdl::rbmi_arb::build_with(&p, smrtl_hdl::rbmi_arb::Fault::PointerSteps);
+    let verilog = smrtl_hdl::verilog::emit(&m, &[]);
+    let r = prove::prove(&verilog, &m.name, &m.ports(), &rbmi_proof(&p)).unwrap();
+    let cex = r.counterexample.as_ref().expect("a counterexample");
+    assert_eq!(cex.run, Run::Bmc);
+    assert!(
+        cex.properties.iter().any(|n| n == "last_follows_grant"),
+        "{:?}",
+        cex.properties
+    );
 }
