@@ -9,6 +9,7 @@ use smrtl_hdl::BlockParams;
 use smrtl_synth::prove::{self, Kind, Property, Run, Verdict};
 use smrtl_testbench::lock_table::{proof, LockTableBench};
 use smrtl_testbench::milg::{proof as milg_proof, MilgBench};
+use smrtl_testbench::qbmi_arb::QbmiArbBench;
 use smrtl_testbench::rbmi_arb::{proof as rbmi_proof, RbmiArbBench};
 use smrtl_testbench::{external, Bench, Design};
 
@@ -222,4 +223,27 @@ fn rbmi_invariants_are_proven_for_every_n_and_the_pointer_fault_fails() {
         "{:?}",
         cex.properties
     );
+}
+
+#[test]
+fn qbmi_invariants_are_proven_for_every_n() {
+    if !prove::TOOLS.iter().all(|t| external(t)) {
+        return;
+    }
+    let configs = QbmiArbBench::proof_configs();
+    for n in 1..=3 {
+        assert!(configs.iter().any(|p| p.n == n), "N = {n} proven");
+    }
+    for p in configs {
+        let d = Design::new::<QbmiArbBench>(&p);
+        let proof = d.proof.as_ref().unwrap();
+        let r = prove::prove(&d.verilog(), &d.module.name, &d.module.ports(), proof).unwrap();
+        eprintln!(
+            "qbmi_arb {}: BMC depth {} {:.1} s, induction {:.1} s",
+            d.params, r.bmc_depth, r.bmc_seconds, r.induction_seconds
+        );
+        for o in &r.outcomes {
+            assert!(o.verdict.is_proven(), "{}: {} {}", d.params, o.name, o.verdict);
+        }
+    }
 }
