@@ -41,7 +41,10 @@ fn prove_lock_table_passes_and_writes_no_vcd() {
     }
     assert!(!out.contains("FAILED"));
     assert!(!cex.exists(), "--vcd is written only on a failure");
-    assert!(common::files(dir.path()).is_empty(), "no temporary file left");
+    assert!(
+        common::files(dir.path()).is_empty(),
+        "no temporary file left"
+    );
 }
 
 #[test]
@@ -64,7 +67,10 @@ fn prove_json_reports_each_property() {
 
 #[test]
 fn prove_rejects_bad_input_with_exit_2() {
-    assert_usage_error(&smrtl(&["prove", "no_such_block"]), "unknown block `no_such_block`");
+    assert_usage_error(
+        &smrtl(&["prove", "no_such_block"]),
+        "unknown block `no_such_block`",
+    );
     assert_usage_error(
         &smrtl(&["prove", "share_cfg"]),
         "block `share_cfg` declares no properties to prove at these params; blocks with properties: lock_table",
@@ -78,5 +84,9 @@ fn prove_rejects_bad_input_with_exit_2() {
         "cannot write /no/such/dir/cex.vcd",
     );
     let o = smrtl(&["prove", "lock_table", "--all-configs", "--preset", "small"]);
-    assert_eq!(o.status.code(), Some(2), "clap refuses --all-configs with --preset");
+    assert_eq!(
+        o.status.code(),
+        Some(2),
+        "clap refuses --all-configs with --preset"
+    );
 }

@@ -181,7 +181,11 @@ impl std::fmt::Display for Verdict {
             Verdict::Structural => write!(f, "proven (no combinational path from an input)"),
             Verdict::Failed { step } => write!(f, "FAILED at step {step} (BMC from reset)"),
             Verdict::DependsOnInputs { inputs } => {
-                write!(f, "FAILED: depends combinationally on {}", inputs.join(", "))
+                write!(
+                    f,
+                    "FAILED: depends combinationally on {}",
+                    inputs.join(", ")
+                )
             }
             Verdict::NotInductive { bmc_depth, k } => write!(
                 f,
@@ -353,7 +357,7 @@ pub fn prove(verilog: &str, top: &str, ports: &[Port], proof: &Proof) -> Result<
                 .lines()
                 .filter_map(|l| l.split("induction length ").nth(1))
                 .filter_map(|l| l.split_whitespace().next()?.parse().ok())
-                .last();
+                .next_back();
         } else {
             return Err(unreadable("induction.log", &ind_log));
         }
@@ -634,9 +638,7 @@ pub fn wrapper(top: &str, ports: &[Port], proof: &Proof) -> String {
         );
         if p.kind == Kind::Registered {
             assert!(
-                ports
-                    .iter()
-                    .any(|x| x.name == p.expr && x.dir == Dir::Out),
+                ports.iter().any(|x| x.name == p.expr && x.dir == Dir::Out),
                 "property `{}`: `{}` is not an output port of {top}",
                 p.name,
                 p.expr
@@ -833,7 +835,10 @@ mod tests {
         ] {
             assert!(v.contains(needle), "{needle} missing in\n{v}");
         }
-        assert!(!v.contains("q_registered"), "structural checks are not in the wrapper");
+        assert!(
+            !v.contains("q_registered"),
+            "structural checks are not in the wrapper"
+        );
     }
 
     #[test]

@@ -38,7 +38,10 @@ pub trait Bench: 'static {
     }
     /// The configurations `smrtl prove --all-configs` proves: by default the presets.
     fn proof_configs() -> Vec<Self::Params> {
-        Self::Params::presets().into_iter().map(|(_, p)| p).collect()
+        Self::Params::presets()
+            .into_iter()
+            .map(|(_, p)| p)
+            .collect()
     }
 }
 

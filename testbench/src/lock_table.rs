@@ -11,11 +11,11 @@ use proptest::prelude::*;
 use smrtl_cosim::lock_table::{Inputs, LockTable, Model, Outputs, Ports};
 use smrtl_cosim::{Layout, Simulator};
 use smrtl_hdl::lock_table::{build, port, Params};
-use smrtl_hdl::sharing::Policy;
-use smrtl_synth::prove::Proof;
 use smrtl_hdl::netlist::mask;
+use smrtl_hdl::sharing::Policy;
 use smrtl_hdl::tools::ToolError;
 use smrtl_hdl::{BlockParams, Module};
+use smrtl_synth::prove::Proof;
 
 pub use smrtl_cosim::lock_table::Inputs as Cycle;
 
@@ -252,10 +252,7 @@ impl Bench for LockTableBench {
                 });
             }
         }
-        all.push(Params {
-            slots: 6,
-            ..small
-        });
+        all.push(Params { slots: 6, ..small });
         all
     }
 }
@@ -293,7 +290,12 @@ pub fn proof(p: &Params) -> Proof {
     let pair: Vec<String> = (0..t)
         .map(|x| {
             let low = x % (1 << kw);
-            let e = format!("({tw}'d{x} < {}) ? {kw}'d{low} : {}[{}:0]", sh[x], sh[x], kw - 1);
+            let e = format!(
+                "({tw}'d{x} < {}) ? {kw}'d{low} : {}[{}:0]",
+                sh[x],
+                sh[x],
+                kw - 1
+            );
             def(format!("pair_{x}"), kw, e)
         })
         .collect();
@@ -413,10 +415,19 @@ pub fn proof(p: &Params) -> Proof {
     }
 
     // --- Invariants ---------------------------------------------------------------------------
-    props.push(Property::assert("no_err_pend", format!("!{}", port::ERR_PEND)));
-    props.push(Property::assert("no_err_proto", format!("!{}", port::ERR_PROTO)));
+    props.push(Property::assert(
+        "no_err_pend",
+        format!("!{}", port::ERR_PEND),
+    ));
+    props.push(Property::assert(
+        "no_err_proto",
+        format!("!{}", port::ERR_PROTO),
+    ));
     for x in 0..t {
-        let (pe, was) = (zext(&pend[x], pw, ew), zext(&format!("past_{}", pend[x]), pw, ew));
+        let (pe, was) = (
+            zext(&pend[x], pw, ew),
+            zext(&format!("past_{}", pend[x]), pw, ew),
+        );
         props.push(Property::assert(
             format!("pend_exact_{x}"),
             format!(

@@ -17,11 +17,11 @@ use proptest::prelude::*;
 use smrtl_cosim::milg::{Milg, MilgCfg, MilgEvents, Model};
 use smrtl_cosim::{Layout, Simulator};
 use smrtl_hdl::milg::{build, port, Mode, Params, Ratio0Policy};
-use smrtl_hdl::BlockParams;
-use smrtl_synth::prove::Proof;
 use smrtl_hdl::netlist::mask;
 use smrtl_hdl::tools::ToolError;
+use smrtl_hdl::BlockParams;
 use smrtl_hdl::Module;
+use smrtl_synth::prove::Proof;
 
 /// All the Milg's inputs of one cycle.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

@@ -11,9 +11,9 @@ use proptest::prelude::*;
 use smrtl_cosim::qbmi_arb::{eligible, Model, Qbmi, QbmiCfg};
 use smrtl_cosim::{Layout, Simulator};
 use smrtl_hdl::qbmi_arb::{build, port, Params};
-use smrtl_synth::prove::Proof;
 use smrtl_hdl::tools::ToolError;
 use smrtl_hdl::Module;
+use smrtl_synth::prove::Proof;
 
 /// One cycle of QbmiArb's inputs (bit k = kernel k).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -219,7 +219,11 @@ pub fn proof(p: &Params) -> Proof {
     ];
     let pw = BASE_BITS + rb;
     for k in 0..n {
-        defs.push(Def::new(format!("quota_{k}"), qb, field(port::QUOTA, k, qb)));
+        defs.push(Def::new(
+            format!("quota_{k}"),
+            qb,
+            field(port::QUOTA, k, qb),
+        ));
         defs.push(Def::new(format!("rpm_{k}"), rb, field(port::RPM, k, rb)));
         defs.push(Def::new(
             format!("lcm_{k}"),

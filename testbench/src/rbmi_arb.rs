@@ -8,9 +8,9 @@ use proptest::prelude::*;
 use smrtl_cosim::rbmi_arb::Model;
 use smrtl_cosim::{Layout, Simulator};
 use smrtl_hdl::rbmi_arb::{build, port, Params};
-use smrtl_synth::prove::Proof;
 use smrtl_hdl::tools::ToolError;
 use smrtl_hdl::Module;
+use smrtl_synth::prove::Proof;
 
 /// One cycle of RbmiArb's inputs (bit k = kernel k).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

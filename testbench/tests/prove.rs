@@ -34,7 +34,13 @@ fn lock_table_invariants_are_proven_on_every_proof_config() {
             d.params, r.bmc_depth, r.bmc_seconds, r.induction_seconds
         );
         for o in &r.outcomes {
-            assert!(o.verdict.is_proven(), "{}: {} {}", d.params, o.name, o.verdict);
+            assert!(
+                o.verdict.is_proven(),
+                "{}: {} {}",
+                d.params,
+                o.name,
+                o.verdict
+            );
         }
         assert!(r.counterexample.is_none());
         assert_eq!(r.outcomes.len(), proof.properties.len() - r.assumptions);
@@ -94,7 +100,11 @@ fn a_mealy_output_is_not_registered_only() {
     let mut pr = proof(&p);
     pr.properties.push(Property::registered("gnt"));
     let r = prove::prove(&d.verilog(), &d.module.name, &d.module.ports(), &pr).unwrap();
-    let gnt = r.outcomes.iter().find(|o| o.name == "gnt_registered").unwrap();
+    let gnt = r
+        .outcomes
+        .iter()
+        .find(|o| o.name == "gnt_registered")
+        .unwrap();
     match &gnt.verdict {
         Verdict::DependsOnInputs { inputs } => {
             for i in ["rq_valid", "rq_slot", "needs_lock", "shtb"] {
@@ -177,7 +187,13 @@ fn milg_invariants_are_proven_in_every_mode() {
             d.params, r.bmc_depth, r.bmc_seconds, r.induction_seconds
         );
         for o in &r.outcomes {
-            assert!(o.verdict.is_proven(), "{}: {} {}", d.params, o.name, o.verdict);
+            assert!(
+                o.verdict.is_proven(),
+                "{}: {} {}",
+                d.params,
+                o.name,
+                o.verdict
+            );
         }
     }
 }
@@ -209,7 +225,13 @@ fn rbmi_invariants_are_proven_for_every_n_and_the_pointer_fault_fails() {
         let proof = d.proof.as_ref().unwrap();
         let r = prove::prove(&d.verilog(), &d.module.name, &d.module.ports(), proof).unwrap();
         for o in &r.outcomes {
-            assert!(o.verdict.is_proven(), "{}: {} {}", d.params, o.name, o.verdict);
+            assert!(
+                o.verdict.is_proven(),
+                "{}: {} {}",
+                d.params,
+                o.name,
+                o.verdict
+            );
         }
     }
     let p = smrtl_hdl::rbmi_arb::Params { n: 3 };
@@ -243,7 +265,13 @@ fn qbmi_invariants_are_proven_for_every_n() {
             d.params, r.bmc_depth, r.bmc_seconds, r.induction_seconds
         );
         for o in &r.outcomes {
-            assert!(o.verdict.is_proven(), "{}: {} {}", d.params, o.name, o.verdict);
+            assert!(
+                o.verdict.is_proven(),
+                "{}: {} {}",
+                d.params,
+                o.name,
+                o.verdict
+            );
         }
     }
 }
