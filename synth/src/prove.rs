@@ -780,7 +780,9 @@ mod tests {
             last_failure(vcd, &asserts),
             Some(vec!["a".to_string(), "b".to_string()])
         );
-        assert_eq!(last_failure(vcd, &["c"]), None);
+        assert_eq!(last_failure(vcd, &["c"]), Some(vec!["c".to_string()]));
+        // A trace whose last step breaks none of the given assertions names none.
+        assert_eq!(last_failure(vcd, &["d"]), None);
     }
 
     #[test]
