@@ -32,12 +32,13 @@ pub fn run(args: &ProveArgs) -> Result<ExitCode> {
     } else {
         vec![design(&args.block)?]
     };
-    let with_proofs: Vec<&'static str> = smrtl_testbench::blocks()
-        .iter()
-        .filter(|b| (b.proof_configs)().iter().any(|d| d.proof.is_some()))
-        .map(|b| b.name)
-        .collect();
     if designs.iter().all(|d| d.proof.is_none()) {
+        // Only on this error path: it configures every block's proof configurations.
+        let with_proofs: Vec<&'static str> = smrtl_testbench::blocks()
+            .iter()
+            .filter(|b| (b.proof_configs)().iter().any(|d| d.proof.is_some()))
+            .map(|b| b.name)
+            .collect();
         return Err(UsageError(format!(
             "block `{}` declares no properties to prove{}; blocks with properties: {}",
             entry.name,
