@@ -7,6 +7,7 @@ mod cosim;
 mod gen;
 mod launch;
 mod output;
+mod prove;
 mod relssp;
 mod repro;
 mod run;
@@ -198,6 +199,9 @@ enum Command {
     /// Scratchpad sharing's launch calculator (seed 001): thread blocks per SM without and
     /// with sharing, as pairs and unshared blocks.
     Launch(launch::LaunchArgs),
+    /// Prove a block's invariants on its emitted Verilog with a solver (yosys-smtbmc, z3): BMC from
+    /// reset and k-induction under the block's legal-stimulus assumptions.
+    Prove(prove::ProveArgs),
     /// Scratchpad sharing's compiler pass (seed 001): the shared-region variables, their
     /// layout and the relssp placement (opt, postdom), and with -o the transformed kernel.
     Relssp(relssp::RelsspArgs),
@@ -344,6 +348,7 @@ fn main() -> ExitCode {
         Command::Merge(args) => sweep::merge(args),
         Command::Launch(args) => launch::run(args),
         Command::Relssp(args) => relssp::run(args),
+        Command::Prove(args) => prove::run(&args),
     };
     match result {
         Ok(code) => code,

@@ -12,6 +12,7 @@ pub mod mem_issue_ctl;
 pub mod milg;
 pub mod nextpnr;
 pub mod owner_class;
+pub mod prove;
 pub mod qbmi_arb;
 pub mod rbmi_arb;
 pub mod relssp_unit;

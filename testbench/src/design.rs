@@ -7,6 +7,7 @@ use proptest::strategy::BoxedStrategy;
 use smrtl_cosim::{Layout, Simulator};
 use smrtl_hdl::tools::ToolError;
 use smrtl_hdl::{BlockParams, Module, ParamError, ParamInfo};
+use smrtl_synth::prove::Proof;
 use smrtl_synth::Notes;
 use std::sync::Arc;
 
@@ -29,6 +30,19 @@ pub trait Bench: 'static {
     fn cost_notes(_p: &Self::Params) -> Result<Notes, ToolError> {
         Ok(Notes::default())
     }
+    /// The block's solver proof at `p` for `smrtl prove` (docs/mic-prove.md): legal-stimulus
+    /// assumptions, invariants over its ports, registered-only outputs and the depths; `None`
+    /// for a block (or configuration) without properties.
+    fn properties(_p: &Self::Params) -> Option<Proof> {
+        None
+    }
+    /// The configurations `smrtl prove --all-configs` proves: by default the presets.
+    fn proof_configs() -> Vec<Self::Params> {
+        Self::Params::presets()
+            .into_iter()
+            .map(|(_, p)| p)
+            .collect()
+    }
 }
 
 /// A configured block.
@@ -40,6 +54,8 @@ pub struct Design {
     model: Box<dyn Fn() -> Box<dyn Simulator + Send> + Send + Sync>,
     cases: BoxedStrategy<Case>,
     notes: Box<dyn Fn() -> Result<Notes, ToolError> + Send + Sync>,
+    /// The block's proof at these params ([`Bench::properties`]).
+    pub proof: Option<Proof>,
 }
 
 impl Design {
@@ -56,6 +72,7 @@ impl Design {
             model: Box::new(move || B::model(&pm, &lm)),
             cases,
             notes: Box::new(move || B::cost_notes(&pn)),
+            proof: B::properties(p),
         }
     }
 
@@ -96,6 +113,8 @@ pub struct BlockEntry {
     pub params: fn() -> Vec<ParamInfo>,
     pub presets: fn() -> Vec<(&'static str, serde_json::Value)>,
     pub configure: Configure,
+    /// The configurations `smrtl prove --all-configs` proves ([`Bench::proof_configs`]).
+    pub proof_configs: fn() -> Vec<Design>,
 }
 
 impl BlockEntry {
@@ -107,8 +126,13 @@ impl BlockEntry {
             params: B::Params::describe,
             presets: presets::<B::Params>,
             configure: configure::<B>,
+            proof_configs: proof_configs::<B>,
         }
     }
+}
+
+fn proof_configs<B: Bench>() -> Vec<Design> {
+    B::proof_configs().iter().map(Design::new::<B>).collect()
 }
 
 fn configure<B: Bench>(

@@ -10,10 +10,12 @@ use crate::design::{Bench, Case};
 use proptest::prelude::*;
 use smrtl_cosim::lock_table::{Inputs, LockTable, Model, Outputs, Ports};
 use smrtl_cosim::{Layout, Simulator};
-use smrtl_hdl::lock_table::{build, Params};
+use smrtl_hdl::lock_table::{build, port, Params};
 use smrtl_hdl::netlist::mask;
+use smrtl_hdl::sharing::Policy;
 use smrtl_hdl::tools::ToolError;
-use smrtl_hdl::Module;
+use smrtl_hdl::{BlockParams, Module};
+use smrtl_synth::prove::Proof;
 
 pub use smrtl_cosim::lock_table::Inputs as Cycle;
 
@@ -230,5 +232,265 @@ impl Bench for LockTableBench {
 
     fn cost_notes(p: &Params) -> Result<smrtl_synth::Notes, ToolError> {
         smrtl_synth::lock_table::notes(p)
+    }
+
+    fn properties(p: &Params) -> Option<Proof> {
+        Some(proof(p))
+    }
+
+    /// `small` under both policies with the narrowest and the default counters, and T = 6
+    /// (slot ids that name no slot, a pair index width that does not cover T).
+    fn proof_configs() -> Vec<Params> {
+        let small = Params::resolve(Some("small"), &[]).expect("small preset");
+        let mut all = vec![];
+        for policy in [Policy::Transfer, Policy::Free] {
+            for pend_w in [2, 6] {
+                all.push(Params {
+                    policy,
+                    pend_w,
+                    ..small.clone()
+                });
+            }
+        }
+        all.push(Params { slots: 6, ..small });
+        all
+    }
+}
+
+/// The lock table's solver proof (docs/mic-prove.md §3; docs/scratchpad-sharing.md §2.4).
+///
+/// Legal stimulus (what the SM around the table guarantees): ShTB is a valid pairing (§2.2,
+/// `err_cfg` = 0) and stable; no `cfg_lock` write (tests and launch only); requests and
+/// completions name real slots; only a shared slot of a ShSM SM needs the lock and a TB that
+/// is `done` asks for none (§2.3, §3); completions are of accesses in flight, and a slot never
+/// has more than 2^PEND_W − 1 in flight.
+///
+/// Invariants: no error flag rises; `pend` counts exactly, never wrapping; a held lock's owner
+/// is a real slot of the pair it locks; two ports granted shared-region accesses of one pair
+/// in a cycle are the same slot (mutual exclusion); a slot with accesses in flight holds its
+/// pair's lock; a release leaves nothing in flight (drain). The lock state and error flags are
+/// Moore outputs (registers only).
+pub fn proof(p: &Params) -> Proof {
+    use smrtl_synth::prove::{field, pick, zext, Def, Property};
+    let s = p.shape();
+    let (t, n) = (p.slots as usize, p.nsched as usize);
+    let (sw, tw, kp, kw, pw) = (s.sw(), s.tw(), s.kp(), s.kw(), p.pend_w as usize);
+    let ew = p.pend_sum_bits();
+    let none = format!("{tw}'d{}", s.none());
+    let mut defs = vec![];
+    let mut props = vec![];
+    let mut def = |name: String, width: usize, expr: String| {
+        defs.push(Def::new(name.clone(), width, expr));
+        name
+    };
+    // Per slot: ShTB entry, pair index, in-flight count.
+    let sh: Vec<String> = (0..t)
+        .map(|x| def(format!("sh_{x}"), tw, field(port::SHTB, x, tw)))
+        .collect();
+    let pair: Vec<String> = (0..t)
+        .map(|x| {
+            let low = x % (1 << kw);
+            let e = format!(
+                "({tw}'d{x} < {}) ? {kw}'d{low} : {}[{}:0]",
+                sh[x],
+                sh[x],
+                kw - 1
+            );
+            def(format!("pair_{x}"), kw, e)
+        })
+        .collect();
+    let pend: Vec<String> = (0..t)
+        .map(|x| def(format!("pend_{x}"), pw, field(port::PEND, x, pw)))
+        .collect();
+    // Per lock: its owner and the owner's pair.
+    let own: Vec<String> = (0..kp)
+        .map(|k| def(format!("own_{k}"), sw, field(port::LOCK_OWNER, k, sw)))
+        .collect();
+    let own_pair: Vec<String> = (0..kp)
+        .map(|k| {
+            let e = pick(&own[k], sw, &pair, &format!("{}[{}:0]", own[k], kw - 1));
+            def(format!("own_pair_{k}"), kw, e)
+        })
+        .collect();
+    // Per port: slot, its pair, its ShTB entry and `done`; a granted shared-region access.
+    let bit = |bus: &str, i: usize| format!("{bus}[{i}]");
+    let done: Vec<String> = (0..t).map(|x| bit(port::DONE, x)).collect();
+    let mut slot = vec![];
+    let mut rq_pair = vec![];
+    let mut gl = vec![];
+    for q in 0..n {
+        let sq = def(format!("slot_{q}"), sw, field(port::RQ_SLOT, q, sw));
+        let low = format!("{sq}[{}:0]", kw - 1);
+        rq_pair.push(def(format!("rq_pair_{q}"), kw, pick(&sq, sw, &pair, &low)));
+        let rq_sh = def(format!("rq_sh_{q}"), tw, pick(&sq, sw, &sh, &none));
+        let rq_done = def(format!("rq_done_{q}"), 1, pick(&sq, sw, &done, "1'b1"));
+        let want = format!("{} && {}", bit(port::RQ_VALID, q), bit(port::NEEDS_LOCK, q));
+        let real = format!("{} < {}'d{t}", zext(&sq, sw, sw + 1), sw + 1);
+        props.push(Property::assume(
+            format!("rq_real_slot_{q}"),
+            format!("!{} || {real}", bit(port::RQ_VALID, q)),
+        ));
+        props.push(Property::assume(
+            format!("lock_only_when_shared_{q}"),
+            format!("!({want}) || ({} && {rq_sh} != {none})", port::SHSM),
+        ));
+        props.push(Property::assume(
+            format!("done_tb_needs_no_lock_{q}"),
+            format!("!({want}) || !{rq_done}"),
+        ));
+        let cq = field(port::CPL_SLOT, q, sw);
+        props.push(Property::assume(
+            format!("cpl_real_slot_{q}"),
+            format!(
+                "!{} || {} < {}'d{t}",
+                bit(port::CPL_VALID, q),
+                zext(&cq, sw, sw + 1),
+                sw + 1
+            ),
+        ));
+        gl.push(def(
+            format!("granted_lock_{q}"),
+            1,
+            format!("{} && {want}", bit(port::GNT, q)),
+        ));
+        slot.push(sq);
+    }
+    // Per slot: granted lock accesses and completions this cycle (exact, EW bits).
+    let count = |terms: Vec<String>| {
+        let sum: Vec<String> = terms.iter().map(|x| zext(x, 1, ew)).collect();
+        sum.join(" + ")
+    };
+    let mut inc = vec![];
+    let mut dec = vec![];
+    for x in 0..t {
+        let hit = |slot: &str| format!("({slot} == {sw}'d{x})");
+        let i = (0..n)
+            .map(|q| format!("({} && {})", gl[q], hit(&slot[q])))
+            .collect();
+        inc.push(def(format!("inc_{x}"), ew, count(i)));
+        let d = (0..n)
+            .map(|q| {
+                let cq = field(port::CPL_SLOT, q, sw);
+                format!("({} && {})", bit(port::CPL_VALID, q), hit(&cq))
+            })
+            .collect();
+        dec.push(def(format!("dec_{x}"), ew, count(d)));
+    }
+
+    // --- Legal stimulus ---------------------------------------------------------------------
+    props.push(Property::assume(
+        "shtb_stable",
+        format!("!f_past || {} == past_{}", port::SHTB, port::SHTB),
+    ));
+    for x in 0..t {
+        let partners: Vec<String> = (0..t)
+            .filter(|&e| e != x && x.min(e) < kp)
+            .map(|e| format!("({} == {tw}'d{e} && {} == {tw}'d{x})", sh[x], sh[e]))
+            .collect();
+        let valid = if partners.is_empty() {
+            "1'b0".to_string()
+        } else {
+            partners.join(" || ")
+        };
+        props.push(Property::assume(
+            format!("pairing_{x}"),
+            format!("{} == {none} || {valid}", sh[x]),
+        ));
+    }
+    props.push(Property::assume(
+        "no_cfg_lock_write",
+        format!("!{}", port::CFG_LOCK_WE),
+    ));
+    let max = format!("{ew}'d{}", (1u64 << pw) - 1);
+    for x in 0..t {
+        let pe = zext(&pend[x], pw, ew);
+        props.push(Property::assume(
+            format!("completions_in_flight_{x}"),
+            format!("{} <= {pe}", dec[x]),
+        ));
+        props.push(Property::assume(
+            format!("in_flight_fits_{x}"),
+            format!("{pe} + {} <= {max} + {}", inc[x], dec[x]),
+        ));
+    }
+
+    // --- Invariants ---------------------------------------------------------------------------
+    props.push(Property::assert(
+        "no_err_pend",
+        format!("!{}", port::ERR_PEND),
+    ));
+    props.push(Property::assert(
+        "no_err_proto",
+        format!("!{}", port::ERR_PROTO),
+    ));
+    for x in 0..t {
+        let (pe, was) = (
+            zext(&pend[x], pw, ew),
+            zext(&format!("past_{}", pend[x]), pw, ew),
+        );
+        props.push(Property::assert(
+            format!("pend_exact_{x}"),
+            format!(
+                "!f_past || past_reset || {pe} == {was} + past_{} - past_{}",
+                inc[x], dec[x]
+            ),
+        ));
+    }
+    for k in 0..kp {
+        let real = format!("{} < {}'d{t}", zext(&own[k], sw, sw + 1), sw + 1);
+        props.push(Property::assert(
+            format!("owner_in_pair_{k}"),
+            format!(
+                "!{} || ({real} && {} == {kw}'d{k})",
+                bit(port::LOCK_VALID, k),
+                own_pair[k]
+            ),
+        ));
+    }
+    for a in 0..n {
+        for b in a + 1..n {
+            props.push(Property::assert(
+                format!("exclusive_{a}_{b}"),
+                format!(
+                    "!({} && {} && {} == {}) || {} == {}",
+                    gl[a], gl[b], rq_pair[a], rq_pair[b], slot[a], slot[b]
+                ),
+            ));
+        }
+    }
+    let holds: Vec<String> = (0..kp)
+        .map(|k| format!("{} && {}", bit(port::LOCK_VALID, k), own[k]))
+        .collect();
+    for x in 0..t {
+        let mine: Vec<String> = holds.iter().map(|h| format!("{h} == {sw}'d{x}")).collect();
+        let held = pick(&pair[x], kw, &mine, "1'b0");
+        props.push(Property::assert(
+            format!("in_flight_holds_lock_{x}"),
+            format!("{} == {pw}'d0 || ({held})", pend[x]),
+        ));
+        props.push(Property::assert(
+            format!("drained_on_release_{x}"),
+            format!(
+                "!f_past || past_reset || !past_{}[{x}] || {} == {pw}'d0",
+                port::REL_FIRE,
+                pend[x]
+            ),
+        ));
+    }
+    for o in [
+        port::LOCK_VALID,
+        port::LOCK_OWNER,
+        port::PEND,
+        port::ERR_PROTO,
+        port::ERR_PEND,
+    ] {
+        props.push(Property::registered(o));
+    }
+    Proof {
+        defs,
+        properties: props,
+        // The planted drain fault fails at step 3; the induction closes at k = 1.
+        bmc_depth: 8,
+        induction_depth: 4,
     }
 }

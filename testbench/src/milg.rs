@@ -16,10 +16,12 @@ use crate::design::{Bench, Case};
 use proptest::prelude::*;
 use smrtl_cosim::milg::{Milg, MilgCfg, MilgEvents, Model};
 use smrtl_cosim::{Layout, Simulator};
-use smrtl_hdl::milg::{build, port, Params};
+use smrtl_hdl::milg::{build, port, Mode, Params, Ratio0Policy};
 use smrtl_hdl::netlist::mask;
 use smrtl_hdl::tools::ToolError;
+use smrtl_hdl::BlockParams;
 use smrtl_hdl::Module;
+use smrtl_synth::prove::Proof;
 
 /// All the Milg's inputs of one cycle.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -197,5 +199,142 @@ impl Bench for MilgBench {
 
     fn cost_notes(p: &Params) -> Result<smrtl_synth::Notes, ToolError> {
         smrtl_synth::milg::notes(p)
+    }
+
+    fn properties(p: &Params) -> Option<Proof> {
+        Some(proof(p))
+    }
+
+    /// Every mode and `r = 0` policy at the paper's widths, and the `small` widths (where an
+    /// interval boundary and the saturations are within BMC reach) in every mode.
+    fn proof_configs() -> Vec<Params> {
+        let paper = Params::default();
+        let small = Params::resolve(Some("small"), &[]).expect("small preset");
+        let mut all = vec![];
+        for base in [paper, small] {
+            for mode in [Mode::Off, Mode::Smil, Mode::Dmil] {
+                for ratio0_policy in [Ratio0Policy::Unlimited, Ratio0Policy::Increment] {
+                    if mode != Mode::Dmil && ratio0_policy == Ratio0Policy::Increment {
+                        continue; // the policy only acts in Dmil
+                    }
+                    all.push(Params {
+                        mode,
+                        ratio0_policy,
+                        ..base.clone()
+                    });
+                }
+            }
+        }
+        all
+    }
+}
+
+/// The MILG's solver proof (docs/mic-prove.md §5; spec §4.3–§4.5).
+///
+/// Legal stimulus (spec §4.4, §5): `acc` and `fail` never together; `done` ≤ 2 and never more
+/// than are in flight; `issue` only when `mem_ok`; the SMIL configuration is stable and names a
+/// limit ≥ 1 unless unlimited.
+///
+/// Invariants: `inflight` counts issues minus completions exactly (never wraps, so it stays in
+/// 0..2^inflight_bits−1); `mem_ok` is the §4.4 gate and depends only on registers; `mil` ≥ 1
+/// whenever `unl` = 0; `rsfail` adds each failure and holds at its maximum (saturates, never
+/// wraps) between boundaries, and clears at one; `peak` ≥ `inflight`, and restarts at
+/// `inflight` after a boundary; `boundary` = `acc` & `reqcnt` = max.
+pub fn proof(p: &Params) -> Proof {
+    use smrtl_synth::prove::{zext, Property};
+    let (ib, fb, qb) = (
+        p.inflight_bits as usize,
+        p.rsfail_bits as usize,
+        p.reqcnt_bits as usize,
+    );
+    let imax = format!("{ib}'d{}", mask(ib));
+    let fmax = format!("{fb}'d{}", mask(fb));
+    let qmax = format!("{qb}'d{}", mask(qb));
+    let since = "!f_past || past_reset";
+    let (issue, done, acc, fail) = (port::ISSUE, port::DONE, port::ACC, port::FAIL);
+    let (inflight, peak, rsfail) = (port::INFLIGHT, port::PEAK, port::RSFAIL);
+    let w = ib + 1;
+    let props = vec![
+        Property::assume("acc_xor_fail", format!("!({acc} && {fail})")),
+        Property::assume("done_at_most_2", format!("{done} <= 2'd2")),
+        Property::assume(
+            "done_in_flight",
+            format!("{} <= {}", zext(done, 2, w.max(2)), zext(inflight, ib, w.max(2))),
+        ),
+        Property::assume("issue_when_mem_ok", format!("!{issue} || {}", port::MEM_OK)),
+        Property::assume(
+            "smil_stable",
+            format!(
+                "!f_past || ({0} == past_{0} && {1} == past_{1})",
+                port::SMIL_LIMIT,
+                port::SMIL_UNL
+            ),
+        ),
+        Property::assume(
+            "smil_limit_at_least_1",
+            format!("{} || {} != {ib}'d0", port::SMIL_UNL, port::SMIL_LIMIT),
+        ),
+        Property::assert(
+            "inflight_counts",
+            format!(
+                "{since} || {} == {} + {} - {}",
+                zext(inflight, ib, w),
+                zext(&format!("past_{inflight}"), ib, w),
+                zext(&format!("past_{issue}"), 1, w),
+                zext(&format!("past_{done}"), 2, w.max(2)),
+            ),
+        ),
+        Property::assert(
+            "mem_ok_gate",
+            format!(
+                "{} == (({} || {inflight} < {}) && {inflight} < {imax})",
+                port::MEM_OK,
+                port::UNL,
+                port::MIL
+            ),
+        ),
+        Property::assert(
+            "mil_at_least_1",
+            format!("{} || {} != {ib}'d0", port::UNL, port::MIL),
+        ),
+        Property::assert(
+            "rsfail_saturates",
+            format!(
+                "{since} || past_{b} || (past_{rsfail} == {fmax} ? {rsfail} == {fmax} :                  {rsfail} == past_{rsfail} + {})",
+                zext(&format!("past_{fail}"), 1, fb),
+                b = port::BOUNDARY
+            ),
+        ),
+        Property::assert(
+            "rsfail_clears_at_boundary",
+            format!("{since} || !past_{} || {rsfail} == {fb}'d0", port::BOUNDARY),
+        ),
+        Property::assert("peak_ge_inflight", format!("{peak} >= {inflight}")),
+        Property::assert(
+            "peak_restarts_at_boundary",
+            format!("{since} || !past_{} || {peak} == {inflight}", port::BOUNDARY),
+        ),
+        Property::assert(
+            "boundary_at_last_request",
+            format!(
+                "{} == ({acc} && {} == {qmax})",
+                port::BOUNDARY,
+                port::REQCNT
+            ),
+        ),
+        Property::registered(port::MEM_OK),
+        Property::registered(port::MIL),
+        Property::registered(port::UNL),
+        Property::registered(port::INFLIGHT),
+        Property::registered(port::PEAK),
+        Property::registered(port::RSFAIL),
+        Property::registered(port::REQCNT),
+    ];
+    Proof {
+        defs: vec![],
+        properties: props,
+        // An interval of the small widths (8 requests) ends within 12 steps.
+        bmc_depth: if qb <= 3 { 12 } else { 8 },
+        induction_depth: 4,
     }
 }

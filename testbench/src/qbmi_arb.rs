@@ -13,6 +13,7 @@ use smrtl_cosim::{Layout, Simulator};
 use smrtl_hdl::qbmi_arb::{build, port, Params};
 use smrtl_hdl::tools::ToolError;
 use smrtl_hdl::Module;
+use smrtl_synth::prove::Proof;
 
 /// One cycle of QbmiArb's inputs (bit k = kernel k).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -161,5 +162,116 @@ impl Bench for QbmiArbBench {
 
     fn cost_notes(p: &Params) -> Result<smrtl_synth::Notes, ToolError> {
         smrtl_synth::qbmi_arb::notes(p)
+    }
+
+    fn properties(p: &Params) -> Option<Proof> {
+        Some(proof(p))
+    }
+
+    /// N = 1, 2, 3 (the presets cover 2 and 3) with the defaults.
+    fn proof_configs() -> Vec<Params> {
+        let mut all = vec![Params {
+            n: 1,
+            ..Params::default()
+        }];
+        all.extend(
+            <Params as smrtl_hdl::BlockParams>::presets()
+                .into_iter()
+                .map(|(_, p)| p),
+        );
+        all
+    }
+}
+
+/// QbmiArb's solver proof (docs/mic-prove.md §5.4; spec §3.2–§3.5): every input is legal.
+/// With `elig = mem_req & mem_ok & {N{slot_free}}`: at most one `grant` bit, only to an
+/// eligible kernel, one whenever a kernel is eligible; the grant has the largest quota among
+/// the eligible kernels (ties to the lowest k); every quota ≥ 1 at the start of a cycle;
+/// `base_k × rpm_k` equal for all k; every rpm in 1..rpm_max, changed only by a sample. The
+/// debug registers are registers only (`base` is a function of `rpm`).
+pub fn proof(p: &Params) -> Proof {
+    use smrtl_hdl::qbmi_arb::BASE_BITS;
+    use smrtl_synth::prove::{field, zext, Def, Property};
+    let n = p.kernels();
+    let (qb, rb) = (p.quota_bits as usize, p.rpm_bits());
+    let grant = port::GRANT;
+    let zero = format!("{n}'d0");
+    let mut defs = vec![Def::new(
+        "elig",
+        n,
+        format!(
+            "{} & {} & {{{n}{{{}}}}}",
+            port::MEM_REQ,
+            port::MEM_OK,
+            port::SLOT_FREE
+        ),
+    )];
+    let mut props = vec![
+        Property::assert(
+            "grant_onehot",
+            format!("({grant} & ({grant} - {n}'d1)) == {zero}"),
+        ),
+        Property::assert("grant_eligible", format!("({grant} & ~elig) == {zero}")),
+        Property::assert(
+            "work_conserving",
+            format!("(elig != {zero}) == ({grant} != {zero})"),
+        ),
+    ];
+    let pw = BASE_BITS + rb;
+    for k in 0..n {
+        defs.push(Def::new(
+            format!("quota_{k}"),
+            qb,
+            field(port::QUOTA, k, qb),
+        ));
+        defs.push(Def::new(format!("rpm_{k}"), rb, field(port::RPM, k, rb)));
+        defs.push(Def::new(
+            format!("lcm_{k}"),
+            pw,
+            format!(
+                "{} * {}",
+                zext(&field(port::BASE, k, BASE_BITS), BASE_BITS, pw),
+                zext(&format!("rpm_{k}"), rb, pw)
+            ),
+        ));
+    }
+    for k in 0..n {
+        for j in (0..n).filter(|&j| j != k) {
+            let cmp = if j < k { ">" } else { ">=" };
+            props.push(Property::assert(
+                format!("grant_max_quota_{k}_{j}"),
+                format!("!({grant}[{k}] && elig[{j}]) || quota_{k} {cmp} quota_{j}"),
+            ));
+        }
+        props.push(Property::assert(
+            format!("quota_at_least_1_{k}"),
+            format!("quota_{k} != {qb}'d0"),
+        ));
+        props.push(Property::assert(
+            format!("rpm_in_range_{k}"),
+            format!("rpm_{k} != {rb}'d0 && rpm_{k} <= {rb}'d{}", p.rpm_max),
+        ));
+        props.push(Property::assert(
+            format!("rpm_changes_only_on_sample_{k}"),
+            format!(
+                "!f_past || past_reset || past_{}[{k}] || rpm_{k} == past_rpm_{k}",
+                port::SAMPLE
+            ),
+        ));
+        if k > 0 {
+            props.push(Property::assert(
+                format!("base_rpm_equal_{k}"),
+                format!("lcm_{k} == lcm_0"),
+            ));
+        }
+    }
+    for o in [port::QUOTA, port::BASE, port::RPM, port::MINST] {
+        props.push(Property::registered(o));
+    }
+    Proof {
+        defs,
+        properties: props,
+        bmc_depth: 6,
+        induction_depth: 2,
     }
 }

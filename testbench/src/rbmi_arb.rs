@@ -10,6 +10,7 @@ use smrtl_cosim::{Layout, Simulator};
 use smrtl_hdl::rbmi_arb::{build, port, Params};
 use smrtl_hdl::tools::ToolError;
 use smrtl_hdl::Module;
+use smrtl_synth::prove::Proof;
 
 /// One cycle of RbmiArb's inputs (bit k = kernel k).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -108,5 +109,79 @@ impl Bench for RbmiArbBench {
 
     fn cost_notes(p: &Params) -> Result<smrtl_synth::Notes, ToolError> {
         smrtl_synth::rbmi_arb::notes(p)
+    }
+
+    fn properties(p: &Params) -> Option<Proof> {
+        Some(proof(p))
+    }
+}
+
+/// RbmiArb's solver proof (docs/mic-prove.md §5.3; spec §3.1): every input is legal. With
+/// `elig = mem_req & mem_ok & {N{slot_free}}`: at most one `grant` bit, only to an eligible
+/// kernel, and one whenever a kernel is eligible (work conservation); the grant is the first
+/// eligible kernel after `last` in cyclic order; `last` names a kernel and follows the grant.
+/// `last` is a register. The presets cover N = 1, 2, 3.
+pub fn proof(p: &Params) -> Proof {
+    use smrtl_synth::prove::{zext, Def, Property};
+    let n = p.kernels();
+    let lb = p.last_bits();
+    let (grant, last) = (port::GRANT, port::LAST);
+    let zero = format!("{n}'d0");
+    let elig = Def::new(
+        "elig",
+        n,
+        format!(
+            "{} & {} & {{{n}{{{}}}}}",
+            port::MEM_REQ,
+            port::MEM_OK,
+            port::SLOT_FREE
+        ),
+    );
+    let mut props = vec![
+        Property::assert(
+            "grant_onehot",
+            format!("({grant} & ({grant} - {n}'d1)) == {zero}"),
+        ),
+        Property::assert("grant_eligible", format!("({grant} & ~elig) == {zero}")),
+        Property::assert(
+            "work_conserving",
+            format!("(elig != {zero}) == ({grant} != {zero})"),
+        ),
+        Property::assert(
+            "last_in_range",
+            format!("{} < {}'d{n}", zext(last, lb, lb + 1), lb + 1),
+        ),
+    ];
+    let mut follows = vec![format!("past_{grant} != {zero} || {last} == past_{last}")];
+    for k in 0..n {
+        follows.push(format!("!past_{grant}[{k}] || {last} == {lb}'d{k}"));
+        for l in 0..n {
+            // Kernels before k in the order l+1, l+2, ...: none of them may be eligible.
+            let before: Vec<String> = (1..n)
+                .map(|i| (l + i) % n)
+                .take_while(|&j| j != k)
+                .map(|j| format!("!elig[{j}]"))
+                .collect();
+            if !before.is_empty() {
+                props.push(Property::assert(
+                    format!("first_after_last_{l}_{k}"),
+                    format!(
+                        "!({last} == {lb}'d{l} && {grant}[{k}]) || ({})",
+                        before.join(" && ")
+                    ),
+                ));
+            }
+        }
+    }
+    props.push(Property::assert(
+        "last_follows_grant",
+        format!("!f_past || past_reset || (({}))", follows.join(") && (")),
+    ));
+    props.push(Property::registered(last));
+    Proof {
+        defs: vec![elig],
+        properties: props,
+        bmc_depth: 8,
+        induction_depth: 2,
     }
 }

@@ -1,0 +1,156 @@
+//! `smrtl prove`: solver proofs of a block's invariants on its emitted Verilog (docs/mic-prove.md):
+//! BMC from reset and k-induction with `yosys-smtbmc` and z3, per the properties the block
+//! declares ([`smrtl_testbench::Bench::properties`]). Exit 0 when every property is proven, 1
+//! when one fails or is not proven, 2 on bad input or a missing tool.
+
+use crate::output::Outputs;
+use crate::{design, BlockArgs, Result, UsageError};
+use smrtl_hdl::params::value_text;
+use smrtl_synth::prove::{self, Kind, Report, Run};
+use smrtl_testbench::Design;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(clap::Args)]
+pub struct ProveArgs {
+    #[command(flatten)]
+    pub block: BlockArgs,
+    /// Prove every configuration the block lists for proofs (its mode / N grid) instead of one.
+    #[arg(long, conflicts_with_all = ["preset", "sets"])]
+    pub all_configs: bool,
+    /// On a failure, write the counterexample trace there (nothing is written when all pass).
+    #[arg(long, value_name = "CEX.vcd")]
+    pub vcd: Option<PathBuf>,
+    #[arg(long)]
+    pub json: bool,
+}
+
+pub fn run(args: &ProveArgs) -> Result<ExitCode> {
+    let entry = smrtl_testbench::block(&args.block.block).map_err(UsageError)?;
+    let designs = if args.all_configs {
+        (entry.proof_configs)()
+    } else {
+        vec![design(&args.block)?]
+    };
+    if designs.iter().all(|d| d.proof.is_none()) {
+        // Only on this error path: it configures every block's proof configurations.
+        let with_proofs: Vec<&'static str> = smrtl_testbench::blocks()
+            .iter()
+            .filter(|b| (b.proof_configs)().iter().any(|d| d.proof.is_some()))
+            .map(|b| b.name)
+            .collect();
+        return Err(UsageError(format!(
+            "block `{}` declares no properties to prove{}; blocks with properties: {}",
+            entry.name,
+            if args.all_configs {
+                ""
+            } else {
+                " at these params"
+            },
+            with_proofs.join(", ")
+        )));
+    }
+    for tool in prove::TOOLS {
+        smrtl_hdl::tools::require(tool)?;
+    }
+    let mut outputs = Outputs::new();
+    let vcd = args.vcd.as_deref().map(|p| outputs.add(p)).transpose()?;
+    let mut all_proven = true;
+    let mut cex_written = false;
+    let mut json = vec![];
+    for d in &designs {
+        let Some(proof) = &d.proof else {
+            if !args.json {
+                println!("prove {} ({}): no properties here", d.name, params_text(d));
+            }
+            continue;
+        };
+        let report = prove::prove(&d.verilog(), &d.module.name, &d.module.ports(), proof)?;
+        all_proven &= report.proven();
+        let mut cex_path = None;
+        if let (Some(out), Some(cex)) = (vcd, &report.counterexample) {
+            if !cex_written {
+                outputs.write(out, &cex.vcd)?;
+                cex_written = true;
+                cex_path = Some(outputs.path(out).display().to_string());
+            }
+        }
+        if args.json {
+            let mut v = serde_json::to_value(&report)?;
+            v["block"] = d.name.into();
+            v["params"] = d.params.clone();
+            v["proven"] = report.proven().into();
+            v["counterexample_vcd"] = cex_path.clone().into();
+            json.push(v);
+        } else {
+            print_report(d, &report, cex_path.as_deref());
+        }
+    }
+    outputs.commit()?;
+    if args.json {
+        let v = if args.all_configs {
+            serde_json::json!({ "block": entry.name, "proven": all_proven, "configs": json })
+        } else {
+            json.pop().unwrap_or_default()
+        };
+        println!("{}", serde_json::to_string_pretty(&v)?);
+    }
+    Ok(if all_proven {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}
+
+fn params_text(d: &Design) -> String {
+    d.params
+        .as_object()
+        .map(|o| {
+            o.iter()
+                .map(|(k, v)| format!("{k}={}", value_text(v)))
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .unwrap_or_default()
+}
+
+fn print_report(d: &Design, r: &Report, cex_path: Option<&str>) {
+    let count = |k: Kind| r.outcomes.iter().filter(|o| o.kind == k).count();
+    println!(
+        "prove {} ({}): {} assumptions, {} invariants, {} registered-only outputs",
+        d.name,
+        params_text(d),
+        r.assumptions,
+        count(Kind::Assert),
+        count(Kind::Registered)
+    );
+    let width = r.outcomes.iter().map(|o| o.name.len()).max().unwrap_or(0);
+    for o in &r.outcomes {
+        println!("  {:<width$}  {}", o.name, o.verdict);
+    }
+    let proven = r.outcomes.iter().filter(|o| o.verdict.is_proven()).count();
+    println!(
+        "  {proven} of {} proven  (yosys {:.1} s, BMC depth {} {:.1} s, induction k {} {:.1} s)",
+        r.outcomes.len(),
+        r.yosys_seconds,
+        r.bmc_depth,
+        r.bmc_seconds,
+        r.induction_depth,
+        r.induction_seconds
+    );
+    if let Some(cex) = &r.counterexample {
+        let what = match cex.run {
+            Run::Bmc => "counterexample from reset",
+            Run::Induction => "induction counterexample (from an arbitrary state)",
+        };
+        let to = match cex_path {
+            Some(p) => format!("written to {p}"),
+            None => "pass --vcd CEX.vcd to write it".to_string(),
+        };
+        println!(
+            "  {what}: {} fail(s) at step {}; trace {to}",
+            cex.properties.join(", "),
+            cex.step
+        );
+    }
+}

@@ -1,0 +1,92 @@
+//! `smrtl prove` on the command line (docs/mic-prove.md): a proven block prints every property
+//! and exits 0 without writing `--vcd`; bad input and blocks without properties are one-line
+//! errors with exit 2, before any solver run.
+
+mod common;
+
+use common::{assert_usage_error, smrtl, stdout};
+
+fn tools() -> bool {
+    smrtl_hdl::tools::external(&smrtl_synth::prove::TOOLS)
+}
+
+#[test]
+fn prove_lock_table_passes_and_writes_no_vcd() {
+    if !tools() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let cex = dir.path().join("cex.vcd");
+    let o = smrtl(&[
+        "prove",
+        "lock_table",
+        "--preset",
+        "small",
+        "--set",
+        "PEND_W=2",
+        "--vcd",
+        cex.to_str().unwrap(),
+    ]);
+    let out = stdout(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}");
+    assert!(out.starts_with("prove lock_table ("), "{out}");
+    for line in [
+        "drained_on_release_0",
+        "proven (BMC depth 8, induction k 1)",
+        "pend_registered",
+        "proven (no combinational path from an input)",
+        "22 of 22 proven",
+    ] {
+        assert!(out.contains(line), "`{line}` in {out}");
+    }
+    assert!(!out.contains("FAILED"));
+    assert!(!cex.exists(), "--vcd is written only on a failure");
+    assert!(
+        common::files(dir.path()).is_empty(),
+        "no temporary file left"
+    );
+}
+
+#[test]
+fn prove_json_reports_each_property() {
+    if !tools() {
+        return;
+    }
+    let o = smrtl(&["prove", "lock_table", "--preset", "small", "--json"]);
+    assert_eq!(o.status.code(), Some(0));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(v["block"], "lock_table");
+    assert_eq!(v["proven"], true);
+    let outcomes = v["outcomes"].as_array().unwrap();
+    assert_eq!(outcomes.len(), 22);
+    assert!(outcomes
+        .iter()
+        .all(|o| o["verdict"]["status"] == "proven" || o["verdict"]["status"] == "structural"));
+    assert!(v["counterexample_vcd"].is_null());
+}
+
+#[test]
+fn prove_rejects_bad_input_with_exit_2() {
+    assert_usage_error(
+        &smrtl(&["prove", "no_such_block"]),
+        "unknown block `no_such_block`",
+    );
+    assert_usage_error(
+        &smrtl(&["prove", "share_cfg"]),
+        "block `share_cfg` declares no properties to prove at these params; blocks with properties: lock_table, rbmi_arb, qbmi_arb, milg",
+    );
+    assert_usage_error(
+        &smrtl(&["prove", "lock_table", "--set", "PEND_W=0"]),
+        "PEND_W",
+    );
+    assert_usage_error(
+        &smrtl(&["prove", "lock_table", "--vcd", "/no/such/dir/cex.vcd"]),
+        "cannot write /no/such/dir/cex.vcd",
+    );
+    let o = smrtl(&["prove", "lock_table", "--all-configs", "--preset", "small"]);
+    assert_eq!(
+        o.status.code(),
+        Some(2),
+        "clap refuses --all-configs with --preset"
+    );
+}
