@@ -199,8 +199,8 @@ enum Command {
     /// Scratchpad sharing's launch calculator (seed 001): thread blocks per SM without and
     /// with sharing, as pairs and unshared blocks.
     Launch(launch::LaunchArgs),
-    /// Prove a block's invariants on its emitted Verilog with a solver (yosys-smtbmc, z3): BMC from
-    /// reset and k-induction under the block's legal-stimulus assumptions.
+    /// Prove a block's invariants on its emitted Verilog with a SAT solver (Yosys `sat`): BMC
+    /// from reset and k-induction under the block's legal-stimulus assumptions.
     Prove(prove::ProveArgs),
     /// Scratchpad sharing's compiler pass (seed 001): the shared-region variables, their
     /// layout and the relssp placement (opt, postdom), and with -o the transformed kernel.

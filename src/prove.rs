@@ -1,5 +1,5 @@
-//! `smrtl prove`: solver proofs of a block's invariants on its emitted Verilog (docs/mic-prove.md):
-//! BMC from reset and k-induction with `yosys-smtbmc` and z3, per the properties the block
+//! `smrtl prove`: solver proofs of a block's invariants on its emitted Verilog (docs/prove.md):
+//! BMC from reset and k-induction with Yosys's SAT solver (`sat`), per the properties the block
 //! declares ([`smrtl_testbench::Bench::properties`]). Exit 0 when every property is proven, 1
 //! when one fails or is not proven, 2 on bad input or a missing tool.
 

@@ -1,4 +1,4 @@
-//! `smrtl prove` on the command line (docs/mic-prove.md): a proven block prints every property
+//! `smrtl prove` on the command line (docs/prove.md): a proven block prints every property
 //! and exits 0 without writing `--vcd`; bad input and blocks without properties are one-line
 //! errors with exit 2, before any solver run.
 

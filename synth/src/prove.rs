@@ -1,4 +1,4 @@
-//! Solver proofs of a block's invariants on its emitted Verilog (docs/mic-prove.md): a block
+//! Solver proofs of a block's invariants on its emitted Verilog (docs/prove.md): a block
 //! declares a [`Proof`] (legal-stimulus assumptions, invariants over its ports, outputs that
 //! must depend on registers only, and the depths); [`prove`] writes a formal wrapper around the
 //! Verilog and runs Yosys's SAT solver for bounded model checking (BMC) from reset and
@@ -34,7 +34,7 @@
 //! `-stbv` / `-stdt`, after `techmap`, and without `-wires`); `share_cfg` alone takes 0.5 s to
 //! parse. Debian's boolector (1.5, 2012) cannot talk to `yosys-smtbmc`, and yices is not
 //! packaged. Yosys's own `sat` (MiniSAT) proves the same wrapper in seconds
-//! (docs/mic-prove.md §4).
+//! (docs/prove.md §4).
 //!
 //! A [`Kind::Registered`] property ("output X depends only on registers") is a structural
 //! check on the DUT alone: `proc; flatten; memory` (memories become flip-flops), then the
@@ -678,7 +678,7 @@ pub fn wrapper(top: &str, ports: &[Port], proof: &Proof) -> String {
     let mut v = String::new();
     let _ = writeln!(
         v,
-        "// smrtl prove: formal wrapper of {top} (docs/mic-prove.md). Generated; read with\n\
+        "// smrtl prove: formal wrapper of {top} (docs/prove.md). Generated; read with\n\
          // read_verilog -formal. Step 0 holds reset; assertions hold from step 1."
     );
     let mut header = vec!["    input wire clock".to_string()];

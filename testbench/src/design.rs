@@ -30,7 +30,7 @@ pub trait Bench: 'static {
     fn cost_notes(_p: &Self::Params) -> Result<Notes, ToolError> {
         Ok(Notes::default())
     }
-    /// The block's solver proof at `p` for `smrtl prove` (docs/mic-prove.md): legal-stimulus
+    /// The block's solver proof at `p` for `smrtl prove` (docs/prove.md): legal-stimulus
     /// assumptions, invariants over its ports, registered-only outputs and the depths; `None`
     /// for a block (or configuration) without properties.
     fn properties(_p: &Self::Params) -> Option<Proof> {

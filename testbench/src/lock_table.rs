@@ -257,7 +257,7 @@ impl Bench for LockTableBench {
     }
 }
 
-/// The lock table's solver proof (docs/mic-prove.md §3; docs/scratchpad-sharing.md §2.4).
+/// The lock table's solver proof (docs/prove.md §3; docs/scratchpad-sharing.md §2.4).
 ///
 /// Legal stimulus (what the SM around the table guarantees): ShTB is a valid pairing (§2.2,
 /// `err_cfg` = 0) and stable; no `cfg_lock` write (tests and launch only); requests and

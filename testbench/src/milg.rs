@@ -229,7 +229,7 @@ impl Bench for MilgBench {
     }
 }
 
-/// The MILG's solver proof (docs/mic-prove.md §5; spec §4.3–§4.5).
+/// The MILG's solver proof (docs/prove.md §5; spec §4.3–§4.5).
 ///
 /// Legal stimulus (spec §4.4, §5): `acc` and `fail` never together; `done` ≤ 2 and never more
 /// than are in flight; `issue` only when `mem_ok`; the SMIL configuration is stable and names a

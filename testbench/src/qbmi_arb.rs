@@ -183,7 +183,7 @@ impl Bench for QbmiArbBench {
     }
 }
 
-/// QbmiArb's solver proof (docs/mic-prove.md §5.4; spec §3.2–§3.5): every input is legal.
+/// QbmiArb's solver proof (docs/prove.md §5.4; spec §3.2–§3.5): every input is legal.
 /// With `elig = mem_req & mem_ok & {N{slot_free}}`: at most one `grant` bit, only to an
 /// eligible kernel, one whenever a kernel is eligible; the grant has the largest quota among
 /// the eligible kernels (ties to the lowest k); every quota ≥ 1 at the start of a cycle;

@@ -116,7 +116,7 @@ impl Bench for RbmiArbBench {
     }
 }
 
-/// RbmiArb's solver proof (docs/mic-prove.md §5.3; spec §3.1): every input is legal. With
+/// RbmiArb's solver proof (docs/prove.md §5.3; spec §3.1): every input is legal. With
 /// `elig = mem_req & mem_ok & {N{slot_free}}`: at most one `grant` bit, only to an eligible
 /// kernel, and one whenever a kernel is eligible (work conservation); the grant is the first
 /// eligible kernel after `last` in cyclic order; `last` names a kernel and follows the grant.

@@ -1,4 +1,4 @@
-//! `smrtl prove` machinery on a real block (docs/mic-prove.md): the lock table's invariants
+//! `smrtl prove` machinery on a real block (docs/prove.md): the lock table's invariants
 //! (docs/scratchpad-sharing.md §2.4) proven by BMC and k-induction on its emitted Verilog for
 //! every configuration `smrtl prove --all-configs` covers; the planted drain fault found with a
 //! counterexample VCD that names the failing property; the structural registered-only check
