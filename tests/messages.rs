@@ -169,7 +169,12 @@ fn list_columns_align_whatever_the_lengths() {
             "owner_class",
             "relssp_unit",
             "warp_scheduler",
-            "sharing_core"
+            "sharing_core",
+            "rbmi_arb",
+            "qbmi_arb",
+            "milg",
+            "req_counter",
+            "mem_issue_ctl"
         ]
     );
     for block in blocks {

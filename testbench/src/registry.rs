@@ -17,6 +17,11 @@ pub fn blocks() -> Vec<BlockEntry> {
         BlockEntry::of::<crate::relssp_unit::RelsspBench>(),
         BlockEntry::of::<crate::warp_scheduler::WarpSchedulerBench>(),
         BlockEntry::of::<crate::sharing_core::SharingCoreBench>(),
+        BlockEntry::of::<crate::rbmi_arb::RbmiArbBench>(),
+        BlockEntry::of::<crate::qbmi_arb::QbmiArbBench>(),
+        BlockEntry::of::<crate::milg::MilgBench>(),
+        BlockEntry::of::<crate::req_counter::ReqCounterBench>(),
+        BlockEntry::of::<crate::mem_issue_ctl::MemIssueCtlBench>(),
     ]
 }
 
