@@ -110,8 +110,13 @@ fn bad_input_exits_2_with_one_line() {
         ),
         (
             r#"{"kernels": ["bp"], "cycles": 10}"#,
-            vec!["--backend", "verilator"],
-            "allowed: model",
+            vec!["--set", "scheme=warp"],
+            "scheme",
+        ),
+        (
+            r#"{"kernels": ["bp", "sv"], "cycles": 10}"#,
+            vec!["--set", "rpm_init=1,2,3"],
+            "rpm_init",
         ),
     ];
     for (text, extra, needle) in cases {

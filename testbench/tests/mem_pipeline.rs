@@ -479,10 +479,10 @@ fn isolated_calibration() {
 /// before the edge and the same registers after it, every cycle.
 #[test]
 fn a_control_stepped_beside_from_the_events_agrees() {
-    use smrtl_cosim::mem_pipeline::ctl::MemIssueCtl;
+    use smrtl_cosim::mem_issue_ctl::MemIssueCtl;
     let w = wl(r#"{"kernels": ["bp", "sv"], "tbs": [9, 4], "cycles": 20000, "seed": 4}"#);
     let mut m = MemPipeline::new(&w).unwrap();
-    let mut beside = MemIssueCtl::new(2, &w.params).unwrap();
+    let mut beside = MemIssueCtl::new(&w.params.ctl(2));
     for _ in 0..w.cycles {
         m.step();
         let ev = *m.events();
