@@ -245,18 +245,13 @@ fn dmil_limits_change_only_at_a_boundary() {
     assert!(changes >= 1, "{changes}");
 }
 
-/// Cycles of the SM-level RTL runs on rust-hdl: 200K on the pair bp+sv for every scheme,
-/// 50K on sv+ks and cp+ks+ax (the whole set stays within a few minutes on a shared 2-core
-/// machine; `SMRTL_MEM_SM_CYCLES` raises it).
-fn loop_cycles(pair: usize) -> u64 {
-    let full = std::env::var("SMRTL_MEM_SM_CYCLES")
+/// Cycles of each SM-level RTL run on rust-hdl (every scheme and workload; the whole set takes
+/// about a minute on a shared 2-core machine). `SMRTL_MEM_SM_CYCLES` changes it.
+fn loop_cycles() -> u64 {
+    std::env::var("SMRTL_MEM_SM_CYCLES")
         .ok()
-        .and_then(|v| v.parse().ok());
-    match (pair, full) {
-        (_, Some(c)) => c,
-        (0, None) => 200_000,
-        _ => 50_000,
-    }
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(200_000)
 }
 
 /// Every scheme on every workload with `mem_issue_ctl` on rust-hdl in the loop: the RTL
@@ -265,9 +260,9 @@ fn loop_cycles(pair: usize) -> u64 {
 #[test]
 fn every_scheme_with_the_rtl_in_the_loop_on_rusthdl() {
     let mut total = 0.0;
-    for (i, (name, body)) in PAIRS.iter().enumerate() {
+    for (name, body) in PAIRS {
         for scheme in SCHEMES {
-            let w = wl(body, loop_cycles(i), scheme);
+            let w = wl(body, loop_cycles(), scheme);
             let start = Instant::now();
             let with_rtl = run_rusthdl(&w, Fault::None, &mut |_| {});
             let secs = start.elapsed().as_secs_f64();
