@@ -101,11 +101,14 @@ fn smil_limits_3_1_bound_what_is_in_flight() {
     assert_eq!(most, [3, 1, 2]);
 }
 
+/// A run that hands each cycle's record to its argument.
+type Records<'a> = dyn FnMut(&mut dyn FnMut(&CycleRecord)) + 'a;
+
 /// §3.5 RBMI: the issue stage follows the one-hot grant, and whenever both kernels are
 /// eligible the grant alternates (the kernel not granted last wins).
 #[test]
 fn rbmi_alternates_between_eligible_kernels() {
-    let check = |records: &mut dyn FnMut(&mut dyn FnMut(&CycleRecord))| {
+    let check = |records: &mut Records| {
         let mut last: Option<u8> = None;
         let (mut both, mut grants) = (0u64, 0u64);
         records(&mut |r| {
