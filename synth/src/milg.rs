@@ -96,7 +96,7 @@ mod tests {
         if !smrtl_hdl::tools::external(&["yosys", "verilator", "iverilog"]) {
             return;
         }
-        for (preset, want) in [("paper", 44), ("smil", 44), ("off", 36), ("small", 24)] {
+        for (preset, want) in [("paper", 44), ("smil", 44), ("off", 36), ("small", 22)] {
             let p = Params::resolve(Some(preset), &[]).unwrap();
             let module = std::sync::Arc::new(build(&p));
             let cost = crate::cost_of(&module, false).unwrap();
