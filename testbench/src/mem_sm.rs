@@ -224,6 +224,29 @@ impl Ports {
     }
 }
 
+/// The legal-stimulus rules of spec §5, asserted on every cycle the model drives: at most one
+/// L1D outcome (`Σ(acc + fail) ≤ 1`), at most one issue, `issue_k ⇒ mem_ok_k`, `first_k ⇒
+/// acc_k`, and `issue = grant` under BMI.
+fn legal(t: u64, x: &CtlIn, o: &CtlOut, bmi: bool) -> Result<(), String> {
+    let bad = |what: &str| Err(format!("illegal control stimulus in cycle {t}: {what}"));
+    if (x.acc | x.fail).count_ones() > 1 || x.acc & x.fail != 0 {
+        return bad("more than one L1D outcome");
+    }
+    if x.issue.count_ones() > 1 {
+        return bad("more than one memory issue");
+    }
+    if x.issue & !o.mem_ok != 0 {
+        return bad("issue of a gated kernel");
+    }
+    if x.first & !x.acc != 0 {
+        return bad("first without acc");
+    }
+    if bmi && x.issue != o.grant {
+        return bad("issue differs from the BMI grant");
+    }
+    Ok(())
+}
+
 /// The control's params of workload `w` (from the pipeline's params, for its kernel count).
 pub fn ctl_params(w: &Workload) -> CtlParams {
     w.params.ctl(w.kernels.len())
@@ -260,6 +283,7 @@ pub fn cosim_mem(
         if let Some(f) = each.as_deref_mut() {
             f(&m.record());
         }
+        legal(t, m.events(), &m.ctl_out(), p.scheme.has_arbiter()).map_err(MemLoopError::Model)?;
         ports.write_inputs(m.events(), &mut inputs);
         if rows.is_some() {
             ports.write_sm(&m, &mut inputs);
@@ -309,4 +333,33 @@ pub fn cosim_mem(
         });
     }
     Ok(m.stats())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn illegal_stimulus_is_refused_by_rule() {
+        let ok = CtlOut {
+            grant: 0b01,
+            mem_ok: 0b01,
+        };
+        let x = |issue, acc, fail, first| CtlIn {
+            issue,
+            acc,
+            fail,
+            first,
+            ..CtlIn::default()
+        };
+        assert_eq!(legal(5, &x(0b01, 0b10, 0, 0b10), &ok, true), Ok(()));
+        let err = |c: CtlIn, bmi| legal(5, &c, &ok, bmi).unwrap_err();
+        assert!(err(x(0, 0b01, 0b10, 0), false).contains("one L1D outcome"));
+        assert!(err(x(0, 0b01, 0b01, 0), false).contains("one L1D outcome"));
+        assert!(err(x(0b11, 0, 0, 0), false).contains("one memory issue"));
+        assert!(err(x(0b10, 0, 0, 0), false).contains("gated kernel"));
+        assert!(err(x(0, 0, 0, 0b01), false).contains("first without acc"));
+        assert!(err(x(0, 0, 0, 0), true).contains("BMI grant"));
+        assert!(err(x(0, 0, 0, 0), true).starts_with("illegal control stimulus in cycle 5"));
+    }
 }

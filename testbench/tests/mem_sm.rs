@@ -14,10 +14,11 @@ use std::time::Instant;
 
 const SCHEMES: [&str; 6] = ["baseline", "rbmi", "qbmi", "smil", "dmil", "qbmi_dmil"];
 
-/// The §5 two- and three-kernel workloads (a compute-heavy kernel with memory-heavy ones, two
+/// The §5 full-model workloads (a compute-heavy kernel with memory-heavy ones, two
 /// memory-heavy ones): kernels, TBs (or SMK-P filling) and sched.
-const PAIRS: [(&str, &str); 3] = [
+const PAIRS: [(&str, &str); 4] = [
     ("bp+sv", r#""kernels": ["bp", "sv"], "tbs": [9, 4]"#),
+    ("bp+ks", r#""kernels": ["bp", "ks"]"#),
     ("sv+ks", r#""kernels": ["sv", "ks"]"#),
     (
         "cp+ks+ax",
@@ -109,7 +110,7 @@ fn smil_limits_3_1_bound_what_is_in_flight() {
         assert_eq!(most[..2], [3, 1]);
     }
     // Three kernels, limits (3, 1, 2).
-    let w = wl(PAIRS[2].1, 50_000, "smil");
+    let w = wl(PAIRS[3].1, 50_000, "smil");
     let mut check = smil_check(3);
     run_model(&w, |m| most = check(&m.record()));
     assert_eq!(most, [3, 1, 2]);
@@ -248,7 +249,7 @@ fn dmil_check(n: usize, interval: u32) -> impl FnMut(&CycleRecord) -> u64 {
 
 #[test]
 fn dmil_limits_change_only_at_a_boundary() {
-    for (name, body) in [PAIRS[0], PAIRS[2]] {
+    for (name, body) in [PAIRS[0], PAIRS[3]] {
         let w = wl(body, 200_000, "dmil");
         let n = w.kernels.len();
         let interval = 1 << w.params.reqcnt_bits;
@@ -318,7 +319,7 @@ fn every_scheme_with_the_rtl_in_the_loop_on_verilator() {
     if !external("verilator") {
         return;
     }
-    for (name, body) in [PAIRS[0], PAIRS[2]] {
+    for (name, body) in [PAIRS[0], PAIRS[3]] {
         for scheme in SCHEMES {
             let w = wl(body, 5_000, scheme);
             let mut dut = mem_sm::verilator(&mem_sm::ctl_params(&w), Fault::None).unwrap();
