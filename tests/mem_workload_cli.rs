@@ -110,8 +110,13 @@ fn bad_input_exits_2_with_one_line() {
         ),
         (
             r#"{"kernels": ["bp"], "cycles": 10}"#,
-            vec!["--backend", "verilator"],
-            "allowed: model",
+            vec!["--set", "scheme=warp"],
+            "scheme",
+        ),
+        (
+            r#"{"kernels": ["bp", "sv"], "cycles": 10}"#,
+            vec!["--set", "rpm_init=1,2,3"],
+            "rpm_init",
         ),
     ];
     for (text, extra, needle) in cases {
@@ -124,4 +129,53 @@ fn bad_input_exits_2_with_one_line() {
         &smrtl(&["sim", "--mem-workload", "/nonexistent/w.json"]),
         "w.json",
     );
+}
+
+/// `--backend rusthdl` runs `mem_issue_ctl` in the loop: the report is the model's, and the VCD
+/// has the SM signals as stimulus beside the control's ports, model and RTL.
+#[test]
+fn rtl_in_the_loop_reports_the_model_run_and_both_sides_in_the_vcd() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("w.json");
+    std::fs::write(
+        &f,
+        r#"{"kernels": ["bp", "sv"], "tbs": [9, 4], "cycles": 3000, "seed": 2, "params": {"scheme": "qbmi_dmil"}}"#,
+    )
+    .unwrap();
+    let vcd = dir.path().join("w.vcd");
+    let run = |backend: &str, vcd: Option<&str>| {
+        let mut args = vec!["sim", "--mem-workload", f.to_str().unwrap(), "--json"];
+        args.extend(["--backend", backend]);
+        if let Some(v) = vcd {
+            args.extend(["--vcd", v]);
+        }
+        let o = smrtl(&args);
+        assert!(o.status.success(), "{}", common::stderr(&o));
+        let mut v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+        assert_eq!(v["backend"], backend);
+        v["backend"] = serde_json::Value::Null;
+        v
+    };
+    assert_eq!(
+        run("rusthdl", Some(vcd.to_str().unwrap())),
+        run("model", None)
+    );
+    let text = std::fs::read_to_string(&vcd).unwrap();
+    for scope in ["stim", "model", "rtl"] {
+        assert!(
+            text.contains(&format!("$scope module {scope} $end")),
+            "{scope}"
+        );
+    }
+    for signal in [
+        "l1d_outcome",
+        "mshr_occupancy",
+        "grant",
+        "mem_ok",
+        "mil",
+        "quota",
+        "rpm",
+    ] {
+        assert!(text.contains(&format!(" {signal} $end")), "{signal}");
+    }
 }

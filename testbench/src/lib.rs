@@ -9,6 +9,7 @@ pub mod elastic_pipeline;
 pub mod history_cache;
 pub mod lock_table;
 pub mod mem_issue_ctl;
+pub mod mem_sm;
 pub mod milg;
 pub mod owner_class;
 pub mod profiles;

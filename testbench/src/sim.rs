@@ -113,6 +113,7 @@ enum Cause {
     Pipeline(DriveError),
     Core(Box<SmDivergence>),
     Sharing(smrtl_cosim::sharing_core::LoopError),
+    Mem(crate::mem_sm::MemLoopError),
 }
 
 impl Failure {
@@ -121,7 +122,9 @@ impl Failure {
         use smrtl_cosim::sharing_core::LoopError;
         !matches!(
             self.cause,
-            Cause::Pipeline(DriveError::CycleLimit { .. }) | Cause::Sharing(LoopError::Model(_))
+            Cause::Pipeline(DriveError::CycleLimit { .. })
+                | Cause::Sharing(LoopError::Model(_))
+                | Cause::Mem(crate::mem_sm::MemLoopError::Model(_))
         )
     }
 }
@@ -139,6 +142,7 @@ impl fmt::Display for Failure {
             Cause::Pipeline(e) => write!(f, "{e}"),
             Cause::Core(d) => write!(f, "{d}\nmodel record: {}", json(&d.model)?),
             Cause::Sharing(e) => write!(f, "{e}"),
+            Cause::Mem(e) => write!(f, "{e}"),
         }
     }
 }
@@ -698,42 +702,53 @@ impl Serialize for MemReport {
 impl Report for MemReport {}
 
 /// Runs memory workload file `text` (named `name` in messages), its params overridden by
-/// `o.sets`, on the SM memory-pipeline model. The RTL backends come with the control blocks.
+/// `o.sets`, on the SM memory-pipeline model, with the `mem_issue_ctl` RTL in the loop on the
+/// rusthdl and Verilator backends (`crate::mem_sm::cosim_mem`).
 pub fn run_mem_workload(name: &str, text: &str, o: Options) -> Result<Run<MemReport>, String> {
+    use crate::mem_sm;
     use smrtl_cosim::mem_pipeline::{self as mp, workload};
+    use smrtl_hdl::mem_issue_ctl::Fault;
     let w = workload::parse(text, o.sets).map_err(|e| shown(&format!("{name}: {e}")))?;
-    if o.backend != Backend::Model {
-        return Err(format!(
-            "{name}: --backend {} needs the mem_issue_ctl RTL, which this build does not have yet; allowed: model",
-            o.backend.name()
-        ));
-    }
-    // Refused before any work: a scheme the control cannot run is a usage error.
+    // Refused before any work: params the control cannot take are a usage error.
     mp::MemPipeline::new(&w).map_err(|e| shown(&format!("{name}: {e}")))?;
+    let ctl = mem_sm::ctl_params(&w);
+    let mut dut = match o.backend {
+        Backend::Model => None,
+        Backend::Rusthdl => Some(mem_sm::rusthdl(&ctl, Fault::None)),
+        Backend::Verilator => {
+            Some(mem_sm::verilator(&ctl, Fault::None).map_err(|e| e.to_string())?)
+        }
+    };
     let mut rows = o.waveform.then(|| WaveRows::new(WAVE_WINDOW));
     let mut lines = Lines::new(o.records);
     let recording = lines.out.is_some();
     let mut each = |r: &mp::CycleRecord| lines.put(r);
-    let stats = mp::run(
-        &w,
-        recording.then_some(&mut each as &mut dyn FnMut(&_)),
-        rows.as_mut(),
-    )
-    .map_err(|e| shown(&format!("{name}: {e}")))?;
-    let layout = mp::wave_layout(&w.params, w.kernels.len());
+    let each = recording.then_some(&mut each as &mut dyn FnMut(&_));
+    let (result, layout, top) = match dut.as_deref_mut() {
+        None => (
+            Ok(mp::run(&w, each, rows.as_mut()).map_err(|e| shown(&format!("{name}: {e}")))?),
+            mp::wave_layout(&w.params, w.kernels.len()),
+            "mem_pipeline",
+        ),
+        Some(dut) => {
+            let run = mem_sm::cosim_mem(&w, dut, rows.as_mut(), each);
+            let result = run.map_err(|e| Failure {
+                block: "mem_issue_ctl",
+                backend: o.backend,
+                cause: Cause::Mem(e),
+            });
+            (result, mem_sm::layout(&ctl), "mem_issue_ctl")
+        }
+    };
     Ok(Run {
-        result: Ok(MemReport {
+        result: result.map(|stats| MemReport {
             backend: o.backend,
             source: name.to_string(),
             params: w.params,
             seed: w.seed,
             stats,
         }),
-        waveform: rows.map(|rows| Waveform {
-            top: "mem_pipeline",
-            layout,
-            rows,
-        }),
+        waveform: rows.map(|rows| Waveform { top, layout, rows }),
         records_error: lines.error,
     })
 }

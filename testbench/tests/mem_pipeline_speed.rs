@@ -37,11 +37,25 @@ fn allocations() -> u64 {
 
 #[test]
 fn two_kernel_run_allocates_nothing_when_warm() {
-    for text in [
-        r#"{"kernels": ["bp", "sv"], "tbs": [9, 4], "cycles": 1, "seed": 1}"#,
-        r#"{"kernels": ["cp", "ks", "ax"], "cycles": 1, "seed": 1, "params": {"sched": "lrr"}}"#,
-    ] {
-        let w = workload::parse(text, &[]).unwrap();
+    let runs = [
+        (
+            r#"{"kernels": ["bp", "sv"], "tbs": [9, 4], "cycles": 1, "seed": 1}"#,
+            "baseline",
+        ),
+        (
+            r#"{"kernels": ["cp", "ks", "ax"], "cycles": 1, "seed": 1, "params": {"sched": "lrr"}}"#,
+            "baseline",
+        ),
+    ];
+    // Every control scheme on bp+sv (the control's tick and comb allocate nothing either).
+    let bp_sv = runs[0].0;
+    let schemes = ["rbmi", "qbmi", "smil", "dmil", "qbmi_dmil"].map(|s| (bp_sv, s));
+    for (text, scheme) in runs.into_iter().chain(schemes) {
+        let sets = [
+            ("scheme".to_string(), scheme.to_string()),
+            ("smil_limit".to_string(), "[3,1]".to_string()),
+        ];
+        let w = workload::parse(text, &sets).unwrap();
         let mut m = MemPipeline::new(&w).unwrap();
         for _ in 0..100_000 {
             m.step();
@@ -53,9 +67,13 @@ fn two_kernel_run_allocates_nothing_when_warm() {
             m.step();
         }
         let secs = start.elapsed().as_secs_f64();
-        assert_eq!(allocations() - before, 0, "{text}: the hot path allocated");
+        assert_eq!(
+            allocations() - before,
+            0,
+            "{text} {scheme}: the hot path allocated"
+        );
         println!(
-            "{}: {:.2} M cycles/s",
+            "{} {scheme}: {:.2} M cycles/s",
             w.kernels
                 .iter()
                 .map(|k| k.name.as_str())

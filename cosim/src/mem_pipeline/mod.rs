@@ -2,24 +2,24 @@
 //! 004): warps of up to three concurrent kernels on four schedulers, the shared memory-issue
 //! slot, the MEM pipeline register, the LSU dispatch register, the L1D with MSHRs and miss
 //! queue, the abstract lower memory (§1.6) and the response queue, stepped in the phase order
-//! of §1.3. The memory-issue control is reached only through its typed interface
-//! ([`ctl::MemIssueCtl`]: `comb` in phase 6, `tick` in phase 7), so an RTL `mem_issue_ctl` can
-//! be stepped beside it with the same [`CtlIn`] each cycle.
+//! of §1.3. The memory-issue control is [`crate::mem_issue_ctl::MemIssueCtl`], reached only
+//! through its typed interface (`comb` in phase 6, `tick` in phase 7), so the RTL
+//! `mem_issue_ctl` can be stepped beside it with the same [`CtlIn`] each cycle.
 //!
 //! The hot path allocates nothing once the run's queues have grown to their working size;
 //! per-cycle records ([`CycleRecord`]) are built only when a caller asks for them.
 
-pub mod ctl;
 pub mod l1d;
 pub mod params;
 pub mod workload;
 
 use crate::harness::Trace as WaveRows;
 use crate::layout::Layout;
-use ctl::{CtlIn, CtlOut, MemIssueCtl};
+pub use crate::mem_issue_ctl::{CtlIn, CtlOut, MemIssueCtl};
 use l1d::{L1d, Outcome};
 use params::{PipeParams, Sched, Scheme, MAX_ACCESSES, MAX_KERNELS, SCHEDULERS};
 use serde::Serialize;
+use smrtl_hdl::params::BlockParams as _;
 use smrtl_hdl::{Dir, Port};
 use std::collections::VecDeque;
 use workload::{Body, KernelSpec, Op, Workload};
@@ -324,7 +324,9 @@ impl MemPipeline {
     pub fn new(w: &Workload) -> Result<MemPipeline, String> {
         let p = w.params.clone();
         let n = w.kernels.len();
-        let ctl = MemIssueCtl::new(n, &p)?;
+        let cp = p.ctl(n);
+        cp.validate().map_err(|e| e.to_string())?;
+        let ctl = MemIssueCtl::new(&cp);
         let total_warps: u32 = w
             .kernels
             .iter()
@@ -1088,7 +1090,7 @@ pub fn wave_layout(p: &PipeParams, n: usize) -> Layout {
         out("peak", n * p.inflight_bits as usize),
         out("rsfail", n * p.rsfail_bits as usize),
         out("reqcnt", n * p.reqcnt_bits as usize),
-        out("mil", n * 7),
+        out("mil", n * p.inflight_bits as usize),
         out("unl", n),
     ];
     Layout::new(&ports)
@@ -1119,7 +1121,7 @@ pub fn push_wave(rows: &mut WaveRows, layout: &Layout, p: &PipeParams, n: usize,
             ("peak", p.inflight_bits as usize, &r.peak),
             ("rsfail", p.rsfail_bits as usize, &r.rsfail),
             ("reqcnt", p.reqcnt_bits as usize, &r.reqcnt),
-            ("mil", 7, &r.mil),
+            ("mil", p.inflight_bits as usize, &r.mil),
         ];
         for (name, bits, v) in fields {
             let slot = layout.out_slot(name);

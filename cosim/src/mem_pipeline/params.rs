@@ -2,20 +2,12 @@
 //! `--set` parsing, `smrtl list`-style errors and range checks all come from this declaration.
 
 use serde::{Deserialize, Serialize};
-use smrtl_hdl::params::{Allowed, BlockParams, ParamError};
-
-/// The memory-issue scheme (§5 `scheme`): which control decides the shared memory-issue slot.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Scheme {
-    /// No BMI, no MIL: the issue stage's rotation picks the winner (§2).
-    Baseline,
-    Rbmi,
-    Qbmi,
-    Smil,
-    Dmil,
-    QbmiDmil,
-}
+use smrtl_hdl::mem_issue_ctl::Params as CtlParams;
+pub use smrtl_hdl::mem_issue_ctl::Scheme;
+use smrtl_hdl::milg::Ratio0Policy;
+use smrtl_hdl::netlist::mask;
+use smrtl_hdl::params::{declared_by, Allowed, BlockParams, ParamError};
+use smrtl_hdl::qbmi_arb::{RpmInit, RpmRound};
 
 /// Warp order within a scheduler (§2 `sched`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -37,29 +29,13 @@ pub enum SetIndex {
     Linear,
 }
 
-/// What DMIL does when an interval saw fewer failures than requests (§4.2 `ratio0_policy`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Ratio0Policy {
-    Unlimited,
-    Increment,
-}
-
-/// How QBMI rounds `1024 / c` (§3.3 `rpm_round`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum RpmRound {
-    Nearest,
-    Floor,
-}
-
 smrtl_hdl::block_params! {
     /// The behavioural SM memory pipeline (§1–§2) and the memory-issue control it drives (§3–§5).
     #[derive(Eq)]
     #[serde(deny_unknown_fields)]
     pub struct PipeParams {
         /// Memory-issue scheme (§5): who grants the memory-issue slot and gates kernels.
-        scheme: Scheme = Scheme::Baseline, "scheme", Allowed::Names(&["baseline", "rbmi", "qbmi", "smil", "dmil", "qbmi_dmil"]);
+        scheme: Scheme = Scheme::Baseline, "scheme", Allowed::As(declared_by::<CtlParams>);
         /// Warp order within each of the 4 schedulers (§2).
         sched: Sched = Sched::Gto, "sched", Allowed::Names(&["gto", "lrr"]);
         /// Compute-instruction latency: a dependent instruction issues alu_lat cycles later (§8.3).
@@ -95,23 +71,23 @@ smrtl_hdl::block_params! {
         /// Shared-memory bytes per SM (§1.1: 96 KB).
         max_smem: u32 = 98_304, "max_smem", Allowed::Range(0, 1 << 24);
         /// MILG in-flight counter width (§4.3).
-        inflight_bits: u32 = 7, "inflight_bits", Allowed::Range(1, 16);
+        inflight_bits: u32 = 7, "inflight_bits", Allowed::As(declared_by::<CtlParams>);
         /// MILG failure counter width, saturating (§4.3).
-        rsfail_bits: u32 = 12, "rsfail_bits", Allowed::Range(1, 32);
+        rsfail_bits: u32 = 12, "rsfail_bits", Allowed::As(declared_by::<CtlParams>);
         /// Request counter width: the interval is 2^reqcnt_bits requests (§4.3).
-        reqcnt_bits: u32 = 10, "reqcnt_bits", Allowed::Range(1, 20);
+        reqcnt_bits: u32 = 10, "reqcnt_bits", Allowed::As(declared_by::<CtlParams>);
         /// DMIL with fewer failures than requests in an interval (§4.2).
-        ratio0_policy: Ratio0Policy = Ratio0Policy::Unlimited, "ratio0_policy", Allowed::Names(&["unlimited", "increment"]);
+        ratio0_policy: Ratio0Policy = Ratio0Policy::Unlimited, "ratio0_policy", Allowed::As(declared_by::<CtlParams>);
         /// QBMI: largest sampled Req/Minst (§3.3).
-        rpm_max: u32 = 32, "rpm_max", Allowed::Range(1, 32);
+        rpm_max: u32 = 32, "rpm_max", Allowed::As(declared_by::<CtlParams>);
         /// QBMI: rounding of 1024 / c (§3.3).
-        rpm_round: RpmRound = RpmRound::Nearest, "rpm_round", Allowed::Names(&["nearest", "floor"]);
+        rpm_round: RpmRound = RpmRound::Nearest, "rpm_round", Allowed::As(declared_by::<CtlParams>);
         /// QBMI quota register width, saturating (§3.4).
-        quota_bits: u32 = 16, "quota_bits", Allowed::Range(1, 32);
+        quota_bits: u32 = 16, "quota_bits", Allowed::As(declared_by::<CtlParams>);
         /// QBMI: rpm of every kernel at reset (§3.3).
-        rpm_init: u32 = 1, "rpm_init", Allowed::Range(1, 32);
+        rpm_init: RpmInit = RpmInit::default(), "rpm_init", Allowed::As(declared_by::<CtlParams>);
         /// SMIL per-kernel limits, kernel 0 first; 0 = unlimited, missing = unlimited (§4.1).
-        smil_limit: Vec<u32> = vec![], "smil_limit", Allowed::Json("a list of at most 3 limits in 0..=127 (0: unlimited)"), "e.g. --set smil_limit=[3,1]";
+        smil_limit: Vec<u32> = vec![], "smil_limit", Allowed::Json("a list of at most 3 limits, each fitting inflight_bits (0: unlimited)"), "e.g. --set smil_limit=[3,1]";
     }
 }
 
@@ -123,6 +99,25 @@ pub const SCHEDULERS: usize = 4;
 pub const LINE_BYTES: u64 = 128;
 /// Most coalesced accesses of one instruction (§1.5).
 pub const MAX_ACCESSES: usize = 32;
+
+impl PipeParams {
+    /// The memory-issue control's params for `n` kernels: the fields above are declared by
+    /// `mem_issue_ctl` and passed through unchanged.
+    pub fn ctl(&self, n: usize) -> CtlParams {
+        CtlParams {
+            n: n as u32,
+            scheme: self.scheme,
+            ratio0_policy: self.ratio0_policy,
+            inflight_bits: self.inflight_bits,
+            rsfail_bits: self.rsfail_bits,
+            reqcnt_bits: self.reqcnt_bits,
+            rpm_max: self.rpm_max,
+            rpm_round: self.rpm_round,
+            quota_bits: self.quota_bits,
+            rpm_init: self.rpm_init.clone(),
+        }
+    }
+}
 
 impl BlockParams for PipeParams {
     const BLOCK: &'static str = "mem_pipeline";
@@ -144,11 +139,20 @@ impl BlockParams for PipeParams {
                 "less than mq_depth",
             ));
         }
-        if self.smil_limit.len() > MAX_KERNELS || self.smil_limit.iter().any(|&l| l > 127) {
+        // The kernel count is the workload's; here only as many as rpm_init lists (its count
+        // is checked against the kernels when the pipeline is built).
+        self.ctl(self.rpm_init.0.len().clamp(1, MAX_KERNELS))
+            .check()?;
+        if self.smil_limit.len() > MAX_KERNELS
+            || self
+                .smil_limit
+                .iter()
+                .any(|&l| u64::from(l) > mask(self.inflight_bits as usize))
+        {
             return Err(range(
                 "smil_limit",
                 serde_json::to_string(&self.smil_limit).unwrap_or_default(),
-                "a list of at most 3 limits in 0..=127 (0: unlimited)",
+                "a list of at most 3 limits, each fitting inflight_bits (0: unlimited)",
             ));
         }
         Ok(())
