@@ -189,8 +189,14 @@ impl MemIssueCtl {
     }
 }
 
-/// The top's port slots.
-struct Ports {
+/// The top's port places in the flat buffers, and the one encoding of [`CtlIn`], [`CtlOut`] and
+/// the registers of a [`MemIssueCtl`] on them: the port-level model and the SM model's RTL loop
+/// (`testbench/src/mem_sm.rs`) both go through it.
+pub struct CtlPorts {
+    n: usize,
+    ib: usize,
+    fb: usize,
+    qb: usize,
     reset: Slot,
     mem_req: Slot,
     issue: Slot,
@@ -215,45 +221,132 @@ struct Ports {
     qbmi: Option<[Slot; 4]>,
 }
 
+impl CtlPorts {
+    /// The slots of `p`'s ports in `layout` (which may hold further ports).
+    pub fn new(p: &Params, layout: &Layout) -> CtlPorts {
+        let i = |n: &str| layout.in_slot(n).clone();
+        let o = |n: &str| layout.out_slot(n).clone();
+        CtlPorts {
+            n: p.kernels(),
+            ib: p.inflight_bits as usize,
+            fb: p.rsfail_bits as usize,
+            qb: p.reqcnt_bits as usize,
+            reset: i("reset"),
+            mem_req: i(port::MEM_REQ),
+            issue: i(port::ISSUE),
+            done: i(port::DONE),
+            acc: i(port::ACC),
+            first: i(port::FIRST),
+            fail: i(port::FAIL),
+            smil_limit: i(port::SMIL_LIMIT),
+            smil_unl: i(port::SMIL_UNL),
+            slot_free: i(port::SLOT_FREE),
+            grant: o(port::GRANT),
+            mem_ok: o(port::MEM_OK),
+            inflight: o(port::INFLIGHT),
+            peak: o(port::PEAK),
+            rsfail: o(port::RSFAIL),
+            reqcnt: o(port::REQCNT),
+            mil: o(port::MIL),
+            unl: o(port::UNL),
+            last: (p.scheme == Scheme::Rbmi).then(|| o(port::LAST)),
+            qbmi: p
+                .has_qbmi()
+                .then(|| [port::QUOTA, port::BASE, port::RPM, port::MINST].map(o)),
+        }
+    }
+
+    /// Whether `reset` is high in `buf`.
+    pub fn reset(&self, buf: &[u64]) -> bool {
+        self.reset.field(buf, 0, 1) == 1
+    }
+
+    /// Drives `reset` in `buf`.
+    pub fn set_reset(&self, buf: &mut [u64], on: bool) {
+        self.reset.set(buf, u64::from(on));
+    }
+
+    /// One cycle's inputs read from `buf` into `x`.
+    pub fn read_inputs(&self, buf: &[u64], x: &mut CtlIn) {
+        let n = self.n;
+        let bits = |s: &Slot| s.field(buf, 0, n) as u8;
+        x.mem_req = bits(&self.mem_req);
+        x.issue = bits(&self.issue);
+        x.acc = bits(&self.acc);
+        x.first = bits(&self.first);
+        x.fail = bits(&self.fail);
+        x.smil_unl = bits(&self.smil_unl);
+        x.slot_free = self.slot_free.field(buf, 0, 1) == 1;
+        for k in 0..n {
+            x.done[k] = self.done.field(buf, 2 * k, 2) as u8;
+            x.smil_limit[k] = self.smil_limit.field(buf, k * self.ib, self.ib) as u8;
+        }
+    }
+
+    /// One cycle's inputs written to `buf` (`reset` low).
+    pub fn write_inputs(&self, x: &CtlIn, buf: &mut [u64]) {
+        self.reset.set(buf, 0);
+        self.mem_req.set(buf, u64::from(x.mem_req));
+        self.issue.set(buf, u64::from(x.issue));
+        self.acc.set(buf, u64::from(x.acc));
+        self.first.set(buf, u64::from(x.first));
+        self.fail.set(buf, u64::from(x.fail));
+        self.smil_unl.set(buf, u64::from(x.smil_unl));
+        self.slot_free.set(buf, u64::from(x.slot_free));
+        for k in 0..self.n {
+            self.done.set_field(buf, 2 * k, 2, u64::from(x.done[k]));
+            self.smil_limit
+                .set_field(buf, k * self.ib, self.ib, u64::from(x.smil_limit[k]));
+        }
+    }
+
+    /// The outputs read before the edge (Mealy `grant`, Moore `mem_ok`).
+    pub fn write_comb(&self, o: &CtlOut, buf: &mut [u64]) {
+        self.grant.set(buf, u64::from(o.grant));
+        self.mem_ok.set(buf, u64::from(o.mem_ok));
+    }
+
+    /// The debug registers of `c`.
+    pub fn write_regs(&self, c: &MemIssueCtl, buf: &mut [u64]) {
+        let (ib, fb, qb) = (self.ib, self.fb, self.qb);
+        for k in 0..self.n {
+            self.inflight
+                .set_field(buf, k * ib, ib, u64::from(c.inflight(k)));
+            self.peak.set_field(buf, k * ib, ib, u64::from(c.peak(k)));
+            self.rsfail
+                .set_field(buf, k * fb, fb, u64::from(c.rsfail(k)));
+            self.reqcnt
+                .set_field(buf, k * qb, qb, u64::from(c.reqcnt(k)));
+            self.mil.set_field(buf, k * ib, ib, u64::from(c.mil(k)));
+            self.unl.set_field(buf, k, 1, u64::from(c.unl(k)));
+        }
+        if let (Some(s), Some(l)) = (&self.last, c.last()) {
+            s.set(buf, l as u64);
+        }
+        if let (Some(slots), Some(q)) = (&self.qbmi, c.qbmi()) {
+            let base = q.base();
+            for (s, v) in slots.iter().zip([&q.quota, &base, &q.rpm, &q.minst]) {
+                let w = s.width / self.n;
+                for (k, &x) in v.iter().enumerate().take(self.n) {
+                    s.set_field(buf, k * w, w, u64::from(x));
+                }
+            }
+        }
+    }
+}
+
 /// Reads a port-level cycle into [`CtlIn`] and writes the outputs.
 pub struct Model {
     ctl: MemIssueCtl,
-    p: Params,
-    ports: Ports,
+    ports: CtlPorts,
     input: CtlIn,
 }
 
 impl Model {
     pub fn new(p: &Params, layout: &Layout) -> Model {
-        let i = |n: &str| layout.in_slot(n).clone();
-        let o = |n: &str| layout.out_slot(n).clone();
         Model {
             ctl: MemIssueCtl::new(p),
-            p: p.clone(),
-            ports: Ports {
-                reset: i("reset"),
-                mem_req: i(port::MEM_REQ),
-                issue: i(port::ISSUE),
-                done: i(port::DONE),
-                acc: i(port::ACC),
-                first: i(port::FIRST),
-                fail: i(port::FAIL),
-                smil_limit: i(port::SMIL_LIMIT),
-                smil_unl: i(port::SMIL_UNL),
-                slot_free: i(port::SLOT_FREE),
-                grant: o(port::GRANT),
-                mem_ok: o(port::MEM_OK),
-                inflight: o(port::INFLIGHT),
-                peak: o(port::PEAK),
-                rsfail: o(port::RSFAIL),
-                reqcnt: o(port::REQCNT),
-                mil: o(port::MIL),
-                unl: o(port::UNL),
-                last: (p.scheme == Scheme::Rbmi).then(|| o(port::LAST)),
-                qbmi: p
-                    .has_qbmi()
-                    .then(|| [port::QUOTA, port::BASE, port::RPM, port::MINST].map(o)),
-            },
+            ports: CtlPorts::new(p, layout),
             input: CtlIn::default(),
         }
     }
@@ -265,55 +358,12 @@ impl Simulator for Model {
     }
 
     fn step(&mut self, inputs: &[u64], outputs: &mut [u64]) {
-        let n = self.ctl.kernels();
-        let (ib, fb, qb) = (
-            self.p.inflight_bits as usize,
-            self.p.rsfail_bits as usize,
-            self.p.reqcnt_bits as usize,
-        );
         let ps = &self.ports;
-        let bits = |s: &Slot| s.field(inputs, 0, n) as u8;
-        let x = &mut self.input;
-        x.mem_req = bits(&ps.mem_req);
-        x.issue = bits(&ps.issue);
-        x.acc = bits(&ps.acc);
-        x.first = bits(&ps.first);
-        x.fail = bits(&ps.fail);
-        x.smil_unl = bits(&ps.smil_unl);
-        x.slot_free = ps.slot_free.field(inputs, 0, 1) == 1;
-        for k in 0..n {
-            x.done[k] = ps.done.field(inputs, 2 * k, 2) as u8;
-            x.smil_limit[k] = ps.smil_limit.field(inputs, k * ib, ib) as u8;
-        }
-        let out = self.ctl.comb(x.mem_req, x.slot_free);
-        ps.grant.set(outputs, u64::from(out.grant));
-        ps.mem_ok.set(outputs, u64::from(out.mem_ok));
-        for k in 0..n {
-            let c = &self.ctl;
-            ps.inflight
-                .set_field(outputs, k * ib, ib, u64::from(c.inflight(k)));
-            ps.peak.set_field(outputs, k * ib, ib, u64::from(c.peak(k)));
-            ps.rsfail
-                .set_field(outputs, k * fb, fb, u64::from(c.rsfail(k)));
-            ps.reqcnt
-                .set_field(outputs, k * qb, qb, u64::from(c.reqcnt(k)));
-            ps.mil.set_field(outputs, k * ib, ib, u64::from(c.mil(k)));
-            ps.unl.set_field(outputs, k, 1, c.unl(k) as u64);
-        }
-        if let (Some(s), Some(l)) = (&ps.last, self.ctl.last()) {
-            s.set(outputs, l as u64);
-        }
-        if let (Some(slots), Some(q)) = (&ps.qbmi, self.ctl.qbmi()) {
-            let base = q.base();
-            let values = [&q.quota, &base, &q.rpm, &q.minst];
-            for (s, v) in slots.iter().zip(values) {
-                let w = s.width / n;
-                for (k, &x) in v.iter().enumerate().take(n) {
-                    s.set_field(outputs, k * w, w, u64::from(x));
-                }
-            }
-        }
-        if ps.reset.field(inputs, 0, 1) == 1 {
+        ps.read_inputs(inputs, &mut self.input);
+        let out = self.ctl.comb(self.input.mem_req, self.input.slot_free);
+        ps.write_comb(&out, outputs);
+        ps.write_regs(&self.ctl, outputs);
+        if ps.reset(inputs) {
             self.ctl.reset();
         } else {
             self.ctl.tick(&self.input);

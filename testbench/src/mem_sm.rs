@@ -8,11 +8,11 @@
 //! §5 as stimulus beside the control's ports, model and RTL.
 
 use smrtl_cosim::harness::{first_difference, Mismatch, Trace as WaveRows};
-use smrtl_cosim::mem_issue_ctl::{CtlIn, CtlOut, MemIssueCtl};
+use smrtl_cosim::mem_issue_ctl::{CtlIn, CtlOut, CtlPorts};
 use smrtl_cosim::mem_pipeline::workload::Workload;
 use smrtl_cosim::mem_pipeline::{CycleRecord, MemPipeline, PipeStats};
 use smrtl_cosim::{Layout, Rtl, Slot};
-use smrtl_hdl::mem_issue_ctl::{build_with, port, Fault, Params as CtlParams, Scheme};
+use smrtl_hdl::mem_issue_ctl::{build_with, port, Fault, Params as CtlParams};
 use smrtl_hdl::tools::ToolError;
 use smrtl_hdl::{Dir, Port};
 use std::fmt;
@@ -92,86 +92,17 @@ impl fmt::Display for MemLoopError {
     }
 }
 
-/// The control's port places in the buffers.
+/// The control's port places in the buffers ([`CtlPorts`]) and the SM signals of the waveform.
 struct Ports {
-    n: usize,
-    ib: usize,
-    fb: usize,
-    qb: usize,
-    reset: Slot,
-    mem_req: Slot,
-    issue: Slot,
-    done: Slot,
-    acc: Slot,
-    first: Slot,
-    fail: Slot,
-    smil_limit: Slot,
-    smil_unl: Slot,
-    slot_free: Slot,
-    grant: Slot,
-    mem_ok: Slot,
-    inflight: Slot,
-    peak: Slot,
-    rsfail: Slot,
-    reqcnt: Slot,
-    mil: Slot,
-    unl: Slot,
-    last: Option<Slot>,
-    /// quota, base, rpm, minst (QBMI schemes).
-    qbmi: Option<[Slot; 4]>,
+    ctl: CtlPorts,
     sm: [Slot; 5],
 }
 
 impl Ports {
     fn new(p: &CtlParams, l: &Layout) -> Ports {
-        let i = |n: &str| l.in_slot(n).clone();
-        let o = |n: &str| l.out_slot(n).clone();
         Ports {
-            n: p.kernels(),
-            ib: p.inflight_bits as usize,
-            fb: p.rsfail_bits as usize,
-            qb: p.reqcnt_bits as usize,
-            reset: i("reset"),
-            mem_req: i(port::MEM_REQ),
-            issue: i(port::ISSUE),
-            done: i(port::DONE),
-            acc: i(port::ACC),
-            first: i(port::FIRST),
-            fail: i(port::FAIL),
-            smil_limit: i(port::SMIL_LIMIT),
-            smil_unl: i(port::SMIL_UNL),
-            slot_free: i(port::SLOT_FREE),
-            grant: o(port::GRANT),
-            mem_ok: o(port::MEM_OK),
-            inflight: o(port::INFLIGHT),
-            peak: o(port::PEAK),
-            rsfail: o(port::RSFAIL),
-            reqcnt: o(port::REQCNT),
-            mil: o(port::MIL),
-            unl: o(port::UNL),
-            last: (p.scheme == Scheme::Rbmi).then(|| o(port::LAST)),
-            qbmi: p
-                .has_qbmi()
-                .then(|| [port::QUOTA, port::BASE, port::RPM, port::MINST].map(o)),
-            sm: SM_SIGNALS.map(|(name, _)| i(name)),
-        }
-    }
-
-    /// The control's inputs of one cycle (`reset` low).
-    fn write_inputs(&self, x: &CtlIn, buf: &mut [u64]) {
-        let n = self.n;
-        self.reset.set(buf, 0);
-        self.mem_req.set(buf, u64::from(x.mem_req));
-        self.issue.set(buf, u64::from(x.issue));
-        self.acc.set(buf, u64::from(x.acc));
-        self.first.set(buf, u64::from(x.first));
-        self.fail.set(buf, u64::from(x.fail));
-        self.smil_unl.set(buf, u64::from(x.smil_unl));
-        self.slot_free.set(buf, u64::from(x.slot_free));
-        for k in 0..n {
-            self.done.set_field(buf, 2 * k, 2, u64::from(x.done[k]));
-            self.smil_limit
-                .set_field(buf, k * self.ib, self.ib, u64::from(x.smil_limit[k]));
+            ctl: CtlPorts::new(p, l),
+            sm: SM_SIGNALS.map(|(name, _)| l.in_slot(name).clone()),
         }
     }
 
@@ -186,40 +117,6 @@ impl Ports {
         ];
         for (s, v) in self.sm.iter().zip(v) {
             s.set(buf, v);
-        }
-    }
-
-    /// The outputs read before the edge.
-    fn write_comb(&self, o: &CtlOut, buf: &mut [u64]) {
-        self.grant.set(buf, u64::from(o.grant));
-        self.mem_ok.set(buf, u64::from(o.mem_ok));
-    }
-
-    /// The registers of `c`.
-    fn write_regs(&self, c: &MemIssueCtl, buf: &mut [u64]) {
-        let (ib, fb, qb) = (self.ib, self.fb, self.qb);
-        for k in 0..self.n {
-            self.inflight
-                .set_field(buf, k * ib, ib, u64::from(c.inflight(k)));
-            self.peak.set_field(buf, k * ib, ib, u64::from(c.peak(k)));
-            self.rsfail
-                .set_field(buf, k * fb, fb, u64::from(c.rsfail(k)));
-            self.reqcnt
-                .set_field(buf, k * qb, qb, u64::from(c.reqcnt(k)));
-            self.mil.set_field(buf, k * ib, ib, u64::from(c.mil(k)));
-            self.unl.set_field(buf, k, 1, u64::from(c.unl(k)));
-        }
-        if let (Some(s), Some(l)) = (&self.last, c.last()) {
-            s.set(buf, l as u64);
-        }
-        if let (Some(slots), Some(q)) = (&self.qbmi, c.qbmi()) {
-            let base = q.base();
-            for (s, v) in slots.iter().zip([&q.quota, &base, &q.rpm, &q.minst]) {
-                let w = s.width / self.n;
-                for (k, &x) in v.iter().enumerate().take(self.n) {
-                    s.set_field(buf, k * w, w, u64::from(x));
-                }
-            }
         }
     }
 }
@@ -274,21 +171,21 @@ pub fn cosim_mem(
         r.nets_of(rtl);
     }
     // A reset cycle, so the RTL starts where the model does whatever the backend's power-up.
-    ports.reset.set(&mut inputs, 1);
+    ports.ctl.set_reset(&mut inputs, true);
     rtl.eval(&inputs[..rtl_words], &mut actual);
     rtl.edge();
-    ports.write_regs(m.ctl(), &mut expected);
+    ports.ctl.write_regs(m.ctl(), &mut expected);
     for t in 0..w.cycles {
         m.step();
         if let Some(f) = each.as_deref_mut() {
             f(&m.record());
         }
         legal(t, m.events(), &m.ctl_out(), p.scheme.has_arbiter()).map_err(MemLoopError::Model)?;
-        ports.write_inputs(m.events(), &mut inputs);
+        ports.ctl.write_inputs(m.events(), &mut inputs);
         if rows.is_some() {
             ports.write_sm(&m, &mut inputs);
         }
-        ports.write_comb(&m.ctl_out(), &mut expected);
+        ports.ctl.write_comb(&m.ctl_out(), &mut expected);
         rtl.eval(&inputs[..rtl_words], &mut actual);
         let differs = expected != actual;
         if let Some(r) = rows.as_deref_mut() {
@@ -309,7 +206,7 @@ pub fn cosim_mem(
             });
         }
         rtl.edge();
-        ports.write_regs(m.ctl(), &mut expected);
+        ports.ctl.write_regs(m.ctl(), &mut expected);
     }
     // The last edge's registers.
     rtl.eval(&inputs[..rtl_words], &mut actual);
