@@ -176,13 +176,17 @@ pub struct MeanMax {
     pub max_kernel: &'static str,
 }
 
+/// The kernel with the largest value (the first on a tie; `("", −∞)` for none).
+pub fn argmax(v: impl IntoIterator<Item = (&'static str, f64)>) -> (&'static str, f64) {
+    v.into_iter().fold(
+        ("", f64::NEG_INFINITY),
+        |a, b| if b.1 > a.1 { b } else { a },
+    )
+}
+
 fn mean_max(v: &[(&'static str, f64)]) -> MeanMax {
     let mean = v.iter().map(|x| x.1).sum::<f64>() / v.len().max(1) as f64;
-    let (max_kernel, max) =
-        v.iter().copied().fold(
-            ("", f64::NEG_INFINITY),
-            |a, b| if b.1 > a.1 { b } else { a },
-        );
+    let (max_kernel, max) = argmax(v.iter().copied());
     MeanMax {
         mean,
         max,

@@ -4,7 +4,7 @@
 //! definitions (geomean of ratios), Table 4's instruction pattern, the resident-TB counts at 16,
 //! 48 and 64 KB, and the four trend targets evaluated from the numbers.
 
-use crate::repro::Target;
+use crate::repro::{argmax, Target};
 use crate::sharing_profiles::{Extra, KernelProfile, Set, PROFILES, WAVES};
 use crate::sweep::par_map;
 use serde::Serialize;
@@ -492,13 +492,7 @@ fn gains(r: &Report) -> Vec<Gain> {
                     (p.name, x.ipc / y.ipc, x.cycles as f64 / y.cycles as f64)
                 })
                 .collect();
-            let (max_kernel, max) =
-                per.iter()
-                    .map(|x| (x.0, x.1))
-                    .fold(
-                        ("", f64::NEG_INFINITY),
-                        |a, b| if b.1 > a.1 { b } else { a },
-                    );
+            let (max_kernel, max) = argmax(per.iter().map(|x| (x.0, x.1)));
             out.push(Gain {
                 config: c,
                 baseline: b,
@@ -607,12 +601,7 @@ fn targets(r: &Report) -> Vec<Target> {
         .private_sweep
         .windows(2)
         .all(|w| w[1].gain >= w[0].gain - 1e-9);
-    let best = table1()
-        .map(|p| (p.name, gain(p.name, Config::SharedOwfOpt)))
-        .fold(
-            ("", f64::NEG_INFINITY),
-            |a, b| if b.1 > a.1 { b } else { a },
-        );
+    let best = argmax(table1().map(|p| (p.name, gain(p.name, Config::SharedOwfOpt))));
     let hist = gain("histogram", Config::SharedOwfOpt);
     let t1 = sweep_up && best.0 == "heartwall" && hist.abs() <= ABOUT_ZERO;
     out.push(Target {
