@@ -3,7 +3,9 @@
 //! Block level (any block, through its [`Design`]): the block's random stimulus through
 //! the model, rust-hdl, Verilator (alone, in the co-simulation harness and in a plain C++ loop)
 //! and Icarus. SM level (`--profile NAME`): a Table 4 profile's workload on the SM core's model
-//! alone and co-simulated against its RTL on rust-hdl and on Verilator.
+//! alone and co-simulated against its RTL on rust-hdl and on Verilator. SM memory pipeline
+//! (`--mem-workload FILE`): the pipeline model alone and with `mem_issue_ctl`'s RTL in the loop
+//! on rust-hdl and on Verilator (docs/memory-issue-control.md §5.6).
 
 use crate::cosim::{rtl_factory, VCD_WINDOW};
 use crate::{design, parse_sets, BlockArgs, Result, RtlBackend, UsageError};
@@ -15,6 +17,7 @@ use smrtl_cosim::Simulator;
 use smrtl_hdl::tools;
 use smrtl_testbench::check::first_cycles;
 use smrtl_testbench::{Case, Design};
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
 
@@ -42,15 +45,20 @@ pub struct Options {
     /// Repetitions per warp context of the profile's body (successive CTAs).
     #[arg(long, default_value_t = 1)]
     pub waves: u32,
+    /// SM memory pipeline: run this workload (examples/mem/*.json) on the pipeline model alone
+    /// and with `mem_issue_ctl`'s RTL in the loop, instead of block-level stimulus.
+    #[arg(long, value_name = "FILE", conflicts_with = "profile")]
+    pub mem_workload: Option<PathBuf>,
     #[arg(long)]
     pub json: bool,
 }
 
 /// The SM-level bench with `--profile`, else the block-level one.
 pub fn run_with(o: &Options) -> Result<ExitCode> {
-    let report = match &o.profile {
-        Some(name) => sm_level(o, name)?,
-        None => block_level(o)?,
+    let report = match (&o.profile, &o.mem_workload) {
+        (Some(name), _) => sm_level(o, name)?,
+        (None, Some(path)) => mem_level(o, path)?,
+        (None, None) => block_level(o)?,
     };
     report.print(o.json)?;
     Ok(ExitCode::SUCCESS)
@@ -552,6 +560,99 @@ fn sm_level(o: &Options, profile: &str) -> Result<Report> {
             let ns = 1e9 * (1.0 / rate - 1.0 / model);
             r.notes.push(format!(
                 "{backend}: the RTL side (backend + testbench) takes {ns:.0} ns/cycle beyond the model's {:.0} ns",
+                1e9 / model
+            ));
+        }
+    }
+    Ok(r)
+}
+
+/// The SM memory-pipeline bench: workload `path` on the pipeline model alone, then with the
+/// `mem_issue_ctl` RTL in the loop on each RTL backend (the model drives it every cycle and
+/// compares `grant`, `mem_ok` and every register; a divergence is an error, not a rate).
+fn mem_level(o: &Options, path: &Path) -> Result<Report> {
+    use crate::output::read_text;
+    use crate::sim::MAX_WORKLOAD_BYTES;
+    use smrtl_cosim::mem_pipeline::{self as mp, workload};
+    use smrtl_hdl::mem_issue_ctl::Fault;
+    use smrtl_testbench::mem_sm;
+    let ctl_block = <smrtl_hdl::mem_issue_ctl::Params as smrtl_hdl::BlockParams>::BLOCK;
+    if o.block.block.replace('-', "_") != ctl_block {
+        return Err(UsageError(format!(
+            "--mem-workload runs the SM memory pipeline with `{ctl_block}` in the loop, not `{}`",
+            o.block.block
+        )));
+    }
+    if o.block.preset.is_some() {
+        return Err(UsageError(
+            "--preset does not apply with --mem-workload: the workload sets the params (override them with --set)".into(),
+        ));
+    }
+    let name = path.display().to_string();
+    let text = read_text(path, MAX_WORKLOAD_BYTES)?;
+    let w = workload::parse(&text, &parse_sets(&o.block.sets)?)
+        .map_err(|e| UsageError(format!("{name}: {e}")))?;
+    mp::MemPipeline::new(&w).map_err(|e| UsageError(format!("{name}: {e}")))?;
+    let ctl = mem_sm::ctl_params(&w);
+    let kernels: Vec<&str> = w.kernels.iter().map(|k| k.name.as_str()).collect();
+    let mut r = Report::new(
+        format!(
+            "bench {ctl_block} --mem-workload {name} ({} cycles, kernels {}, scheme {:?}, seed {}; per CPU second, best of {ROUNDS} interleaved rounds); model and RTL agree on every cycle",
+            w.cycles,
+            kernels.join("+"),
+            ctl.scheme,
+            w.seed
+        ),
+        "cycles",
+        "model",
+        json!({
+            "block": ctl_block,
+            "mem_workload": name,
+            "kernels": kernels,
+            "params": w.params,
+            "seed": w.seed,
+            "cycles": w.cycles,
+        }),
+    );
+    let model = || -> Result<u64> {
+        mp::run(&w, None, None).map_err(UsageError)?;
+        Ok(w.cycles)
+    };
+    let in_loop = |rtl: &mut dyn smrtl_cosim::Rtl| -> Result<u64> {
+        mem_sm::cosim_mem(&w, rtl, None, None)
+            .map_err(|e| UsageError(format!("{name}: the RTL differs from the model: {e}")))?;
+        Ok(w.cycles)
+    };
+    let mut rusthdl = mem_sm::rusthdl(&ctl, Fault::None);
+    let mut contenders = vec![
+        Contender::passes("model", "SM memory-pipeline model alone", model),
+        Contender::passes(
+            "cosim:rusthdl",
+            "model + mem_issue_ctl RTL on rust-hdl, lock step",
+            move || in_loop(rusthdl.as_mut()),
+        ),
+    ];
+    // Build (or find in the cache) before the race.
+    match mem_sm::verilator(&ctl, Fault::None) {
+        Ok(mut v) => contenders.push(Contender::passes(
+            "cosim:verilator",
+            "model + mem_issue_ctl RTL on Verilator, lock step",
+            move || in_loop(v.as_mut()),
+        )),
+        Err(e) => r.notes.push(format!("verilator skipped: {e}")),
+    }
+    race(&mut r, contenders)?;
+    let model = r.get("model").expect("raced");
+    r.ratio(
+        "cosim:verilator",
+        "cosim:rusthdl",
+        "Verilator against rust-hdl with the control in the loop",
+    );
+    for backend in ["cosim:rusthdl", "cosim:verilator"] {
+        if let Some(rate) = r.get(backend) {
+            let ns = 1e9 * (1.0 / rate - 1.0 / model);
+            r.notes.push(format!(
+                "{backend}: the control's RTL (backend + port encoding + compare) takes {ns:.0} ns/cycle beyond the model's {:.0} ns",
                 1e9 / model
             ));
         }

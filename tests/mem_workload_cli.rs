@@ -179,3 +179,62 @@ fn rtl_in_the_loop_reports_the_model_run_and_both_sides_in_the_vcd() {
         assert!(text.contains(&format!(" {signal} $end")), "{signal}");
     }
 }
+
+/// `smrtl bench mem_issue_ctl --mem-workload`: the pipeline model's cycles/s and the control in
+/// the loop on rust-hdl (and Verilator where built) in one run, with the ratios; bad pairings
+/// are usage errors.
+#[test]
+fn bench_reports_the_pipeline_model_and_the_rtl_in_the_loop() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("w.json");
+    std::fs::write(
+        &f,
+        r#"{"kernels": ["bp", "sv"], "tbs": [9, 4], "cycles": 4000, "seed": 2}"#,
+    )
+    .unwrap();
+    let path = f.to_str().unwrap();
+    let o = smrtl(&[
+        "bench",
+        "mem_issue_ctl",
+        "--mem-workload",
+        path,
+        "--set",
+        "scheme=rbmi",
+        "--json",
+    ]);
+    assert!(o.status.success(), "{}", common::stderr(&o));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(
+        (v["cycles"].as_u64(), v["params"]["scheme"].as_str()),
+        (Some(4000), Some("Rbmi"))
+    );
+    let rate = |name: &str| {
+        v["rates"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["backend"] == name)
+            .and_then(|r| r["cycles_per_second"].as_f64())
+    };
+    let model = rate("model").expect("the model's rate");
+    let rusthdl = rate("cosim:rusthdl").expect("rust-hdl in the loop");
+    assert!(model > 0.0 && rusthdl > 0.0);
+    if smrtl_testbench::external("verilator") {
+        assert!(rate("cosim:verilator").is_some(), "{v}");
+    }
+    assert_usage_error(
+        &smrtl(&["bench", "milg", "--mem-workload", path]),
+        "--mem-workload runs the SM memory pipeline with `mem_issue_ctl`",
+    );
+    assert_usage_error(
+        &smrtl(&[
+            "bench",
+            "mem_issue_ctl",
+            "--mem-workload",
+            path,
+            "--set",
+            "scheme=warp",
+        ]),
+        "scheme",
+    );
+}

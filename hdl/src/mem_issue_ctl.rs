@@ -44,6 +44,16 @@ pub enum Scheme {
 }
 
 impl Scheme {
+    /// Every scheme, in the order of the `scheme` parameter's allowed names.
+    pub const ALL: [Scheme; 6] = [
+        Scheme::Baseline,
+        Scheme::Rbmi,
+        Scheme::Qbmi,
+        Scheme::Smil,
+        Scheme::Dmil,
+        Scheme::QbmiDmil,
+    ];
+
     /// The MILGs' mode under this scheme.
     pub fn milg_mode(self) -> Mode {
         match self {

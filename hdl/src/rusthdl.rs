@@ -21,6 +21,11 @@ pub struct RtlBlock {
     values: Vec<u64>,
     prev: Vec<u64>,
     clock_seen: bool,
+    /// An input changed since the last evaluation: the nets may not be settled. rust-hdl calls
+    /// `update` until nothing changes; a pass with no new input and no edge only confirms the
+    /// fixpoint, so it skips the evaluation (the netlist runs in evaluation order and settles in
+    /// one pass).
+    dirty: bool,
     ids: Vec<usize>,
 }
 
@@ -37,6 +42,7 @@ impl RtlBlock {
             values,
             module,
             clock_seen: false,
+            dirty: true,
             ids,
         }
     }
@@ -47,7 +53,10 @@ impl RtlBlock {
 
     /// Drives an input net (like writing `signal.next` in rust-hdl).
     pub fn set(&mut self, net: usize, words: &[u64]) {
-        self.module.set_words(&mut self.values, net, words);
+        if self.module.get_words(&self.values, net) != words {
+            self.module.set_words(&mut self.values, net, words);
+            self.dirty = true;
+        }
     }
 
     pub fn get(&self, net: usize) -> &[u64] {
@@ -68,10 +77,14 @@ impl Logic for RtlBlock {
             if level && !self.clock_seen {
                 // Next values were settled by the previous update.
                 self.module.clock_edge(&mut self.values);
+                self.dirty = true;
             }
             self.clock_seen = level;
         }
-        self.module.eval_comb(&mut self.values);
+        if self.dirty {
+            self.module.eval_comb(&mut self.values);
+            self.dirty = false;
+        }
     }
 
     fn hdl(&self) -> Verilog {

@@ -13,10 +13,14 @@ use crate::milg::ACC_FAIL;
 use proptest::prelude::*;
 use smrtl_cosim::mem_issue_ctl::{CtlIn, MemIssueCtl, Model, MAX_KERNELS};
 use smrtl_cosim::{Layout, Simulator};
-use smrtl_hdl::mem_issue_ctl::{build, port, Params};
+use smrtl_hdl::mem_issue_ctl::{build, port, Params, Scheme};
+use smrtl_hdl::milg::port as milg_port;
 use smrtl_hdl::netlist::mask;
+use smrtl_hdl::netlist::Port;
 use smrtl_hdl::tools::ToolError;
+use smrtl_hdl::BlockParams;
 use smrtl_hdl::Module;
+use smrtl_synth::prove::Proof;
 
 /// All the top's inputs of one cycle.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -206,5 +210,130 @@ impl Bench for MemIssueCtlBench {
 
     fn cost_notes(p: &Params) -> Result<smrtl_synth::Notes, ToolError> {
         smrtl_synth::mem_issue_ctl::notes(p)
+    }
+
+    fn properties(p: &Params) -> Option<Proof> {
+        Some(proof(p))
+    }
+
+    /// Every scheme at N = 1, 2, 3, at the `small` widths (an interval, and so a QBMI sample,
+    /// ends within BMC reach; the MILG at the paper's widths is proven by `smrtl prove milg`).
+    fn proof_configs() -> Vec<Params> {
+        let small = Params::resolve(Some("small"), &[]).expect("small preset");
+        let mut all = vec![];
+        for scheme in Scheme::ALL {
+            for n in 1..=MAX_KERNELS as u32 {
+                all.push(Params {
+                    n,
+                    scheme,
+                    ..small.clone()
+                });
+            }
+        }
+        all
+    }
+}
+
+/// The top's solver proof (docs/prove.md §5.5; spec §2–§5): per kernel k, the MILG's stimulus
+/// and invariants ([`crate::milg::properties`]) over the k-th fields of the buses; the legal SM
+/// cycle (at most one kernel issues, only a granted one, and one does whenever a kernel is
+/// granted); `mem_ok` and every debug output registered only; and the scheme's arbitration:
+/// `grant = elig` without an arbiter, the RBMI or QBMI proof with the arbiter, QBMI's sample
+/// being the MILGs' interval boundaries (`acc` at the last request of an interval).
+pub fn proof(p: &Params) -> Proof {
+    use smrtl_synth::prove::{field, Def, Property};
+    let n = p.kernels();
+    let milg = p.milg();
+    let zero = format!("{n}'d0");
+    let (issue, grant) = (port::ISSUE, port::GRANT);
+    let mut defs = vec![];
+    let mut props = vec![];
+    let fields: Vec<Port> = smrtl_hdl::milg::ports(&milg)
+        .into_iter()
+        .filter(|q| !matches!(q.name.as_str(), "clock" | "reset" | milg_port::BOUNDARY))
+        .collect();
+    let qmax = mask(p.reqcnt_bits as usize);
+    for k in 0..n {
+        for q in &fields {
+            defs.push(Def::new(
+                format!("{}_{k}", q.name),
+                q.width,
+                field(&q.name, k, q.width),
+            ));
+        }
+        defs.push(Def::new(
+            format!("{}_{k}", milg_port::BOUNDARY),
+            1,
+            format!(
+                "{}_{k} && {}_{k} == {}'d{qmax}",
+                port::ACC,
+                port::REQCNT,
+                p.reqcnt_bits
+            ),
+        ));
+        props.extend(crate::milg::properties(
+            &milg,
+            &|name| format!("{name}_{k}"),
+            &format!("_{k}"),
+        ));
+    }
+    props.extend([
+        Property::assume(
+            "issue_at_most_one",
+            format!("({issue} & ({issue} - {n}'d1)) == {zero}"),
+        ),
+        Property::assume("issue_granted", format!("({issue} & ~{grant}) == {zero}")),
+        Property::assume(
+            "issue_when_granted",
+            format!("({grant} == {zero}) == ({issue} == {zero})"),
+        ),
+    ]);
+    props.extend(
+        crate::milg::REGISTERED
+            .iter()
+            .map(|o| Property::registered(o)),
+    );
+    let arbiter = match p.scheme {
+        Scheme::Rbmi => Some(crate::rbmi_arb::proof(&p.rbmi())),
+        Scheme::Qbmi | Scheme::QbmiDmil => {
+            let sample = "sample";
+            let bits: Vec<String> = (0..n)
+                .rev()
+                .map(|k| format!("{}_{k}", milg_port::BOUNDARY))
+                .collect();
+            defs.push(Def::new(sample, n, format!("{{{}}}", bits.join(", "))));
+            Some(crate::qbmi_arb::proof_sampled_by(&p.qbmi(), sample))
+        }
+        Scheme::Baseline | Scheme::Smil | Scheme::Dmil => {
+            defs.push(Def::new(
+                "elig",
+                n,
+                format!(
+                    "{} & {} & {{{n}{{{}}}}}",
+                    port::MEM_REQ,
+                    port::MEM_OK,
+                    port::SLOT_FREE
+                ),
+            ));
+            props.push(Property::assert(
+                "grant_is_elig",
+                format!("{grant} == elig"),
+            ));
+            None
+        }
+    };
+    let milg_proof = crate::milg::proof(&milg);
+    let (mut bmc_depth, mut induction_depth) = (milg_proof.bmc_depth, milg_proof.induction_depth);
+    if let Some(a) = arbiter {
+        defs.extend(a.defs);
+        props.extend(a.properties);
+        bmc_depth = bmc_depth.max(a.bmc_depth);
+        induction_depth = induction_depth.max(a.induction_depth);
+    }
+    Proof {
+        defs,
+        properties: props,
+        bmc_depth,
+        induction_depth,
     }
 }

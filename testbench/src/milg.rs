@@ -21,7 +21,7 @@ use smrtl_hdl::netlist::mask;
 use smrtl_hdl::tools::ToolError;
 use smrtl_hdl::BlockParams;
 use smrtl_hdl::Module;
-use smrtl_synth::prove::Proof;
+use smrtl_synth::prove::{Proof, Property};
 
 /// All the Milg's inputs of one cycle.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -229,19 +229,65 @@ impl Bench for MilgBench {
     }
 }
 
-/// The MILG's solver proof (docs/prove.md §5; spec §4.3–§4.5).
+/// The MILG's solver proof (docs/prove.md §5.2; spec §4.3–§4.5): [`properties`] over its own
+/// ports, `boundary` = `acc` & `reqcnt` = max, and every debug output registered only.
+pub fn proof(p: &Params) -> Proof {
+    let mut props = properties(p, &|port| port.to_string(), "");
+    props.push(Property::assert(
+        "boundary_at_last_request",
+        format!(
+            "{} == ({} && {} == {}'d{})",
+            port::BOUNDARY,
+            port::ACC,
+            port::REQCNT,
+            p.reqcnt_bits,
+            mask(p.reqcnt_bits as usize)
+        ),
+    ));
+    props.extend(REGISTERED.iter().map(|o| Property::registered(o)));
+    Proof {
+        defs: vec![],
+        properties: props,
+        bmc_depth: bmc_depth(p),
+        induction_depth: 4,
+    }
+}
+
+/// The MILG outputs that depend only on registers (spec §4.4: `mem_ok` is the registered gate).
+pub const REGISTERED: [&str; 7] = [
+    port::MEM_OK,
+    port::MIL,
+    port::UNL,
+    port::INFLIGHT,
+    port::PEAK,
+    port::RSFAIL,
+    port::REQCNT,
+];
+
+/// BMC steps from reset that reach the end of an interval at the `small` widths (8 requests).
+pub fn bmc_depth(p: &Params) -> u32 {
+    if p.reqcnt_bits <= 3 {
+        12
+    } else {
+        8
+    }
+}
+
+/// The MILG's legal stimulus and invariants over the names `sig(port)`: the block's own ports,
+/// or one kernel's fields of `mem_issue_ctl`'s buses (docs/prove.md §5.5); every property's name
+/// ends in `tag`.
 ///
 /// Legal stimulus (spec §4.4, §5): `acc` and `fail` never together; `done` ≤ 2 and never more
 /// than are in flight; `issue` only when `mem_ok`; the SMIL configuration is stable and names a
 /// limit ≥ 1 unless unlimited.
 ///
 /// Invariants: `inflight` counts issues minus completions exactly (never wraps, so it stays in
-/// 0..2^inflight_bits−1); `mem_ok` is the §4.4 gate and depends only on registers; `mil` ≥ 1
-/// whenever `unl` = 0; `rsfail` adds each failure and holds at its maximum (saturates, never
-/// wraps) between boundaries, and clears at one; `peak` ≥ `inflight`, and restarts at
-/// `inflight` after a boundary; `boundary` = `acc` & `reqcnt` = max.
-pub fn proof(p: &Params) -> Proof {
-    use smrtl_synth::prove::{zext, Property};
+/// 0..2^inflight_bits−1); `mem_ok` is the §4.4 gate; `mil` ≥ 1 whenever `unl` = 0; `rsfail`
+/// adds each failure and holds at its maximum (saturates, never wraps) between boundaries, and
+/// clears at one; `peak` ≥ `inflight`, and restarts at `inflight` after a boundary; `reqcnt`
+/// counts the accepted requests modulo the interval (back to 0 after the last one).
+pub fn properties(p: &Params, sig: &dyn Fn(&str) -> String, tag: &str) -> Vec<Property> {
+    use smrtl_synth::prove::zext;
     let (ib, fb, qb) = (
         p.inflight_bits as usize,
         p.rsfail_bits as usize,
@@ -249,92 +295,85 @@ pub fn proof(p: &Params) -> Proof {
     );
     let imax = format!("{ib}'d{}", mask(ib));
     let fmax = format!("{fb}'d{}", mask(fb));
-    let qmax = format!("{qb}'d{}", mask(qb));
     let since = "!f_past || past_reset";
-    let (issue, done, acc, fail) = (port::ISSUE, port::DONE, port::ACC, port::FAIL);
-    let (inflight, peak, rsfail) = (port::INFLIGHT, port::PEAK, port::RSFAIL);
+    let [issue, done, acc, fail, mem_ok, mil, unl, boundary, inflight, peak, rsfail, reqcnt, smil_limit, smil_unl] =
+        [
+            port::ISSUE,
+            port::DONE,
+            port::ACC,
+            port::FAIL,
+            port::MEM_OK,
+            port::MIL,
+            port::UNL,
+            port::BOUNDARY,
+            port::INFLIGHT,
+            port::PEAK,
+            port::RSFAIL,
+            port::REQCNT,
+            port::SMIL_LIMIT,
+            port::SMIL_UNL,
+        ]
+        .map(sig);
     let w = ib + 1;
-    let props = vec![
-        Property::assume("acc_xor_fail", format!("!({acc} && {fail})")),
-        Property::assume("done_at_most_2", format!("{done} <= 2'd2")),
-        Property::assume(
+    let assume = |name: &str, e: String| Property::assume(format!("{name}{tag}"), e);
+    let assert = |name: &str, e: String| Property::assert(format!("{name}{tag}"), e);
+    vec![
+        assume("acc_xor_fail", format!("!({acc} && {fail})")),
+        assume("done_at_most_2", format!("{done} <= 2'd2")),
+        assume(
             "done_in_flight",
-            format!("{} <= {}", zext(done, 2, w.max(2)), zext(inflight, ib, w.max(2))),
-        ),
-        Property::assume("issue_when_mem_ok", format!("!{issue} || {}", port::MEM_OK)),
-        Property::assume(
-            "smil_stable",
             format!(
-                "!f_past || ({0} == past_{0} && {1} == past_{1})",
-                port::SMIL_LIMIT,
-                port::SMIL_UNL
+                "{} <= {}",
+                zext(&done, 2, w.max(2)),
+                zext(&inflight, ib, w.max(2))
             ),
         ),
-        Property::assume(
-            "smil_limit_at_least_1",
-            format!("{} || {} != {ib}'d0", port::SMIL_UNL, port::SMIL_LIMIT),
+        assume("issue_when_mem_ok", format!("!{issue} || {mem_ok}")),
+        assume(
+            "smil_stable",
+            format!("!f_past || ({smil_limit} == past_{smil_limit} && {smil_unl} == past_{smil_unl})"),
         ),
-        Property::assert(
+        assume(
+            "smil_limit_at_least_1",
+            format!("{smil_unl} || {smil_limit} != {ib}'d0"),
+        ),
+        assert(
             "inflight_counts",
             format!(
                 "{since} || {} == {} + {} - {}",
-                zext(inflight, ib, w),
+                zext(&inflight, ib, w),
                 zext(&format!("past_{inflight}"), ib, w),
                 zext(&format!("past_{issue}"), 1, w),
                 zext(&format!("past_{done}"), 2, w.max(2)),
             ),
         ),
-        Property::assert(
+        assert(
             "mem_ok_gate",
+            format!("{mem_ok} == (({unl} || {inflight} < {mil}) && {inflight} < {imax})"),
+        ),
+        assert(
+            "reqcnt_counts_accesses",
             format!(
-                "{} == (({} || {inflight} < {}) && {inflight} < {imax})",
-                port::MEM_OK,
-                port::UNL,
-                port::MIL
+                "{since} || {reqcnt} == past_{reqcnt} + {}",
+                zext(&format!("past_{acc}"), 1, qb)
             ),
         ),
-        Property::assert(
-            "mil_at_least_1",
-            format!("{} || {} != {ib}'d0", port::UNL, port::MIL),
-        ),
-        Property::assert(
+        assert("mil_at_least_1", format!("{unl} || {mil} != {ib}'d0")),
+        assert(
             "rsfail_saturates",
             format!(
-                "{since} || past_{b} || (past_{rsfail} == {fmax} ? {rsfail} == {fmax} :                  {rsfail} == past_{rsfail} + {})",
+                "{since} || past_{boundary} || (past_{rsfail} == {fmax} ? {rsfail} == {fmax} : {rsfail} == past_{rsfail} + {})",
                 zext(&format!("past_{fail}"), 1, fb),
-                b = port::BOUNDARY
             ),
         ),
-        Property::assert(
+        assert(
             "rsfail_clears_at_boundary",
-            format!("{since} || !past_{} || {rsfail} == {fb}'d0", port::BOUNDARY),
+            format!("{since} || !past_{boundary} || {rsfail} == {fb}'d0"),
         ),
-        Property::assert("peak_ge_inflight", format!("{peak} >= {inflight}")),
-        Property::assert(
+        assert("peak_ge_inflight", format!("{peak} >= {inflight}")),
+        assert(
             "peak_restarts_at_boundary",
-            format!("{since} || !past_{} || {peak} == {inflight}", port::BOUNDARY),
+            format!("{since} || !past_{boundary} || {peak} == {inflight}"),
         ),
-        Property::assert(
-            "boundary_at_last_request",
-            format!(
-                "{} == ({acc} && {} == {qmax})",
-                port::BOUNDARY,
-                port::REQCNT
-            ),
-        ),
-        Property::registered(port::MEM_OK),
-        Property::registered(port::MIL),
-        Property::registered(port::UNL),
-        Property::registered(port::INFLIGHT),
-        Property::registered(port::PEAK),
-        Property::registered(port::RSFAIL),
-        Property::registered(port::REQCNT),
-    ];
-    Proof {
-        defs: vec![],
-        properties: props,
-        // An interval of the small widths (8 requests) ends within 12 steps.
-        bmc_depth: if qb <= 3 { 12 } else { 8 },
-        induction_depth: 4,
-    }
+    ]
 }

@@ -190,6 +190,12 @@ impl Bench for QbmiArbBench {
 /// `base_k × rpm_k` equal for all k; every rpm in 1..rpm_max, changed only by a sample. The
 /// debug registers are registers only (`base` is a function of `rpm`).
 pub fn proof(p: &Params) -> Proof {
+    proof_sampled_by(p, port::SAMPLE)
+}
+
+/// [`proof`] with `sample` naming the sample bits: the port in the block, the MILGs' interval
+/// boundaries in `mem_issue_ctl` (docs/prove.md §5.5).
+pub fn proof_sampled_by(p: &Params, sample: &str) -> Proof {
     use smrtl_hdl::qbmi_arb::BASE_BITS;
     use smrtl_synth::prove::{field, zext, Def, Property};
     let n = p.kernels();
@@ -253,10 +259,7 @@ pub fn proof(p: &Params) -> Proof {
         ));
         props.push(Property::assert(
             format!("rpm_changes_only_on_sample_{k}"),
-            format!(
-                "!f_past || past_reset || past_{}[{k}] || rpm_{k} == past_rpm_{k}",
-                port::SAMPLE
-            ),
+            format!("!f_past || past_reset || past_{sample}[{k}] || rpm_{k} == past_rpm_{k}"),
         ));
         if k > 0 {
             props.push(Property::assert(

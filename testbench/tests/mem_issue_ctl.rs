@@ -2,7 +2,8 @@
 //! kernel-level claims of §4.5 (example 2: a closed gate blocks only its own kernel; example 4:
 //! other kernels' requests never touch a kernel's MILG; example 7: SMIL limits (3, 1) hold) and
 //! the grant of the non-BMI schemes, each on the model and rusthdl; random co-simulation of
-//! legal SM cycles on rusthdl (10^6 cycles at the paper's Dmil and at QBMI + DMIL, N = 2; 250k on each of 15 other configurations),
+//! legal SM cycles on rusthdl (10^6 cycles on each of 16 configurations: every scheme, N = 1..3,
+//! paper and small widths),
 //! Verilator and Icarus; the hierarchical Verilog linted; a planted wiring bug caught and
 //! shrunk; Yosys flip-flops equal to the inventory.
 
@@ -307,42 +308,66 @@ fn random(p: &Params, n: u64, seed: u64) {
     );
 }
 
-/// 10^6 random legal cycles of the paper's Dmil top (N = 2).
-#[test]
-fn random_rusthdl_paper_1m() {
-    random(&Params::default(), 1_000_000, 1);
-}
+/// 10^6 random legal cycles per configuration (issue 13's bar for every block configuration).
+const MILLION: u64 = 1_000_000;
 
-/// 10^6 random legal cycles of QBMI + DMIL (N = 2), the full top.
-#[test]
-fn random_rusthdl_qbmi_dmil_1m() {
-    random(&params("qbmi_dmil", &[]), 1_000_000, 3);
-}
-
-/// Every other configuration, 250k cycles each (10^6 each passes too, measured: 7–64 s per
-/// configuration on a shared machine, too slow for the suite): Baseline, Smil, Rbmi, Qbmi,
-/// N = 1 and 3, small widths (boundaries every few cycles), narrow saturating quotas.
-#[test]
-fn random_rusthdl_configurations() {
-    for (preset, sets) in [
-        ("baseline", vec![]),
-        ("smil", vec![]),
-        ("three", vec![]),
-        ("paper", vec![("N", "1")]),
-        ("small", vec![]),
-        ("small", vec![("N", "3")]),
-        ("small_smil", vec![("N", "3")]),
-        ("small_baseline", vec![]),
-        ("rbmi", vec![]),
-        ("small_rbmi", vec![("N", "3")]),
-        ("rbmi", vec![("N", "1")]),
-        ("qbmi", vec![]),
-        ("qbmi_dmil", vec![]),
-        ("small_qbmi", vec![("N", "3")]),
-        ("small_qbmi_dmil", vec![("N", "3"), ("quota_bits", "3")]),
-    ] {
-        random(&params(preset, &sets), 250_000, 2);
+/// Runs each configuration (preset, overrides) for [`MILLION`] cycles, seeds from `seed`.
+fn random_million(configs: &[(&str, &[(&str, &str)])], seed: u64) {
+    for (i, (preset, sets)) in configs.iter().enumerate() {
+        random(&params(preset, sets), MILLION, seed + i as u64);
     }
+}
+
+/// The MIL schemes and no control: the paper's Dmil (N = 2), Baseline, Smil, N = 1 and 3,
+/// small widths (boundaries every few cycles) at N = 2 and 3.
+#[test]
+fn random_rusthdl_mil_schemes_1m_each() {
+    random_million(
+        &[
+            ("paper", &[]),
+            ("baseline", &[]),
+            ("smil", &[]),
+            ("three", &[]),
+            ("paper", &[("N", "1")]),
+            ("small", &[]),
+            ("small", &[("N", "3")]),
+            ("small_smil", &[("N", "3")]),
+            ("small_baseline", &[]),
+        ],
+        10,
+    );
+}
+
+/// RBMI at N = 1, 2 and 3 (small widths at 3).
+#[test]
+fn random_rusthdl_rbmi_1m_each() {
+    random_million(
+        &[
+            ("rbmi", &[]),
+            ("small_rbmi", &[("N", "3")]),
+            ("rbmi", &[("N", "1")]),
+        ],
+        20,
+    );
+}
+
+/// QBMI and QBMI + DMIL at N = 2, the paper's widths (the full top).
+#[test]
+fn random_rusthdl_qbmi_paper_1m_each() {
+    random_million(&[("qbmi", &[]), ("qbmi_dmil", &[])], 30);
+}
+
+/// QBMI and QBMI + DMIL at N = 3 with small widths (a sample every few requests), the second
+/// with narrow saturating quotas.
+#[test]
+fn random_rusthdl_qbmi_small_three_1m_each() {
+    random_million(
+        &[
+            ("small_qbmi", &[("N", "3")]),
+            ("small_qbmi_dmil", &[("N", "3"), ("quota_bits", "3")]),
+        ],
+        40,
+    );
 }
 
 #[test]

@@ -2,12 +2,15 @@
 //! (docs/scratchpad-sharing.md §2.4) proven by BMC and k-induction on its emitted Verilog for
 //! every configuration `smrtl prove --all-configs` covers; the planted drain fault found with a
 //! counterexample VCD that names the failing property; the structural registered-only check
-//! failing on a Mealy output; contradictory assumptions refused.
+//! failing on a Mealy output; contradictory assumptions refused. The seed-004 blocks: `milg`
+//! in every mode, `rbmi_arb` and `qbmi_arb` for N = 1..3, and the composed `mem_issue_ctl`
+//! for every scheme and N, each with a planted fault found.
 
 use smrtl_hdl::lock_table::{build_with, Fault, Params};
 use smrtl_hdl::BlockParams;
 use smrtl_synth::prove::{self, Kind, Property, Run, Verdict};
 use smrtl_testbench::lock_table::{proof, LockTableBench};
+use smrtl_testbench::mem_issue_ctl::{proof as mem_issue_ctl_proof, MemIssueCtlBench};
 use smrtl_testbench::milg::{proof as milg_proof, MilgBench};
 use smrtl_testbench::qbmi_arb::QbmiArbBench;
 use smrtl_testbench::rbmi_arb::{proof as rbmi_proof, RbmiArbBench};
@@ -17,21 +20,17 @@ fn small() -> Params {
     Params::resolve(Some("small"), &[]).unwrap()
 }
 
-#[test]
-fn lock_table_invariants_are_proven_on_every_proof_config() {
-    if !prove::TOOLS.iter().all(|t| external(t)) {
-        return;
-    }
-    let configs = LockTableBench::proof_configs();
-    assert!(configs.len() >= 5);
+/// Proves every configuration of `configs` of block `B`; panics naming the first property that
+/// is not proven. Returns how many configurations ran.
+fn assert_proven<B: Bench>(configs: Vec<B::Params>) -> usize {
+    let count = configs.len();
     for p in configs {
-        let d = Design::new::<LockTableBench>(&p);
-        let proof = d.proof.as_ref().expect("lock_table declares properties");
-        assert!(proof.count(Kind::Assume) >= 10 && proof.count(Kind::Assert) >= 10);
+        let d = Design::new::<B>(&p);
+        let proof = d.proof.as_ref().expect("the block declares properties");
         let r = prove::prove(&d.verilog(), &d.module.name, &d.module.ports(), proof).unwrap();
         eprintln!(
-            "lock_table {}: BMC depth {} {:.1} s, induction {:.1} s",
-            d.params, r.bmc_depth, r.bmc_seconds, r.induction_seconds
+            "{} {}: BMC depth {} {:.1} s, induction {:.1} s",
+            d.module.name, d.params, r.bmc_depth, r.bmc_seconds, r.induction_seconds
         );
         for o in &r.outcomes {
             assert!(
@@ -45,6 +44,20 @@ fn lock_table_invariants_are_proven_on_every_proof_config() {
         assert!(r.counterexample.is_none());
         assert_eq!(r.outcomes.len(), proof.properties.len() - r.assumptions);
     }
+    count
+}
+
+#[test]
+fn lock_table_invariants_are_proven_on_every_proof_config() {
+    if !prove::TOOLS.iter().all(|t| external(t)) {
+        return;
+    }
+    let configs = LockTableBench::proof_configs();
+    for p in &configs {
+        let proof = Design::new::<LockTableBench>(p).proof.expect("declared");
+        assert!(proof.count(Kind::Assume) >= 10 && proof.count(Kind::Assert) >= 10);
+    }
+    assert!(assert_proven::<LockTableBench>(configs) >= 5);
 }
 
 #[test]
@@ -176,26 +189,7 @@ fn milg_invariants_are_proven_in_every_mode() {
     if !prove::TOOLS.iter().all(|t| external(t)) {
         return;
     }
-    let configs = MilgBench::proof_configs();
-    assert_eq!(configs.len(), 8);
-    for p in configs {
-        let d = Design::new::<MilgBench>(&p);
-        let proof = d.proof.as_ref().unwrap();
-        let r = prove::prove(&d.verilog(), &d.module.name, &d.module.ports(), proof).unwrap();
-        eprintln!(
-            "milg {}: BMC depth {} {:.1} s, induction {:.1} s",
-            d.params, r.bmc_depth, r.bmc_seconds, r.induction_seconds
-        );
-        for o in &r.outcomes {
-            assert!(
-                o.verdict.is_proven(),
-                "{}: {} {}",
-                d.params,
-                o.name,
-                o.verdict
-            );
-        }
-    }
+    assert_eq!(assert_proven::<MilgBench>(MilgBench::proof_configs()), 8);
 }
 
 #[test]
@@ -220,20 +214,10 @@ fn rbmi_invariants_are_proven_for_every_n_and_the_pointer_fault_fails() {
     if !prove::TOOLS.iter().all(|t| external(t)) {
         return;
     }
-    for p in RbmiArbBench::proof_configs() {
-        let d = Design::new::<RbmiArbBench>(&p);
-        let proof = d.proof.as_ref().unwrap();
-        let r = prove::prove(&d.verilog(), &d.module.name, &d.module.ports(), proof).unwrap();
-        for o in &r.outcomes {
-            assert!(
-                o.verdict.is_proven(),
-                "{}: {} {}",
-                d.params,
-                o.name,
-                o.verdict
-            );
-        }
-    }
+    assert_eq!(
+        assert_proven::<RbmiArbBench>(RbmiArbBench::proof_configs()),
+        3
+    );
     let p = smrtl_hdl::rbmi_arb::Params { n: 3 };
     let m = smrtl_hdl::rbmi_arb::build_with(&p, smrtl_hdl::rbmi_arb::Fault::PointerSteps);
     let verilog = smrtl_hdl::verilog::emit(&m, &[]);
@@ -256,22 +240,59 @@ fn qbmi_invariants_are_proven_for_every_n() {
     for n in 1..=3 {
         assert!(configs.iter().any(|p| p.n == n), "N = {n} proven");
     }
-    for p in configs {
-        let d = Design::new::<QbmiArbBench>(&p);
-        let proof = d.proof.as_ref().unwrap();
-        let r = prove::prove(&d.verilog(), &d.module.name, &d.module.ports(), proof).unwrap();
-        eprintln!(
-            "qbmi_arb {}: BMC depth {} {:.1} s, induction {:.1} s",
-            d.params, r.bmc_depth, r.bmc_seconds, r.induction_seconds
-        );
-        for o in &r.outcomes {
-            assert!(
-                o.verdict.is_proven(),
-                "{}: {} {}",
-                d.params,
-                o.name,
-                o.verdict
-            );
-        }
+    assert_proven::<QbmiArbBench>(configs);
+}
+
+/// `mem_issue_ctl` without QBMI: every MILG mode (Baseline / Rbmi Off, Smil, Dmil) × N = 1..3,
+/// `grant = elig` or the RBMI invariants, and the legal SM cycle (docs/prove.md §5.5).
+#[test]
+fn mem_issue_ctl_is_proven_for_every_scheme_without_qbmi_and_n() {
+    if !prove::TOOLS.iter().all(|t| external(t)) {
+        return;
     }
+    let (qbmi, rest): (Vec<_>, Vec<_>) = MemIssueCtlBench::proof_configs()
+        .into_iter()
+        .partition(|p| p.has_qbmi());
+    assert_eq!((qbmi.len(), rest.len()), (6, 12));
+    assert_eq!(assert_proven::<MemIssueCtlBench>(rest), 12);
+}
+
+/// `mem_issue_ctl` with QBMI (Qbmi, QbmiDmil) × N = 1..3: the QBMI invariants with the MILGs'
+/// boundaries as the sample (the slowest proofs: N = 3's induction, about a minute each).
+#[test]
+fn mem_issue_ctl_is_proven_for_every_qbmi_scheme_and_n() {
+    if !prove::TOOLS.iter().all(|t| external(t)) {
+        return;
+    }
+    let qbmi: Vec<_> = MemIssueCtlBench::proof_configs()
+        .into_iter()
+        .filter(|p| p.has_qbmi())
+        .collect();
+    assert_eq!(assert_proven::<MemIssueCtlBench>(qbmi), 6);
+}
+
+/// The planted wiring bug (kernel 1's MILG counts kernel 0's accesses) breaks kernel 1's
+/// request count, with a counterexample VCD.
+#[test]
+fn mem_issue_ctl_planted_shared_acc_fails_with_a_counterexample() {
+    if !prove::TOOLS.iter().all(|t| external(t)) {
+        return;
+    }
+    use smrtl_hdl::mem_issue_ctl as top;
+    let p = top::Params::resolve(Some("small"), &[]).unwrap();
+    let m = top::build_with(&p, top::Fault::SharedAcc);
+    let verilog = smrtl_hdl::verilog::emit(&m, &[]);
+    let r = prove::prove(&verilog, &m.name, &m.ports(), &mem_issue_ctl_proof(&p)).unwrap();
+    let cex = r.counterexample.as_ref().expect("a counterexample");
+    assert_eq!(cex.run, Run::Bmc);
+    assert!(
+        cex.properties
+            .iter()
+            .any(|n| n == "reqcnt_counts_accesses_1"),
+        "{:?}",
+        cex.properties
+    );
+    // The solver returns some failing trace within the depth, not necessarily the shortest.
+    assert!((1..=12).contains(&cex.step), "step {}", cex.step);
+    assert!(String::from_utf8_lossy(&cex.vcd).contains("ok_reqcnt_counts_accesses_1"));
 }

@@ -3,8 +3,8 @@
 //! the grant and the debug registers; the invariants (at most one grant bit, every quota ≥ 1 at
 //! the start of a cycle, `base_k × rpm_k` equal for all k, work conservation, rpm changes only
 //! on a sample) checked every cycle of random runs; random co-simulation on rusthdl (10^6
-//! cycles for the defaults and `small`, 200k for the other configurations), Verilator and
-//! Icarus; lint, Icarus compile and latch-free
+//! cycles for each of 7 configurations: N = 1..3, both roundings, short intervals, narrow
+//! quotas, preset rpm), Verilator and Icarus; lint, Icarus compile and latch-free
 //! synthesis with the inventory's flip-flops; and a planted refill-timing bug that the random
 //! run catches and shrinks.
 
@@ -408,11 +408,10 @@ fn random_rusthdl_paper_million() {
     random_rusthdl(&Params::default(), MILLION, 1);
 }
 
-/// N = 3 costs about 100 µs a cycle on rusthdl: 200k cycles in the suite (10^6 measured, see
-/// docs/memory-issue-control.md §3.5).
+/// The presets at N = 3 (bp+sv+ks's rpm_init 2, 3, 17).
 #[test]
-fn random_rusthdl_bp_sv_ks() {
-    random_rusthdl(&bp_sv_ks(), MILLION / 5, 2);
+fn random_rusthdl_bp_sv_ks_million() {
+    random_rusthdl(&bp_sv_ks(), MILLION, 2);
 }
 
 #[test]
@@ -420,23 +419,32 @@ fn random_rusthdl_small_million() {
     random_rusthdl(&params("small", &[]), MILLION, 3);
 }
 
-/// Short intervals (every rpm value reachable), `floor`, narrow quotas and N = 1: 200k cycles
-/// each in the suite (10^6 measured for the first two, see docs/memory-issue-control.md §3.5).
+/// Short intervals (every rpm value reachable) at N = 3 with a preset rpm.
 #[test]
-fn random_rusthdl_short_interval_floor_and_narrow_quotas() {
+fn random_rusthdl_short_interval_million() {
     random_rusthdl(
         &params("three", &[("reqcnt_bits", "5"), ("rpm_init", "4,1,6")]),
-        MILLION / 5,
+        MILLION,
         4,
     );
+}
+
+/// `floor` rounding with a 64-request interval.
+#[test]
+fn random_rusthdl_floor_million() {
     random_rusthdl(
         &params("paper", &[("rpm_round", "floor"), ("reqcnt_bits", "6")]),
-        MILLION / 5,
+        MILLION,
         5,
     );
+}
+
+/// Narrow saturating quotas: N = 1, and N = 3 at rpm_max 13 from a preset rpm.
+#[test]
+fn random_rusthdl_narrow_quotas_million() {
     random_rusthdl(
         &params("paper", &[("N", "1"), ("quota_bits", "3")]),
-        200_000,
+        MILLION,
         6,
     );
     random_rusthdl(
@@ -448,7 +456,7 @@ fn random_rusthdl_short_interval_floor_and_narrow_quotas() {
                 ("rpm_init", "13,12,5"),
             ],
         ),
-        200_000,
+        MILLION,
         7,
     );
 }
