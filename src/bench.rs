@@ -548,23 +548,34 @@ fn sm_level(o: &Options, profile: &str) -> Result<Report> {
         Err(e) => r.notes.push(format!("verilator skipped: {e}")),
     }
     race(&mut r, contenders)?;
+    in_loop_ratios(
+        &mut r,
+        "in the SM co-simulation",
+        "the RTL side (backend + testbench)",
+    );
+    Ok(r)
+}
+
+/// The ratios and per-cycle overheads of an SM-level race (`model`, `cosim:rusthdl` and
+/// perhaps `cosim:verilator`): `where_` says what the co-simulation is, `side` what its RTL side
+/// does beyond the model.
+fn in_loop_ratios(r: &mut Report, where_: &str, side: &str) {
     let model = r.get("model").expect("raced");
     r.ratio(
         "cosim:verilator",
         "cosim:rusthdl",
-        "Verilator against rust-hdl in the SM co-simulation",
+        format!("Verilator against rust-hdl {where_}"),
     );
     for backend in ["cosim:rusthdl", "cosim:verilator"] {
         r.ratio(backend, "model", "co-simulation against the model alone");
         if let Some(rate) = r.get(backend) {
             let ns = 1e9 * (1.0 / rate - 1.0 / model);
             r.notes.push(format!(
-                "{backend}: the RTL side (backend + testbench) takes {ns:.0} ns/cycle beyond the model's {:.0} ns",
+                "{backend}: {side} takes {ns:.0} ns/cycle beyond the model's {:.0} ns",
                 1e9 / model
             ));
         }
     }
-    Ok(r)
 }
 
 /// The SM memory-pipeline bench: workload `path` on the pipeline model alone, then with the
@@ -642,21 +653,11 @@ fn mem_level(o: &Options, path: &Path) -> Result<Report> {
         Err(e) => r.notes.push(format!("verilator skipped: {e}")),
     }
     race(&mut r, contenders)?;
-    let model = r.get("model").expect("raced");
-    r.ratio(
-        "cosim:verilator",
-        "cosim:rusthdl",
-        "Verilator against rust-hdl with the control in the loop",
+    in_loop_ratios(
+        &mut r,
+        "with the control in the loop",
+        "the control's RTL (backend + port encoding + compare)",
     );
-    for backend in ["cosim:rusthdl", "cosim:verilator"] {
-        if let Some(rate) = r.get(backend) {
-            let ns = 1e9 * (1.0 / rate - 1.0 / model);
-            r.notes.push(format!(
-                "{backend}: the control's RTL (backend + port encoding + compare) takes {ns:.0} ns/cycle beyond the model's {:.0} ns",
-                1e9 / model
-            ));
-        }
-    }
     Ok(r)
 }
 

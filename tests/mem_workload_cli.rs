@@ -3,16 +3,20 @@
 
 mod common;
 use common::{assert_usage_error, smrtl, stdout};
+use std::path::PathBuf;
+
+/// A temporary directory holding workload `text` as `w.json`, and that file's path.
+fn workload(text: &str) -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("w.json");
+    std::fs::write(&f, text).unwrap();
+    (dir, f)
+}
 
 #[test]
 fn json_report_has_the_per_kernel_fields() {
-    let dir = tempfile::tempdir().unwrap();
-    let f = dir.path().join("w.json");
-    std::fs::write(
-        &f,
-        r#"{"kernels": ["bp", "sv"], "tbs": [9, 4], "cycles": 5000, "seed": 2}"#,
-    )
-    .unwrap();
+    let (dir, f) =
+        workload(r#"{"kernels": ["bp", "sv"], "tbs": [9, 4], "cycles": 5000, "seed": 2}"#);
     let rec = dir.path().join("r.jsonl");
     let vcd = dir.path().join("w.vcd");
     let o = smrtl(&[
@@ -135,13 +139,9 @@ fn bad_input_exits_2_with_one_line() {
 /// has the SM signals as stimulus beside the control's ports, model and RTL.
 #[test]
 fn rtl_in_the_loop_reports_the_model_run_and_both_sides_in_the_vcd() {
-    let dir = tempfile::tempdir().unwrap();
-    let f = dir.path().join("w.json");
-    std::fs::write(
-        &f,
+    let (dir, f) = workload(
         r#"{"kernels": ["bp", "sv"], "tbs": [9, 4], "cycles": 3000, "seed": 2, "params": {"scheme": "qbmi_dmil"}}"#,
-    )
-    .unwrap();
+    );
     let vcd = dir.path().join("w.vcd");
     let run = |backend: &str, vcd: Option<&str>| {
         let mut args = vec!["sim", "--mem-workload", f.to_str().unwrap(), "--json"];
@@ -185,13 +185,8 @@ fn rtl_in_the_loop_reports_the_model_run_and_both_sides_in_the_vcd() {
 /// are usage errors.
 #[test]
 fn bench_reports_the_pipeline_model_and_the_rtl_in_the_loop() {
-    let dir = tempfile::tempdir().unwrap();
-    let f = dir.path().join("w.json");
-    std::fs::write(
-        &f,
-        r#"{"kernels": ["bp", "sv"], "tbs": [9, 4], "cycles": 4000, "seed": 2}"#,
-    )
-    .unwrap();
+    let (_dir, f) =
+        workload(r#"{"kernels": ["bp", "sv"], "tbs": [9, 4], "cycles": 4000, "seed": 2}"#);
     let path = f.to_str().unwrap();
     let o = smrtl(&[
         "bench",

@@ -305,16 +305,7 @@ pub fn proof(p: &Params) -> Proof {
             Some(crate::qbmi_arb::proof_sampled_by(&p.qbmi(), sample))
         }
         Scheme::Baseline | Scheme::Smil | Scheme::Dmil => {
-            defs.push(Def::new(
-                "elig",
-                n,
-                format!(
-                    "{} & {} & {{{n}{{{}}}}}",
-                    port::MEM_REQ,
-                    port::MEM_OK,
-                    port::SLOT_FREE
-                ),
-            ));
+            defs.push(crate::rbmi_arb::elig_def(n));
             props.push(Property::assert(
                 "grant_is_elig",
                 format!("{grant} == elig"),

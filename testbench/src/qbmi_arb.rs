@@ -202,16 +202,7 @@ pub fn proof_sampled_by(p: &Params, sample: &str) -> Proof {
     let (qb, rb) = (p.quota_bits as usize, p.rpm_bits());
     let grant = port::GRANT;
     let zero = format!("{n}'d0");
-    let mut defs = vec![Def::new(
-        "elig",
-        n,
-        format!(
-            "{} & {} & {{{n}{{{}}}}}",
-            port::MEM_REQ,
-            port::MEM_OK,
-            port::SLOT_FREE
-        ),
-    )];
+    let mut defs = vec![crate::rbmi_arb::elig_def(n)];
     let mut props = vec![
         Property::assert(
             "grant_onehot",

@@ -10,7 +10,7 @@ use smrtl_cosim::{Layout, Simulator};
 use smrtl_hdl::rbmi_arb::{build, port, Params};
 use smrtl_hdl::tools::ToolError;
 use smrtl_hdl::Module;
-use smrtl_synth::prove::Proof;
+use smrtl_synth::prove::{Def, Proof};
 
 /// One cycle of RbmiArb's inputs (bit k = kernel k).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -116,18 +116,10 @@ impl Bench for RbmiArbBench {
     }
 }
 
-/// RbmiArb's solver proof (docs/prove.md §5.3; spec §3.1): every input is legal. With
-/// `elig = mem_req & mem_ok & {N{slot_free}}`: at most one `grant` bit, only to an eligible
-/// kernel, and one whenever a kernel is eligible (work conservation); the grant is the first
-/// eligible kernel after `last` in cyclic order; `last` names a kernel and follows the grant.
-/// `last` is a register. The presets cover N = 1, 2, 3.
-pub fn proof(p: &Params) -> Proof {
-    use smrtl_synth::prove::{zext, Def, Property};
-    let n = p.kernels();
-    let lb = p.last_bits();
-    let (grant, last) = (port::GRANT, port::LAST);
-    let zero = format!("{n}'d0");
-    let elig = Def::new(
+/// The wrapper wire `elig = mem_req & mem_ok & {N{slot_free}}` (spec §2), over the port names
+/// the arbiters and `mem_issue_ctl` share.
+pub fn elig_def(n: usize) -> Def {
+    Def::new(
         "elig",
         n,
         format!(
@@ -136,7 +128,21 @@ pub fn proof(p: &Params) -> Proof {
             port::MEM_OK,
             port::SLOT_FREE
         ),
-    );
+    )
+}
+
+/// RbmiArb's solver proof (docs/prove.md §5.3; spec §3.1): every input is legal. With
+/// `elig = mem_req & mem_ok & {N{slot_free}}`: at most one `grant` bit, only to an eligible
+/// kernel, and one whenever a kernel is eligible (work conservation); the grant is the first
+/// eligible kernel after `last` in cyclic order; `last` names a kernel and follows the grant.
+/// `last` is a register. The presets cover N = 1, 2, 3.
+pub fn proof(p: &Params) -> Proof {
+    use smrtl_synth::prove::{zext, Property};
+    let n = p.kernels();
+    let lb = p.last_bits();
+    let (grant, last) = (port::GRANT, port::LAST);
+    let zero = format!("{n}'d0");
+    let elig = elig_def(n);
     let mut props = vec![
         Property::assert(
             "grant_onehot",
