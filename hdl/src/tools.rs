@@ -52,7 +52,7 @@ fn package_of(tool: &str) -> &str {
     match tool {
         "verilator" => "verilator",
         "iverilog" | "vvp" => "iverilog",
-        "yosys" => "yosys",
+        "yosys" | "yosys-smtbmc" => "yosys",
         other => other,
     }
 }

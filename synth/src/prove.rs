@@ -34,7 +34,8 @@
 //! `-stbv` / `-stdt`, after `techmap`, and without `-wires`); `share_cfg` alone takes 0.5 s to
 //! parse. Debian's boolector (1.5, 2012) cannot talk to `yosys-smtbmc`, and yices is not
 //! packaged. Yosys's own `sat` (MiniSAT) proves the same wrapper in seconds
-//! (docs/prove.md §4).
+//! (docs/prove.md §4). [`smtbmc`] runs the same wrapper through `yosys-smtbmc` + z3 as a
+//! cross-check where that z3 finishes (and everywhere with a newer z3).
 //!
 //! A [`Kind::Registered`] property ("output X depends only on registers") is a structural
 //! check on the DUT alone: `proc; flatten; memory` (memories become flip-flops), then the
@@ -287,10 +288,7 @@ pub fn prove(verilog: &str, top: &str, ports: &[Port], proof: &Proof) -> Result<
     let start = Instant::now();
     let cones = input_cones(dir.path(), top, &registered)?;
     let yosys_seconds = start.elapsed().as_secs_f64();
-    let read_design = format!(
-        "read_verilog -formal {top}.v\nread_verilog -formal prove.sv\n\
-         prep -flatten -top {WRAPPER}\nasync2sync\ndffunmap\n"
-    );
+    let read_design = read_design(top);
     // The assumptions alone must have a D-step trace from reset, else every proof is vacuous.
     let sat = "sat -set-assumes -show-public";
     let vacuity = format!("{read_design}tee -q -o vacuity.log {sat} -seq {d} {WRAPPER}\n");
@@ -412,6 +410,77 @@ pub fn prove(verilog: &str, top: &str, ports: &[Port], proof: &Proof) -> Result<
         bmc_seconds,
         induction_seconds,
         counterexample,
+    })
+}
+
+/// The Yosys commands that load the DUT and the wrapper (`prove.sv`) for a formal run.
+fn read_design(top: &str) -> String {
+    format!(
+        "read_verilog -formal {top}.v\nread_verilog -formal prove.sv\n\
+         prep -flatten -top {WRAPPER}\nasync2sync\ndffunmap\n"
+    )
+}
+
+/// The tools of the [`smtbmc`] cross-check.
+pub const SMTBMC_TOOLS: [&str; 3] = ["yosys", "yosys-smtbmc", "z3"];
+
+/// The result of [`smtbmc`]: whether BMC from reset and k-induction passed, and their
+/// wall-clock seconds.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct SmtbmcReport {
+    pub bmc_passed: bool,
+    pub induction_passed: bool,
+    pub bmc_seconds: f64,
+    pub induction_seconds: f64,
+}
+
+/// The same wrapper and depths through `yosys-smtbmc -s z3`, the flow of SymbiYosys's
+/// `smtbmc` engine (docs/prove.md §3): `write_smt2 -wires`, then BMC `-t <bmc_depth>` and
+/// k-induction `-i -t <induction_depth>`, each passed or failed as a whole. The registered-only
+/// properties are structural and not part of it. A cross-check of [`prove`] by another solver;
+/// Debian's z3 4.8.12 finishes on the smaller proofs only (docs/prove.md §3).
+pub fn smtbmc(
+    verilog: &str,
+    top: &str,
+    ports: &[Port],
+    proof: &Proof,
+) -> Result<SmtbmcReport, ToolError> {
+    for tool in SMTBMC_TOOLS {
+        require(tool)?;
+    }
+    let dir = crate::stage("yosys", verilog, top)?;
+    write(dir.path(), "prove.sv", &wrapper(top, ports, proof))?;
+    let smt2 = format!("{}write_smt2 -wires design.smt2\n", read_design(top));
+    yosys(dir.path(), "smt2", &smt2)?;
+    let check = |extra: &[&str], depth: u32| -> Result<(bool, f64), ToolError> {
+        let start = Instant::now();
+        let depth = depth.to_string();
+        let mut cmd = Command::new(require("yosys-smtbmc")?);
+        cmd.current_dir(dir.path())
+            .args(["-s", "z3"])
+            .args(extra)
+            .args(["-t", &depth, "design.smt2"]);
+        let out = cmd
+            .output()
+            .map_err(|e| ToolError::path("run", Path::new("yosys-smtbmc"), &e, TMP_REMEDY))?;
+        let text = String::from_utf8_lossy(&out.stdout);
+        let passed = text.contains("Status: PASSED");
+        if !passed && !text.contains("Status: FAILED") {
+            let lines: Vec<&str> = text.lines().collect();
+            return Err(ToolError::Failed {
+                tool: "yosys-smtbmc".into(),
+                message: lines[lines.len().saturating_sub(6)..].join("\n"),
+            });
+        }
+        Ok((passed, start.elapsed().as_secs_f64()))
+    };
+    let (bmc_passed, bmc_seconds) = check(&[], proof.bmc_depth)?;
+    let (induction_passed, induction_seconds) = check(&["-i"], proof.induction_depth)?;
+    Ok(SmtbmcReport {
+        bmc_passed,
+        induction_passed,
+        bmc_seconds,
+        induction_seconds,
     })
 }
 

@@ -7,6 +7,7 @@
 //! for every scheme and N, each with a planted fault found.
 
 use smrtl_hdl::lock_table::{build_with, Fault, Params};
+use smrtl_hdl::mem_issue_ctl::Scheme;
 use smrtl_hdl::BlockParams;
 use smrtl_synth::prove::{self, Kind, Property, Run, Verdict};
 use smrtl_testbench::lock_table::{proof, LockTableBench};
@@ -295,4 +296,41 @@ fn mem_issue_ctl_planted_shared_acc_fails_with_a_counterexample() {
     // The solver returns some failing trace within the depth, not necessarily the shortest.
     assert!((1..=12).contains(&cex.step), "step {}", cex.step);
     assert!(String::from_utf8_lossy(&cex.vcd).contains("ok_reqcnt_counts_accesses_1"));
+}
+
+/// The same wrappers through `yosys-smtbmc` with z3 (docs/prove.md §3), as far as Debian's z3
+/// 4.8.12 finishes: every `milg` configuration, `rbmi_arb` for N = 1..3 and the top without
+/// an arbiter at N = 1 and Baseline at N = 2 pass BMC and k-induction; the planted `milg`
+/// fault fails BMC there too.
+#[test]
+fn smtbmc_with_z3_agrees_on_the_milg_the_rbmi_and_small_tops() {
+    if !prove::SMTBMC_TOOLS.iter().all(|t| external(t)) {
+        return;
+    }
+    fn agree(d: &Design) {
+        let proof = d.proof.as_ref().unwrap();
+        let r = prove::smtbmc(&d.verilog(), &d.module.name, &d.module.ports(), proof).unwrap();
+        eprintln!(
+            "smtbmc {} {}: BMC {:.1} s, induction {:.1} s",
+            d.module.name, d.params, r.bmc_seconds, r.induction_seconds
+        );
+        assert!(r.bmc_passed && r.induction_passed, "{}: {r:?}", d.params);
+    }
+    for p in MilgBench::proof_configs() {
+        agree(&Design::new::<MilgBench>(&p));
+    }
+    for p in RbmiArbBench::proof_configs() {
+        agree(&Design::new::<RbmiArbBench>(&p));
+    }
+    for p in MemIssueCtlBench::proof_configs()
+        .into_iter()
+        .filter(|p| p.n == 1 && !p.scheme.has_arbiter() || p.n == 2 && p.scheme == Scheme::Baseline)
+    {
+        agree(&Design::new::<MemIssueCtlBench>(&p));
+    }
+    let p = smrtl_hdl::milg::Params::resolve(Some("small"), &[]).unwrap();
+    let m = smrtl_hdl::milg::build_with(&p, smrtl_hdl::milg::Fault::PeakNotRestarted);
+    let verilog = smrtl_hdl::verilog::emit(&m, &[]);
+    let r = prove::smtbmc(&verilog, &m.name, &m.ports(), &milg_proof(&p)).unwrap();
+    assert!(!r.bmc_passed, "{r:?}");
 }
