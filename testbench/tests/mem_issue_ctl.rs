@@ -2,8 +2,8 @@
 //! kernel-level claims of §4.5 (example 2: a closed gate blocks only its own kernel; example 4:
 //! other kernels' requests never touch a kernel's MILG; example 7: SMIL limits (3, 1) hold) and
 //! the grant of the non-BMI schemes, each on the model and rusthdl; random co-simulation of
-//! legal SM cycles on rusthdl (10^6 cycles on each of 16 configurations: every scheme, N = 1..3,
-//! paper and small widths),
+//! legal SM cycles on rusthdl (10^6 cycles on each of 21 configurations: every scheme at every
+//! N = 1..3, paper and small widths),
 //! Verilator and Icarus; the hierarchical Verilog linted; a planted wiring bug caught and
 //! shrunk; Yosys flip-flops equal to the inventory.
 
@@ -318,8 +318,8 @@ fn random_million(configs: &[(&str, &[(&str, &str)])], seed: u64) {
     }
 }
 
-/// The MIL schemes and no control: the paper's Dmil (N = 2), Baseline, Smil, N = 1 and 3,
-/// small widths (boundaries every few cycles) at N = 2 and 3.
+/// The MIL schemes and no control, each at N = 1, 2 and 3: the paper's Dmil, Baseline and Smil,
+/// and small widths (boundaries every few cycles).
 #[test]
 fn random_rusthdl_mil_schemes_1m_each() {
     random_million(
@@ -333,6 +333,9 @@ fn random_rusthdl_mil_schemes_1m_each() {
             ("small", &[("N", "3")]),
             ("small_smil", &[("N", "3")]),
             ("small_baseline", &[]),
+            ("baseline", &[("N", "1")]),
+            ("small_baseline", &[("N", "3")]),
+            ("smil", &[("N", "1")]),
         ],
         10,
     );
@@ -351,10 +354,18 @@ fn random_rusthdl_rbmi_1m_each() {
     );
 }
 
-/// QBMI and QBMI + DMIL at N = 2, the paper's widths (the full top).
+/// QBMI and QBMI + DMIL at N = 2 and 1, the paper's widths (the full top).
 #[test]
 fn random_rusthdl_qbmi_paper_1m_each() {
-    random_million(&[("qbmi", &[]), ("qbmi_dmil", &[])], 30);
+    random_million(
+        &[
+            ("qbmi", &[]),
+            ("qbmi_dmil", &[]),
+            ("qbmi", &[("N", "1")]),
+            ("qbmi_dmil", &[("N", "1")]),
+        ],
+        30,
+    );
 }
 
 /// QBMI and QBMI + DMIL at N = 3 with small widths (a sample every few requests), the second
