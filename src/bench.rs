@@ -10,8 +10,8 @@
 use crate::cosim::{rtl_factory, VCD_WINDOW};
 use crate::{design, parse_sets, BlockArgs, Result, RtlBackend, UsageError};
 use serde_json::{json, Value};
-use smrtl_cosim::backend::icarus;
-use smrtl_cosim::backend::verilator::PlainLoop;
+use smrtl_cosim::harness::backend::icarus;
+use smrtl_cosim::harness::backend::verilator::PlainLoop;
 use smrtl_cosim::harness::{self, CHUNK};
 use smrtl_cosim::Simulator;
 use smrtl_hdl::tools;
@@ -494,7 +494,7 @@ fn verilator_ratios(r: &mut Report) {
 /// RTL backend (the testbench answers the core's descriptor requests within the cycle, so the
 /// RTL steps one cycle per call there).
 fn sm_level(o: &Options, profile: &str) -> Result<Report> {
-    use smrtl_testbench::sim::{Backend, Workload, WorkloadBench};
+    use smrtl_testbench::studies::sim::{Backend, Workload, WorkloadBench};
     if o.block.preset.is_some() {
         return Err(UsageError(
             "--preset does not apply with --profile: the profile sets the params (override them with --set)".into(),
@@ -584,10 +584,10 @@ fn in_loop_ratios(r: &mut Report, where_: &str, side: &str) {
 fn mem_level(o: &Options, path: &Path) -> Result<Report> {
     use crate::output::read_text;
     use crate::sim::MAX_WORKLOAD_BYTES;
-    use smrtl_cosim::mem_pipeline::{self as mp, workload};
-    use smrtl_hdl::mem_issue_ctl::Fault;
-    use smrtl_testbench::mem_sm;
-    let ctl_block = <smrtl_hdl::mem_issue_ctl::Params as smrtl_hdl::BlockParams>::BLOCK;
+    use smrtl_cosim::sm::mem_pipeline::{self as mp, workload};
+    use smrtl_hdl::blocks::mem_issue_ctl::Fault;
+    use smrtl_testbench::studies::mem_sm;
+    let ctl_block = <smrtl_hdl::blocks::mem_issue_ctl::Params as smrtl_hdl::BlockParams>::BLOCK;
     if o.block.block.replace('-', "_") != ctl_block {
         return Err(UsageError(format!(
             "--mem-workload runs the SM memory pipeline with `{ctl_block}` in the loop, not `{}`",

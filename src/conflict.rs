@@ -2,7 +2,7 @@
 //! or on an RTL backend. One JSON object in, one out, per line.
 
 use crate::{Result, UsageError};
-use smrtl_testbench::conflict::{self, Batch};
+use smrtl_testbench::studies::conflict::{self, Batch};
 use std::io::{BufRead, Read, Write};
 use std::path::Path;
 use std::process::ExitCode;

@@ -2,7 +2,7 @@
 
 use crate::output::{read_text, Outputs, Waveform};
 use crate::{design, parse_sets, BlockArgs, Result, RtlBackend, UsageError};
-use smrtl_cosim::backend::{rusthdl::RustHdl, verilator::VerilatorLib};
+use smrtl_cosim::harness::backend::{rusthdl::RustHdl, verilator::VerilatorLib};
 use smrtl_cosim::harness::{Mismatch, Trace};
 use smrtl_testbench::check::{self, RtlFactory};
 use smrtl_testbench::stimulus_file::{params_as_sets, StimulusFile};

@@ -2,7 +2,7 @@
 //! thread blocks per SM without and with sharing, for one kernel's block shape.
 
 use crate::{Result, UsageError};
-use smrtl_cosim::launch::{launch, Inputs, Ratio};
+use smrtl_cosim::kernel::launch::{launch, Inputs, Ratio};
 use std::process::ExitCode;
 
 /// Largest scratchpad and thread counts accepted (far beyond any GPU; keeps the arithmetic exact).

@@ -183,7 +183,7 @@ enum Command {
         seed: u64,
         /// Repetitions per warp context of each profile's body (elastic-pipeline), or waves of
         /// each kernel's shared launch (scratchpad-sharing); 1..=256.
-        #[arg(long, default_value_t = smrtl_testbench::repro::Options::default().waves)]
+        #[arg(long, default_value_t = smrtl_testbench::studies::repro::Options::default().waves)]
         waves: u32,
         /// Exit 1 when a trend target fails (by default a failed target is reported, exit 0).
         #[arg(long)]

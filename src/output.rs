@@ -12,7 +12,8 @@
 
 use crate::{Result, UsageError};
 use smrtl_cosim::harness::Trace;
-use smrtl_cosim::{gtkw, vcd_out, Layout};
+use smrtl_cosim::harness::{gtkw, vcd_out};
+use smrtl_cosim::Layout;
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, BufWriter, Write};
 use std::os::unix::fs::{FileTypeExt, MetadataExt, PermissionsExt};

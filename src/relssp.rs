@@ -5,10 +5,10 @@
 use crate::output::{read_text, Outputs};
 use crate::sim::MAX_KERNEL_BYTES;
 use crate::{Result, UsageError};
-use smrtl_cosim::cfg::Program;
-use smrtl_cosim::kernel::Branch;
-use smrtl_cosim::launch::Ratio;
-use smrtl_cosim::relssp_pass::{place, Mode, Options, Placed, Position};
+use smrtl_cosim::kernel::cfg::Program;
+use smrtl_cosim::kernel::launch::Ratio;
+use smrtl_cosim::kernel::program::Branch;
+use smrtl_cosim::kernel::relssp_pass::{place, Mode, Options, Placed, Position};
 use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;

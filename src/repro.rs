@@ -1,9 +1,9 @@
 //! `smrtl repro`: reproduce a paper's evaluation trends on the behavioral models
-//! (docs/elastic-pipeline.md §8; library in [`smrtl_testbench::repro`]).
+//! (docs/elastic-pipeline.md §8; library in [`smrtl_testbench::studies::repro`]).
 
 use crate::output::Outputs;
 use crate::{Result, UsageError};
-use smrtl_testbench::{repro, sharing_repro};
+use smrtl_testbench::studies::{repro, sharing_repro};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -30,7 +30,7 @@ pub fn run(o: Options) -> Result<ExitCode> {
     // Refuse a bad plot path or waves before the simulation.
     let mut outputs = Outputs::new();
     let plot = o.plot.as_deref().map(|p| outputs.add(p)).transpose()?;
-    smrtl_testbench::profiles::check_waves(o.waves).map_err(UsageError)?;
+    smrtl_testbench::studies::profiles::check_waves(o.waves).map_err(UsageError)?;
     // Each experiment: its JSON, its text, its plot and its targets.
     let (json, text, svg, targets) = match o.experiment {
         Experiment::ElasticPipeline => {

@@ -8,7 +8,7 @@ use crate::cosim::rtl_factory;
 use crate::output::{read_text, Outputs};
 use crate::RtlBackend;
 use crate::{parse_sets, BlockArgs, Result, UsageError};
-use smrtl_cosim::backend::icarus;
+use smrtl_cosim::harness::backend::icarus;
 use smrtl_cosim::{Layout, Simulator};
 use smrtl_testbench::check::{self, Replayed};
 use smrtl_testbench::stimulus_file::{params_as_sets, Stimulus};

@@ -3,7 +3,7 @@
 
 use crate::output::{self, read_text, Output, Outputs};
 use crate::{parse_sets, Result, UsageError};
-use smrtl_testbench::sim::{self, Report, Run, Workload};
+use smrtl_testbench::studies::sim::{self, Report, Run, Workload};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -62,7 +62,9 @@ pub fn run(o: Options) -> Result<ExitCode> {
         .map(|p| outputs.add_waveform(p))
         .transpose()?;
     if let Some(name) = &o.kernel_profile {
-        use smrtl_testbench::{profiles::check_waves, sharing_profiles, sharing_repro::grid};
+        use smrtl_testbench::studies::{
+            profiles::check_waves, sharing_profiles, sharing_repro::grid,
+        };
         let prof = sharing_profiles::profile(name).map_err(UsageError)?;
         check_waves(o.waves).map_err(UsageError)?;
         let text = prof.program(grid(prof, o.waves), o.seed);

@@ -1,6 +1,6 @@
 //! `smrtl sweep` and `smrtl merge`: a grid of (params × workloads × waves × seeds) from a JSON
 //! spec on every core, and the join of its shards (engine and spec format in
-//! [`smrtl_testbench::sweep`]).
+//! [`smrtl_testbench::studies::sweep`]).
 
 use crate::output::{read_text, Outputs};
 
@@ -9,7 +9,7 @@ pub const MAX_SPEC_BYTES: u64 = 1 << 20;
 pub const MAX_SHARD_BYTES: u64 = 256 << 20;
 use crate::{Result, UsageError};
 use indicatif::{ProgressBar, ProgressStyle};
-use smrtl_testbench::sweep::{self, Shard, SmSweep};
+use smrtl_testbench::studies::sweep::{self, Shard, SmSweep};
 use std::io::{IsTerminal, Write};
 use std::num::NonZeroUsize;
 use std::path::PathBuf;

@@ -1,9 +1,9 @@
 //! The `verilator` backend against the `rusthdl` reference on random vectors.
 
-use smrtl_cosim::backend::rusthdl::RustHdl;
-use smrtl_cosim::backend::verilator::{plain_loop_rate, Verilator};
+use smrtl_cosim::harness::backend::rusthdl::RustHdl;
+use smrtl_cosim::harness::backend::verilator::{plain_loop_rate, Verilator};
 use smrtl_cosim::{Layout, Simulator};
-use smrtl_hdl::bank_conflict_detector::{build, Params};
+use smrtl_hdl::blocks::bank_conflict_detector::{build, Params};
 use smrtl_hdl::netlist::mask;
 use smrtl_hdl::tools::{tools_required, ToolError};
 use smrtl_hdl::{BlockParams, Module};

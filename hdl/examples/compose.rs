@@ -10,7 +10,7 @@
 //! instantiating the detector by its stable name, then smrtl's module definitions.
 
 use rust_hdl::prelude::*;
-use smrtl_hdl::bank_conflict_detector as bcd;
+use smrtl_hdl::blocks::bank_conflict_detector as bcd;
 use smrtl_hdl::BlockParams;
 use std::sync::{Arc, Mutex};
 

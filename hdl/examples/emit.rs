@@ -1,6 +1,7 @@
 //! `cargo run -p smrtl-hdl --example emit -- BLOCK PRESET [KEY=VALUE...]`: print a block's
 //! Verilog without the CLI (a development aid).
-use smrtl_hdl::{bank_conflict_detector as bcd, elastic_pipeline as ep, BlockParams};
+use smrtl_hdl::blocks::{bank_conflict_detector as bcd, elastic_pipeline as ep};
+use smrtl_hdl::BlockParams;
 use std::sync::Arc;
 
 fn main() {

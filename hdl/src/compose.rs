@@ -4,7 +4,7 @@
 //!
 //! ```
 //! use rust_hdl::prelude::*;
-//! use smrtl_hdl::bank_conflict_detector as bcd;
+//! use smrtl_hdl::blocks::bank_conflict_detector as bcd;
 //! use smrtl_hdl::BlockParams;
 //!
 //! smrtl_hdl::smrtl_block! {

@@ -9,7 +9,7 @@ mod example;
 
 use example::{ConflictCounter, Ep8Detector, Observed};
 use rust_hdl::prelude::*;
-use smrtl_hdl::bank_conflict_detector as bcd;
+use smrtl_hdl::blocks::bank_conflict_detector as bcd;
 use smrtl_hdl::tools::{external, require, run};
 use smrtl_hdl::{BlockParams, Module};
 use std::path::PathBuf;

@@ -3,28 +3,13 @@
 //! ([`checks`]) and each block's cost report ([`bank_conflict_detector`], [`elastic_pipeline`],
 //! [`history_cache`], [`sm_core`] and the scratchpad-sharing blocks).
 
-pub mod bank_conflict_detector;
+pub mod blocks;
 pub mod checks;
-pub mod elastic_pipeline;
-pub mod history_cache;
-pub mod lock_table;
-pub mod mem_issue_ctl;
-pub mod milg;
 pub mod nextpnr;
-pub mod owner_class;
 pub mod prove;
-pub mod qbmi_arb;
-pub mod rbmi_arb;
-pub mod relssp_unit;
-pub mod req_counter;
-pub mod share_cfg;
-pub mod sharing_core;
-pub mod sm_core;
-pub mod sp_access_unit;
-pub mod warp_scheduler;
 pub mod yosys;
 
-pub use bank_conflict_detector::{DetectorCost, SweepOptions, SweepReport};
+pub use blocks::bank_conflict_detector::{DetectorCost, SweepOptions, SweepReport};
 pub use checks::{compile_icarus, lint_verilator, LINT_WAIVERS};
 pub use nextpnr::{Fmax, FmaxOptions};
 pub use smrtl_hdl::tools::ToolError;

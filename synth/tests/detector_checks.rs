@@ -3,7 +3,7 @@
 //!
 //! A missing tool fails the test when `SMRTL_REQUIRE_TOOLS=1`, and skips it otherwise.
 
-use smrtl_hdl::bank_conflict_detector::{build, Params};
+use smrtl_hdl::blocks::bank_conflict_detector::{build, Params};
 use smrtl_hdl::rusthdl::emit_verilog;
 use smrtl_hdl::BlockParams;
 use smrtl_synth::{checks, yosys};

@@ -4,10 +4,10 @@
 //!
 //! A missing tool fails the test when `SMRTL_REQUIRE_TOOLS=1`, and skips it otherwise.
 
-use smrtl_hdl::elastic_pipeline::{build, Params};
+use smrtl_hdl::blocks::elastic_pipeline::{build, Params};
 use smrtl_hdl::rusthdl::emit_verilog;
 use smrtl_hdl::BlockParams;
-use smrtl_synth::elastic_pipeline::{overhead, Registers};
+use smrtl_synth::blocks::elastic_pipeline::{overhead, Registers};
 use smrtl_synth::{checks, yosys, GenericReport};
 use std::sync::Arc;
 

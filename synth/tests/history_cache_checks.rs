@@ -4,10 +4,10 @@
 //!
 //! A missing tool fails the tool tests when `SMRTL_REQUIRE_TOOLS=1`, and skips them otherwise.
 
-use smrtl_hdl::history_cache::{build, port, Params};
+use smrtl_hdl::blocks::history_cache::{build, port, Params};
 use smrtl_hdl::rusthdl::emit_verilog;
 use smrtl_hdl::{BlockParams, Module};
-use smrtl_synth::history_cache::Registers;
+use smrtl_synth::blocks::history_cache::Registers;
 use smrtl_synth::{checks, yosys};
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -276,7 +276,7 @@ fn cost_report_paper() {
 
 fn cost_report(preset: &str) {
     let p = params(preset, &[]);
-    let c = smrtl_synth::history_cache::cost(&p).expect("cost");
+    let c = smrtl_synth::blocks::history_cache::cost(&p).expect("cost");
     println!(
         "{preset}: {}",
         serde_json::to_string_pretty(&c.storage).unwrap()

@@ -34,7 +34,7 @@ fn check(module: Module) -> u64 {
 
 #[test]
 fn share_cfg_registers_match_section_7() {
-    use smrtl_hdl::share_cfg::{build, Params};
+    use smrtl_hdl::blocks::share_cfg::{build, Params};
     if !have_tools() {
         return;
     }
@@ -43,19 +43,19 @@ fn share_cfg_registers_match_section_7() {
         let bits = check(build(&p));
         assert_eq!(
             bits,
-            smrtl_synth::share_cfg::Registers::of(&p).total,
+            smrtl_synth::blocks::share_cfg::Registers::of(&p).total,
             "T = {t}"
         );
     }
     assert_eq!(
-        smrtl_synth::share_cfg::Registers::of(&Params::default()).total,
+        smrtl_synth::blocks::share_cfg::Registers::of(&Params::default()).total,
         319
     );
 }
 
 #[test]
 fn sp_access_unit_has_no_registers() {
-    use smrtl_hdl::sp_access_unit::{build, Params};
+    use smrtl_hdl::blocks::sp_access_unit::{build, Params};
     if !have_tools() {
         return;
     }
@@ -72,7 +72,7 @@ fn sp_access_unit_has_no_registers() {
 
 #[test]
 fn owner_class_has_no_registers() {
-    use smrtl_hdl::owner_class::{build, Params};
+    use smrtl_hdl::blocks::owner_class::{build, Params};
     if !have_tools() {
         return;
     }

@@ -4,10 +4,11 @@
 //! presets; Verilator lint at the paper's defaults. (The defaults' synthesis, 3,553 flip-flops,
 //! takes a minute: `smrtl synth sharing_core`, figures in the README.)
 
+use smrtl_hdl::blocks::sharing_core::{build, Params};
 use smrtl_hdl::rusthdl::emit_verilog;
-use smrtl_hdl::sharing_core::{build, Params};
 use smrtl_hdl::BlockParams;
-use smrtl_synth::{checks, sharing_core};
+use smrtl_synth::blocks::sharing_core;
+use smrtl_synth::checks;
 use std::sync::Arc;
 
 fn have_tools() -> bool {

@@ -6,10 +6,10 @@
 //!
 //! A missing tool fails these tests when `SMRTL_REQUIRE_TOOLS=1`, and skips them otherwise.
 
+use smrtl_hdl::blocks::sm_core::{build, Params};
 use smrtl_hdl::rusthdl::emit_verilog;
-use smrtl_hdl::sm_core::{build, Params};
 use smrtl_hdl::BlockParams;
-use smrtl_synth::sm_core::Registers;
+use smrtl_synth::blocks::sm_core::Registers;
 use smrtl_synth::{checks, yosys};
 use std::sync::Arc;
 

@@ -104,8 +104,11 @@ pub fn random(design: &Design, rtl: &RtlFactory, cycles: u64, seed: u64) -> Repo
 /// output compared; panics with the first mismatch (the block-level random tests).
 pub fn assert_random_on_rusthdl(design: &Design, cycles: u64, seed: u64) {
     let m = design.module.clone();
-    let factory =
-        move || Box::new(smrtl_cosim::backend::rusthdl::RustHdl::new(m.clone())) as Box<dyn Rtl>;
+    let factory = move || {
+        Box::new(smrtl_cosim::harness::backend::rusthdl::RustHdl::new(
+            m.clone(),
+        )) as Box<dyn Rtl>
+    };
     let r = random(design, &factory, cycles, seed);
     assert!(
         r.failure.is_none(),

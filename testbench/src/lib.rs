@@ -1,34 +1,12 @@
 //! smrtl stimulus: the papers' scenarios, random generators and proptest strategies, and the
 //! random co-simulation driver that shrinks a failure to a minimal case.
 
-pub mod bank_conflict_detector;
+pub mod blocks;
 pub mod check;
-pub mod conflict;
 pub mod design;
-pub mod elastic_pipeline;
-pub mod history_cache;
-pub mod lock_table;
-pub mod mem_issue_ctl;
-pub mod mem_sm;
-pub mod milg;
-pub mod owner_class;
-pub mod profiles;
-pub mod qbmi_arb;
-pub mod rbmi_arb;
 pub mod registry;
-pub mod relssp_unit;
-pub mod repro;
-pub mod req_counter;
-pub mod share_cfg;
-pub mod sharing_core;
-pub mod sharing_profiles;
-pub mod sharing_repro;
-pub mod sim;
-pub mod sm_core;
-pub mod sp_access_unit;
 pub mod stimulus_file;
-pub mod sweep;
-pub mod warp_scheduler;
+pub mod studies;
 
 pub use design::{Bench, BlockEntry, Case, Design};
 pub use registry::{block, blocks};
@@ -44,7 +22,7 @@ pub fn external(tool: &str) -> bool {
 pub fn verilated(
     module: &std::sync::Arc<smrtl_hdl::Module>,
 ) -> Result<Box<dyn smrtl_cosim::Rtl>, smrtl_hdl::tools::ToolError> {
-    use smrtl_cosim::backend::verilator::VerilatorLib;
+    use smrtl_cosim::harness::backend::verilator::VerilatorLib;
     use std::collections::HashMap;
     use std::sync::{Arc, Mutex};
     static LIBS: Mutex<Option<HashMap<String, Arc<VerilatorLib>>>> = Mutex::new(None);

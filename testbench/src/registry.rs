@@ -6,22 +6,22 @@ use crate::design::BlockEntry;
 /// Every block, in `smrtl list` order.
 pub fn blocks() -> Vec<BlockEntry> {
     vec![
-        BlockEntry::of::<crate::bank_conflict_detector::Detector>(),
-        BlockEntry::of::<crate::elastic_pipeline::ElasticPipeline>(),
-        BlockEntry::of::<crate::history_cache::HistoryCacheBench>(),
-        BlockEntry::of::<crate::sm_core::SmCoreBench>(),
-        BlockEntry::of::<crate::share_cfg::ShareCfgBench>(),
-        BlockEntry::of::<crate::sp_access_unit::SpAccessUnitBench>(),
-        BlockEntry::of::<crate::lock_table::LockTableBench>(),
-        BlockEntry::of::<crate::owner_class::OwnerClassBench>(),
-        BlockEntry::of::<crate::relssp_unit::RelsspBench>(),
-        BlockEntry::of::<crate::warp_scheduler::WarpSchedulerBench>(),
-        BlockEntry::of::<crate::sharing_core::SharingCoreBench>(),
-        BlockEntry::of::<crate::rbmi_arb::RbmiArbBench>(),
-        BlockEntry::of::<crate::qbmi_arb::QbmiArbBench>(),
-        BlockEntry::of::<crate::milg::MilgBench>(),
-        BlockEntry::of::<crate::req_counter::ReqCounterBench>(),
-        BlockEntry::of::<crate::mem_issue_ctl::MemIssueCtlBench>(),
+        BlockEntry::of::<crate::blocks::bank_conflict_detector::Detector>(),
+        BlockEntry::of::<crate::blocks::elastic_pipeline::ElasticPipeline>(),
+        BlockEntry::of::<crate::blocks::history_cache::HistoryCacheBench>(),
+        BlockEntry::of::<crate::blocks::sm_core::SmCoreBench>(),
+        BlockEntry::of::<crate::blocks::share_cfg::ShareCfgBench>(),
+        BlockEntry::of::<crate::blocks::sp_access_unit::SpAccessUnitBench>(),
+        BlockEntry::of::<crate::blocks::lock_table::LockTableBench>(),
+        BlockEntry::of::<crate::blocks::owner_class::OwnerClassBench>(),
+        BlockEntry::of::<crate::blocks::relssp_unit::RelsspBench>(),
+        BlockEntry::of::<crate::blocks::warp_scheduler::WarpSchedulerBench>(),
+        BlockEntry::of::<crate::blocks::sharing_core::SharingCoreBench>(),
+        BlockEntry::of::<crate::blocks::rbmi_arb::RbmiArbBench>(),
+        BlockEntry::of::<crate::blocks::qbmi_arb::QbmiArbBench>(),
+        BlockEntry::of::<crate::blocks::milg::MilgBench>(),
+        BlockEntry::of::<crate::blocks::req_counter::ReqCounterBench>(),
+        BlockEntry::of::<crate::blocks::mem_issue_ctl::MemIssueCtlBench>(),
     ]
 }
 

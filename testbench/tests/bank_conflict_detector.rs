@@ -3,12 +3,12 @@
 //! invariants and the §2.4 structured sweep.
 
 use proptest::prelude::*;
-use smrtl_cosim::backend::{rusthdl::RustHdl, verilator::Verilator};
-use smrtl_cosim::bank_conflict_detector::{degree, degree_of, Cfg};
+use smrtl_cosim::blocks::bank_conflict_detector::{degree, degree_of, Cfg};
+use smrtl_cosim::harness::backend::{rusthdl::RustHdl, verilator::Verilator};
 use smrtl_cosim::Simulator;
-use smrtl_hdl::bank_conflict_detector::{port, Mode, Params};
+use smrtl_hdl::blocks::bank_conflict_detector::{port, Mode, Params};
 use smrtl_hdl::BlockParams;
-use smrtl_testbench::bank_conflict_detector::{encode, Access, Detector};
+use smrtl_testbench::blocks::bank_conflict_detector::{encode, Access, Detector};
 use smrtl_testbench::{external, Design};
 
 fn params(preset: &str, sets: &[(&str, &str)]) -> Params {

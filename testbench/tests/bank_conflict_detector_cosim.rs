@@ -6,12 +6,13 @@ mod common;
 
 use proptest::prelude::*;
 use proptest::strategy::ValueTree;
-use smrtl_cosim::backend::{rusthdl::RustHdl, verilator::VerilatorLib};
-use smrtl_cosim::bank_conflict_detector::Model;
-use smrtl_cosim::{vcd_out, Layout, Simulator};
-use smrtl_hdl::bank_conflict_detector::{build_with, Fault, Params};
+use smrtl_cosim::blocks::bank_conflict_detector::Model;
+use smrtl_cosim::harness::backend::{rusthdl::RustHdl, verilator::VerilatorLib};
+use smrtl_cosim::harness::vcd_out;
+use smrtl_cosim::{Layout, Simulator};
+use smrtl_hdl::blocks::bank_conflict_detector::{build_with, Fault, Params};
 use smrtl_hdl::{BlockParams, Module};
-use smrtl_testbench::bank_conflict_detector::{access, encode, Detector, CASE_CYCLES};
+use smrtl_testbench::blocks::bank_conflict_detector::{access, encode, Detector, CASE_CYCLES};
 use smrtl_testbench::check::{self, run_case};
 use smrtl_testbench::{external, Bench, Case, Design};
 use std::sync::Arc;

@@ -10,11 +10,11 @@
 //! Every scenario runs on the model and on both RTL backends (`rusthdl`, `verilator`).
 
 use serde_json::{json, Value};
-use smrtl_cosim::backend::{rusthdl::RustHdl, verilator::Verilator};
-use smrtl_cosim::elastic_pipeline::{Model, Record, Summary, Wb};
+use smrtl_cosim::blocks::elastic_pipeline::{Model, Record, Summary, Wb};
+use smrtl_cosim::harness::backend::{rusthdl::RustHdl, verilator::Verilator};
 use smrtl_cosim::{Layout, Simulator};
-use smrtl_hdl::elastic_pipeline::{build, Cause, Params, PipeMode, WbSrc};
-use smrtl_testbench::elastic_pipeline::{cosim, layout, run, DriveError, Trace, TraceFile};
+use smrtl_hdl::blocks::elastic_pipeline::{build, Cause, Params, PipeMode, WbSrc};
+use smrtl_testbench::blocks::elastic_pipeline::{cosim, layout, run, DriveError, Trace, TraceFile};
 use std::collections::BTreeSet;
 use std::sync::Arc;
 

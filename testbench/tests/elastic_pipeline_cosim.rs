@@ -4,10 +4,12 @@
 //! file, saved, and named in the panic message (replay it with `smrtl sim --trace FILE`).
 
 use proptest::strategy::Just;
-use smrtl_cosim::backend::{rusthdl::RustHdl, verilator::VerilatorLib};
+use smrtl_cosim::harness::backend::{rusthdl::RustHdl, verilator::VerilatorLib};
 use smrtl_cosim::Simulator;
-use smrtl_hdl::elastic_pipeline::{build, Params, PipeMode};
-use smrtl_testbench::elastic_pipeline::{random_params, random_traces, trace_files, TraceReport};
+use smrtl_hdl::blocks::elastic_pipeline::{build, Params, PipeMode};
+use smrtl_testbench::blocks::elastic_pipeline::{
+    random_params, random_traces, trace_files, TraceReport,
+};
 use smrtl_testbench::external;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};

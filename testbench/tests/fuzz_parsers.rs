@@ -30,15 +30,16 @@ use proptest::prelude::*;
 use proptest::sample::{select, Index};
 use proptest::test_runner::TestCaseError;
 use serde_json::{json, Map, Value};
-use smrtl_cosim::backend::rusthdl::RustHdl;
-use smrtl_cosim::sm_core::{SmCore, SmParams};
+use smrtl_cosim::blocks::sm_core::{SmCore, SmParams};
+use smrtl_cosim::harness::backend::rusthdl::RustHdl;
+use smrtl_testbench::blocks::elastic_pipeline::{Trace, TraceFile};
+use smrtl_testbench::blocks::sm_core;
 use smrtl_testbench::check;
-use smrtl_testbench::conflict::Batch;
-use smrtl_testbench::elastic_pipeline::{Trace, TraceFile};
-use smrtl_testbench::sim::{self, Backend, Options};
 use smrtl_testbench::stimulus_file::{params_as_sets, Stimulus, StimulusFile};
-use smrtl_testbench::sweep::{self, Shard, SmSweep, Spec};
-use smrtl_testbench::{profiles, sm_core};
+use smrtl_testbench::studies::conflict::Batch;
+use smrtl_testbench::studies::profiles;
+use smrtl_testbench::studies::sim::{self, Backend, Options};
+use smrtl_testbench::studies::sweep::{self, Shard, SmSweep, Spec};
 use std::alloc::{GlobalAlloc, Layout as AllocLayout, System};
 use std::cell::{Cell, RefCell};
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -987,7 +988,10 @@ fn model_opts<'a>(
 }
 
 /// Cycles of `w` on the model (events only, no records), or `None` beyond `cap` cycles.
-fn bounded_cycles(w: &smrtl_cosim::sm_core::Workload, cap: u64) -> Result<Option<u64>, String> {
+fn bounded_cycles(
+    w: &smrtl_cosim::blocks::sm_core::Workload,
+    cap: u64,
+) -> Result<Option<u64>, String> {
     let mut core = SmCore::new(&w.params).expect("validated params");
     let mut n = 0u64;
     let r = catch_unwind(AssertUnwindSafe(|| {
@@ -1680,7 +1684,7 @@ fn sweep_spec_parse_time_is_linear() {
 /// mutated, parsed, lowered, resolved against their params and launched on the SM model (not
 /// run: a mutated grid may ask for 10^6 TBs). Every refusal is one line; nothing panics.
 fn check_kernel(text: &str) -> Result<(), TestCaseError> {
-    use smrtl_cosim::sharing_core::{load_kernel, SharingSm};
+    use smrtl_cosim::blocks::sharing_core::{load_kernel, SharingSm};
     use smrtl_hdl::BlockParams as _;
     let parsed = guard_mem("sharing_core::load_kernel", &text, text.len(), || {
         load_kernel(text, &[])
@@ -1708,7 +1712,7 @@ fn kernels() -> Vec<String> {
             let path = format!("{}/../examples/sharing/{f}", env!("CARGO_MANIFEST_DIR"));
             std::fs::read_to_string(path).unwrap()
         })
-        .chain([smrtl_cosim::cfg::Program::parse(include_str!(
+        .chain([smrtl_cosim::kernel::cfg::Program::parse(include_str!(
             "../../examples/sharing/three-phase.txt"
         ))
         .map(|p| serde_json::to_string_pretty(&p.to_file()).unwrap())

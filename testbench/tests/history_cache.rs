@@ -3,13 +3,13 @@
 //! backend, the 2-way replacement order, and random co-simulation on the `small` and `paper`
 //! presets.
 
-use smrtl_cosim::backend::rusthdl::RustHdl;
-use smrtl_cosim::history_cache::{HistoryCache, Inputs, Model, Outputs};
+use smrtl_cosim::blocks::history_cache::{HistoryCache, Inputs, Model, Outputs};
+use smrtl_cosim::harness::backend::rusthdl::RustHdl;
 use smrtl_cosim::{Layout, Simulator};
-use smrtl_hdl::history_cache::{build, port, ports, BcawsPolicy, CounterMode, Params};
+use smrtl_hdl::blocks::history_cache::{build, port, ports, BcawsPolicy, CounterMode, Params};
 use smrtl_hdl::BlockParams;
+use smrtl_testbench::blocks::history_cache::{encode, HistoryCacheBench};
 use smrtl_testbench::check;
-use smrtl_testbench::history_cache::{encode, HistoryCacheBench};
 use smrtl_testbench::Design;
 use std::sync::Arc;
 
@@ -29,7 +29,7 @@ fn sims(p: &Params) -> (Layout, Vec<Box<dyn Simulator>>) {
     if smrtl_testbench::external("verilator") {
         let verilog = smrtl_hdl::rusthdl::emit_verilog(&module);
         sims.push(Box::new(
-            smrtl_cosim::backend::verilator::Verilator::new(&module, &verilog).unwrap(),
+            smrtl_cosim::harness::backend::verilator::Verilator::new(&module, &verilog).unwrap(),
         ));
     }
     (layout, sims)
@@ -611,9 +611,9 @@ fn design_registered() {
 #[test]
 fn random_stimulus_coverage() {
     use proptest::strategy::{Strategy, ValueTree};
-    use smrtl_cosim::history_cache::Bcaws;
+    use smrtl_cosim::blocks::history_cache::Bcaws;
     let p = params("small", &[]);
-    let strategy = smrtl_testbench::history_cache::cycles(&p, 64);
+    let strategy = smrtl_testbench::blocks::history_cache::cycles(&p, 64);
     let mut runner = check::runner(5);
     let mut n = [0u32; 6];
     for _ in 0..300 {
@@ -650,7 +650,8 @@ fn random_cosim_verilator() {
     for preset in ["small", "paper"] {
         let d = design(preset);
         let lib =
-            smrtl_cosim::backend::verilator::VerilatorLib::load(&d.module, &d.verilog()).unwrap();
+            smrtl_cosim::harness::backend::verilator::VerilatorLib::load(&d.module, &d.verilog())
+                .unwrap();
         let factory = || Box::new(lib.instance().unwrap()) as Box<dyn smrtl_cosim::Rtl>;
         let r = smrtl_testbench::check::random(&d, &factory, 5_000, 21);
         assert!(

@@ -9,14 +9,15 @@ mod common;
 
 use proptest::strategy::Strategy;
 use proptest::strategy::ValueTree;
-use smrtl_cosim::backend::{icarus, rusthdl::RustHdl, verilator::VerilatorLib};
-use smrtl_cosim::lock_table::{Inputs, Model, Outputs, Ports};
-use smrtl_cosim::{vcd_out, Layout, Simulator};
-use smrtl_hdl::lock_table::{build, build_with, Fault, Params};
+use smrtl_cosim::blocks::lock_table::{Inputs, Model, Outputs, Ports};
+use smrtl_cosim::harness::backend::{icarus, rusthdl::RustHdl, verilator::VerilatorLib};
+use smrtl_cosim::harness::vcd_out;
+use smrtl_cosim::{Layout, Simulator};
+use smrtl_hdl::blocks::lock_table::{build, build_with, Fault, Params};
 use smrtl_hdl::netlist::mask;
 use smrtl_hdl::{BlockParams, Module};
+use smrtl_testbench::blocks::lock_table::{cycles, encode, LockTableBench, CASE_CYCLES};
 use smrtl_testbench::check::{self, run_case};
-use smrtl_testbench::lock_table::{cycles, encode, LockTableBench, CASE_CYCLES};
 use smrtl_testbench::{external, Bench, Case, Design};
 use std::sync::Arc;
 
@@ -662,7 +663,7 @@ fn stimulus_reaches_the_interesting_cases() {
     let (mut err_pend, mut err_proto) = (0, 0);
     for _ in 0..100 {
         let case = strategy.new_tree(&mut runner).unwrap().current();
-        let mut table = smrtl_cosim::lock_table::LockTable::new(&p);
+        let mut table = smrtl_cosim::blocks::lock_table::LockTable::new(&p);
         let mut o = Outputs::new(&p);
         let mut held_back = false;
         for c in &case {

@@ -7,14 +7,14 @@
 //! Verilator and Icarus; the hierarchical Verilog linted; a planted wiring bug caught and
 //! shrunk; Yosys flip-flops equal to the inventory.
 
-use smrtl_cosim::backend::icarus::run_batch;
-use smrtl_cosim::backend::{rusthdl::RustHdl, verilator::VerilatorLib};
-use smrtl_cosim::mem_issue_ctl::{CtlIn, MemIssueCtl};
+use smrtl_cosim::blocks::mem_issue_ctl::{CtlIn, MemIssueCtl};
+use smrtl_cosim::harness::backend::icarus::run_batch;
+use smrtl_cosim::harness::backend::{rusthdl::RustHdl, verilator::VerilatorLib};
 use smrtl_cosim::{Layout, Simulator};
-use smrtl_hdl::mem_issue_ctl::{build_with, port, Fault, Params};
+use smrtl_hdl::blocks::mem_issue_ctl::{build_with, port, Fault, Params};
 use smrtl_hdl::{BlockParams, Module};
+use smrtl_testbench::blocks::mem_issue_ctl::{encode, Cycle, MemIssueCtlBench};
 use smrtl_testbench::check;
-use smrtl_testbench::mem_issue_ctl::{encode, Cycle, MemIssueCtlBench};
 use smrtl_testbench::{external, Bench, Case, Design};
 use std::time::Instant;
 

@@ -3,10 +3,10 @@
 //! every cycle of two-kernel runs, exact timing of a hand-computed load, determinism and the
 //! §8.3 calibration checks that are exact.
 
-use smrtl_cosim::mem_pipeline::l1d::{L1d, Outcome};
-use smrtl_cosim::mem_pipeline::params::{PipeParams, SetIndex};
-use smrtl_cosim::mem_pipeline::workload::{self, Body};
-use smrtl_cosim::mem_pipeline::{self as mp, MemPipeline};
+use smrtl_cosim::sm::mem_pipeline::l1d::{L1d, Outcome};
+use smrtl_cosim::sm::mem_pipeline::params::{PipeParams, SetIndex};
+use smrtl_cosim::sm::mem_pipeline::workload::{self, Body};
+use smrtl_cosim::sm::mem_pipeline::{self as mp, MemPipeline};
 use std::collections::VecDeque;
 
 fn linear() -> PipeParams {
@@ -499,7 +499,7 @@ fn isolated_calibration() {
 /// before the edge and the same registers after it, every cycle.
 #[test]
 fn a_control_stepped_beside_from_the_events_agrees() {
-    use smrtl_cosim::mem_issue_ctl::MemIssueCtl;
+    use smrtl_cosim::blocks::mem_issue_ctl::MemIssueCtl;
     let w = wl(r#"{"kernels": ["bp", "sv"], "tbs": [9, 4], "cycles": 20000, "seed": 4}"#);
     let mut m = MemPipeline::new(&w).unwrap();
     let mut beside = MemIssueCtl::new(&w.params.ctl(2));

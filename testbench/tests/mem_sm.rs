@@ -5,11 +5,11 @@
 //! expectations are checked from each cycle's events and the spec's rules, not from the RTL.
 
 use smrtl_cosim::harness::Trace as WaveRows;
-use smrtl_cosim::mem_pipeline::workload::{self, Workload};
-use smrtl_cosim::mem_pipeline::{CycleRecord, MemPipeline, PipeStats};
-use smrtl_hdl::mem_issue_ctl::Fault;
+use smrtl_cosim::sm::mem_pipeline::workload::{self, Workload};
+use smrtl_cosim::sm::mem_pipeline::{CycleRecord, MemPipeline, PipeStats};
+use smrtl_hdl::blocks::mem_issue_ctl::Fault;
 use smrtl_testbench::external;
-use smrtl_testbench::mem_sm::{self, MemLoopError};
+use smrtl_testbench::studies::mem_sm::{self, MemLoopError};
 use std::time::Instant;
 
 const SCHEMES: [&str; 6] = ["baseline", "rbmi", "qbmi", "smil", "dmil", "qbmi_dmil"];

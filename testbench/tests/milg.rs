@@ -5,14 +5,14 @@
 //! Verilator, a replay on Icarus; a planted RTL bug caught and shrunk; lint, Icarus compile and
 //! latch-free synthesis with the flip-flop count.
 
-use smrtl_cosim::backend::icarus::run_batch;
-use smrtl_cosim::backend::{rusthdl::RustHdl, verilator::VerilatorLib};
-use smrtl_cosim::milg::{Milg, MilgCfg, MilgEvents};
+use smrtl_cosim::blocks::milg::{Milg, MilgCfg, MilgEvents};
+use smrtl_cosim::harness::backend::icarus::run_batch;
+use smrtl_cosim::harness::backend::{rusthdl::RustHdl, verilator::VerilatorLib};
 use smrtl_cosim::{Layout, Simulator};
-use smrtl_hdl::milg::{build_with, port, Fault, Params};
+use smrtl_hdl::blocks::milg::{build_with, port, Fault, Params};
 use smrtl_hdl::{BlockParams, Module};
+use smrtl_testbench::blocks::milg::{case_cycles, cycles, encode, Cycle, MilgBench};
 use smrtl_testbench::check;
-use smrtl_testbench::milg::{case_cycles, cycles, encode, Cycle, MilgBench};
 use smrtl_testbench::{external, Bench, Case, Design};
 use std::time::Instant;
 

@@ -6,12 +6,13 @@
 //! Run with `--nocapture` to see the rates.
 
 use proptest::strategy::{Strategy, ValueTree};
-use smrtl_cosim::elastic_pipeline::{Entry, Model, Pipeline};
+use smrtl_cosim::blocks::elastic_pipeline::{Entry, Model, Pipeline};
 use smrtl_cosim::{Layout, Simulator};
-use smrtl_hdl::elastic_pipeline::{Kind, Params, PipeMode};
-use smrtl_testbench::bank_conflict_detector::Detector;
+use smrtl_hdl::blocks::elastic_pipeline::{Kind, Params, PipeMode};
+use smrtl_testbench::blocks::bank_conflict_detector::Detector;
+use smrtl_testbench::blocks::elastic_pipeline;
 use smrtl_testbench::check::runner;
-use smrtl_testbench::{elastic_pipeline, Bench, Case};
+use smrtl_testbench::{Bench, Case};
 use std::alloc::{GlobalAlloc, Layout as AllocLayout, System};
 use std::cell::Cell;
 use std::time::Instant;
@@ -78,7 +79,7 @@ fn pipeline_params() -> Vec<Params> {
         .collect()
 }
 
-fn detector_layout(p: &smrtl_hdl::bank_conflict_detector::Params) -> Layout {
+fn detector_layout(p: &smrtl_hdl::blocks::bank_conflict_detector::Params) -> Layout {
     Layout::new(&Detector::module(p).ports())
 }
 
@@ -118,7 +119,7 @@ fn pipeline_steps_without_allocating() {
         let n = allocations(|| {
             for i in 0..5000 {
                 let cfg = *pipe.cfg();
-                let e = smrtl_cosim::elastic_pipeline::InFlight::of(&cfg, &entry(i));
+                let e = smrtl_cosim::blocks::elastic_pipeline::InFlight::of(&cfg, &entry(i));
                 pipe.step_with(i % 9 == 0, |in_ready| in_ready.then_some(e));
             }
             pipe.reset();
@@ -129,9 +130,11 @@ fn pipeline_steps_without_allocating() {
 
 #[test]
 fn detector_model_steps_without_allocating() {
-    for (_, p) in <smrtl_hdl::bank_conflict_detector::Params as smrtl_hdl::BlockParams>::presets() {
+    for (_, p) in
+        <smrtl_hdl::blocks::bank_conflict_detector::Params as smrtl_hdl::BlockParams>::presets()
+    {
         for reg_out in [false, true] {
-            let p = smrtl_hdl::bank_conflict_detector::Params {
+            let p = smrtl_hdl::blocks::bank_conflict_detector::Params {
                 reg_out,
                 ..p.clone()
             };
@@ -175,7 +178,7 @@ fn model_rates() {
     let r = 20_000.0 / start.elapsed().as_secs_f64();
     println!("elastic_pipeline Pipeline::cycle (with records): {r:.0} cycles/s");
 
-    let p = smrtl_hdl::bank_conflict_detector::Params::default();
+    let p = smrtl_hdl::blocks::bank_conflict_detector::Params::default();
     let layout = detector_layout(&p);
     let stim = stimulus(Detector::cases(&p, &layout), 20_000);
     let r = rate(

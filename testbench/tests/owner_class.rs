@@ -3,15 +3,15 @@
 //! out-of-range rules), then random co-simulation over both `FREE_CLASS` settings on rusthdl
 //! and Verilator.
 
-use smrtl_cosim::backend::{rusthdl::RustHdl, verilator::VerilatorLib};
-use smrtl_cosim::launch::{launch, Inputs};
-use smrtl_cosim::owner_class::Locks;
-use smrtl_cosim::share_cfg::Table;
-use smrtl_hdl::owner_class::{port, Params};
-use smrtl_hdl::sharing::Class;
+use smrtl_cosim::blocks::owner_class::Locks;
+use smrtl_cosim::blocks::share_cfg::Table;
+use smrtl_cosim::harness::backend::{rusthdl::RustHdl, verilator::VerilatorLib};
+use smrtl_cosim::kernel::launch::{launch, Inputs};
+use smrtl_hdl::blocks::owner_class::{port, Params};
+use smrtl_hdl::blocks::sharing::Class;
 use smrtl_hdl::BlockParams;
+use smrtl_testbench::blocks::owner_class::{encode, Cycle, OwnerClassBench};
 use smrtl_testbench::check::{self, run_vectors};
-use smrtl_testbench::owner_class::{encode, Cycle, OwnerClassBench};
 use smrtl_testbench::{external, Case, Design};
 
 fn params(preset: &str, sets: &[(&str, &str)]) -> Params {

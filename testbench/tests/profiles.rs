@@ -1,10 +1,10 @@
 //! Synthetic kernel profiles (docs/elastic-pipeline.md §8, D27; acceptance G25–G27).
 
-use smrtl_testbench::profiles::{
+use smrtl_testbench::studies::profiles::{
     littles_law_threads, names, profile, profiles, random_degree_mean, stats, LANES, SUBWARPS,
 };
 
-fn get(name: &str) -> smrtl_testbench::profiles::Profile {
+fn get(name: &str) -> smrtl_testbench::studies::profiles::Profile {
     profile(name).expect("known profile")
 }
 

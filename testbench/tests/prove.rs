@@ -6,15 +6,15 @@
 //! in every mode, `rbmi_arb` and `qbmi_arb` for N = 1..3, and the composed `mem_issue_ctl`
 //! for every scheme and N, each with a planted fault found.
 
-use smrtl_hdl::lock_table::{build_with, Fault, Params};
-use smrtl_hdl::mem_issue_ctl::Scheme;
+use smrtl_hdl::blocks::lock_table::{build_with, Fault, Params};
+use smrtl_hdl::blocks::mem_issue_ctl::Scheme;
 use smrtl_hdl::BlockParams;
 use smrtl_synth::prove::{self, Kind, Property, Run, Verdict};
-use smrtl_testbench::lock_table::{proof, LockTableBench};
-use smrtl_testbench::mem_issue_ctl::{proof as mem_issue_ctl_proof, MemIssueCtlBench};
-use smrtl_testbench::milg::{proof as milg_proof, MilgBench};
-use smrtl_testbench::qbmi_arb::QbmiArbBench;
-use smrtl_testbench::rbmi_arb::{proof as rbmi_proof, RbmiArbBench};
+use smrtl_testbench::blocks::lock_table::{proof, LockTableBench};
+use smrtl_testbench::blocks::mem_issue_ctl::{proof as mem_issue_ctl_proof, MemIssueCtlBench};
+use smrtl_testbench::blocks::milg::{proof as milg_proof, MilgBench};
+use smrtl_testbench::blocks::qbmi_arb::QbmiArbBench;
+use smrtl_testbench::blocks::rbmi_arb::{proof as rbmi_proof, RbmiArbBench};
 use smrtl_testbench::{external, Bench, Design};
 
 fn small() -> Params {
@@ -198,8 +198,9 @@ fn milg_planted_peak_fault_fails_at_a_boundary() {
     if !prove::TOOLS.iter().all(|t| external(t)) {
         return;
     }
-    let p = smrtl_hdl::milg::Params::resolve(Some("small"), &[]).unwrap();
-    let m = smrtl_hdl::milg::build_with(&p, smrtl_hdl::milg::Fault::PeakNotRestarted);
+    let p = smrtl_hdl::blocks::milg::Params::resolve(Some("small"), &[]).unwrap();
+    let m =
+        smrtl_hdl::blocks::milg::build_with(&p, smrtl_hdl::blocks::milg::Fault::PeakNotRestarted);
     let verilog = smrtl_hdl::verilog::emit(&m, &[]);
     let r = prove::prove(&verilog, &m.name, &m.ports(), &milg_proof(&p)).unwrap();
     let cex = r.counterexample.as_ref().expect("a counterexample");
@@ -219,8 +220,11 @@ fn rbmi_invariants_are_proven_for_every_n_and_the_pointer_fault_fails() {
         assert_proven::<RbmiArbBench>(RbmiArbBench::proof_configs()),
         3
     );
-    let p = smrtl_hdl::rbmi_arb::Params { n: 3 };
-    let m = smrtl_hdl::rbmi_arb::build_with(&p, smrtl_hdl::rbmi_arb::Fault::PointerSteps);
+    let p = smrtl_hdl::blocks::rbmi_arb::Params { n: 3 };
+    let m = smrtl_hdl::blocks::rbmi_arb::build_with(
+        &p,
+        smrtl_hdl::blocks::rbmi_arb::Fault::PointerSteps,
+    );
     let verilog = smrtl_hdl::verilog::emit(&m, &[]);
     let r = prove::prove(&verilog, &m.name, &m.ports(), &rbmi_proof(&p)).unwrap();
     let cex = r.counterexample.as_ref().expect("a counterexample");
@@ -279,7 +283,7 @@ fn mem_issue_ctl_planted_shared_acc_fails_with_a_counterexample() {
     if !prove::TOOLS.iter().all(|t| external(t)) {
         return;
     }
-    use smrtl_hdl::mem_issue_ctl as top;
+    use smrtl_hdl::blocks::mem_issue_ctl as top;
     let p = top::Params::resolve(Some("small"), &[]).unwrap();
     let m = top::build_with(&p, top::Fault::SharedAcc);
     let verilog = smrtl_hdl::verilog::emit(&m, &[]);
@@ -328,8 +332,9 @@ fn smtbmc_with_z3_agrees_on_the_milg_the_rbmi_and_small_tops() {
     {
         agree(&Design::new::<MemIssueCtlBench>(&p));
     }
-    let p = smrtl_hdl::milg::Params::resolve(Some("small"), &[]).unwrap();
-    let m = smrtl_hdl::milg::build_with(&p, smrtl_hdl::milg::Fault::PeakNotRestarted);
+    let p = smrtl_hdl::blocks::milg::Params::resolve(Some("small"), &[]).unwrap();
+    let m =
+        smrtl_hdl::blocks::milg::build_with(&p, smrtl_hdl::blocks::milg::Fault::PeakNotRestarted);
     let verilog = smrtl_hdl::verilog::emit(&m, &[]);
     let r = prove::smtbmc(&verilog, &m.name, &m.ports(), &milg_proof(&p)).unwrap();
     assert!(!r.bmc_passed, "{r:?}");

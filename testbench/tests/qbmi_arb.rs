@@ -8,13 +8,13 @@
 //! synthesis with the inventory's flip-flops; and a planted refill-timing bug that the random
 //! run catches and shrinks.
 
-use smrtl_cosim::backend::{icarus::run_batch, rusthdl::RustHdl, verilator::VerilatorLib};
-use smrtl_cosim::qbmi_arb::{eligible, Qbmi, QbmiCfg};
+use smrtl_cosim::blocks::qbmi_arb::{eligible, Qbmi, QbmiCfg};
+use smrtl_cosim::harness::backend::{icarus::run_batch, rusthdl::RustHdl, verilator::VerilatorLib};
 use smrtl_cosim::{Layout, Simulator};
-use smrtl_hdl::qbmi_arb::{build_with, port, Fault, Params, BASE_BITS};
+use smrtl_hdl::blocks::qbmi_arb::{build_with, port, Fault, Params, BASE_BITS};
 use smrtl_hdl::{BlockParams, Module};
+use smrtl_testbench::blocks::qbmi_arb::{encode, Cycle, QbmiArbBench, CASE_CYCLES};
 use smrtl_testbench::check::{self, run_vectors};
-use smrtl_testbench::qbmi_arb::{encode, Cycle, QbmiArbBench, CASE_CYCLES};
 use smrtl_testbench::{external, Bench, Case, Design};
 use std::collections::BTreeSet;
 use std::time::Instant;
@@ -502,7 +502,7 @@ fn verilog_lints_runs_on_icarus_and_synthesizes() {
             assert!(got == want, "Icarus differs from the model on {p:?}");
         }
         if external("yosys") {
-            let (r, g) = smrtl_synth::qbmi_arb::cost(&p).unwrap();
+            let (r, g) = smrtl_synth::blocks::qbmi_arb::cost(&p).unwrap();
             println!(
                 "{}: {} flip-flops (inventory {} = {} x {}), {} cells, paper +{}",
                 d.params, r.yosys, r.inventory, p.n, r.per_kernel, g.cells, r.paper

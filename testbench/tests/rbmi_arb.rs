@@ -5,13 +5,13 @@
 //! cycles each), on Verilator and on Icarus; lint, Icarus compile, latch-free synthesis with
 //! the pointer's flip-flops; and a planted pointer bug that the random run catches and shrinks.
 
-use smrtl_cosim::backend::{icarus::run_batch, rusthdl::RustHdl, verilator::VerilatorLib};
-use smrtl_cosim::rbmi_arb::eligible;
+use smrtl_cosim::blocks::rbmi_arb::eligible;
+use smrtl_cosim::harness::backend::{icarus::run_batch, rusthdl::RustHdl, verilator::VerilatorLib};
 use smrtl_cosim::{Layout, Simulator};
-use smrtl_hdl::rbmi_arb::{build_with, port, Fault, Params};
+use smrtl_hdl::blocks::rbmi_arb::{build_with, port, Fault, Params};
 use smrtl_hdl::Module;
+use smrtl_testbench::blocks::rbmi_arb::{encode, Cycle, RbmiArbBench, CASE_CYCLES};
 use smrtl_testbench::check::{self, run_vectors};
-use smrtl_testbench::rbmi_arb::{encode, Cycle, RbmiArbBench, CASE_CYCLES};
 use smrtl_testbench::{external, Bench, Case, Design};
 use std::time::Instant;
 
@@ -244,7 +244,7 @@ fn verilog_lints_runs_on_icarus_and_synthesizes() {
             assert!(got == want, "Icarus differs from the model for N = {n}");
         }
         if external("yosys") {
-            let (s, g) = smrtl_synth::rbmi_arb::cost(&Params { n }).unwrap();
+            let (s, g) = smrtl_synth::blocks::rbmi_arb::cost(&Params { n }).unwrap();
             println!(
                 "N = {n}: {} flip-flops (inventory {}), {} cells",
                 s.yosys_bits, s.inventory_bits, g.cells

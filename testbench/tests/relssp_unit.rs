@@ -4,14 +4,14 @@
 //! rusthdl (small, medium and paper shapes, and edge shapes), Verilator and Icarus; a planted
 //! RTL bug that the random run must catch; the storage figure against Yosys.
 
-use smrtl_cosim::backend::icarus::run_batch;
-use smrtl_cosim::backend::{rusthdl::RustHdl, verilator::VerilatorLib};
-use smrtl_cosim::relssp_unit::{Event, WarpIn};
+use smrtl_cosim::blocks::relssp_unit::{Event, WarpIn};
+use smrtl_cosim::harness::backend::icarus::run_batch;
+use smrtl_cosim::harness::backend::{rusthdl::RustHdl, verilator::VerilatorLib};
 use smrtl_cosim::{Layout, Simulator};
-use smrtl_hdl::relssp_unit::{build_with, port, Fault, Params};
+use smrtl_hdl::blocks::relssp_unit::{build_with, port, Fault, Params};
 use smrtl_hdl::{BlockParams, Module};
+use smrtl_testbench::blocks::relssp_unit::{encode, Cycle, RelsspBench};
 use smrtl_testbench::check;
-use smrtl_testbench::relssp_unit::{encode, Cycle, RelsspBench};
 use smrtl_testbench::{external, Bench, Case, Design};
 use std::sync::Arc;
 
@@ -440,7 +440,7 @@ fn storage_is_w_times_lanes_in_yosys() {
         return;
     }
     let p = small();
-    let (s, _) = smrtl_synth::relssp_unit::cost(&p).unwrap();
+    let (s, _) = smrtl_synth::blocks::relssp_unit::cost(&p).unwrap();
     assert_eq!(
         (s.formula_bits, s.netlist_bits, s.yosys_rtl_bits),
         (32, 32, 32)

@@ -1,9 +1,9 @@
 //! `smrtl repro elastic-pipeline` (docs/elastic-pipeline.md §8 trend targets T1–T6, P §6
 //! Figs. 6/7/9) at a small size: targets, the Fig.-6 SVG, determinism.
 
-use smrtl_testbench::profiles::{profiles, LANES, SUBWARPS};
-use smrtl_testbench::repro::{self, conflict_free, Config, Options, Report};
-use smrtl_testbench::sm_core::workload_from_value;
+use smrtl_testbench::blocks::sm_core::workload_from_value;
+use smrtl_testbench::studies::profiles::{profiles, LANES, SUBWARPS};
+use smrtl_testbench::studies::repro::{self, conflict_free, Config, Options, Report};
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
 

@@ -3,13 +3,13 @@
 //! (10^6 cycles per width) and Verilator, lint / Icarus / latch-free synthesis with 10
 //! flip-flops.
 
-use smrtl_cosim::backend::icarus::run_batch;
-use smrtl_cosim::backend::{rusthdl::RustHdl, verilator::VerilatorLib};
+use smrtl_cosim::harness::backend::icarus::run_batch;
+use smrtl_cosim::harness::backend::{rusthdl::RustHdl, verilator::VerilatorLib};
 use smrtl_cosim::Simulator;
-use smrtl_hdl::req_counter::{port, Params};
+use smrtl_hdl::blocks::req_counter::{port, Params};
 use smrtl_hdl::BlockParams;
+use smrtl_testbench::blocks::req_counter::{encode, ReqCounterBench};
 use smrtl_testbench::check;
-use smrtl_testbench::req_counter::{encode, ReqCounterBench};
 use smrtl_testbench::{external, Design};
 
 /// (boundary, reqcnt) per cycle on the model and rusthdl (asserted equal).

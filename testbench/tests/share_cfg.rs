@@ -2,13 +2,13 @@
 //! (reset values, writes at the edge, dropped writes to slot ids ≥ T, every `err_cfg` cause,
 //! Example 3.3's launch table), then random co-simulation on rusthdl and Verilator.
 
-use smrtl_cosim::backend::{rusthdl::RustHdl, verilator::VerilatorLib};
-use smrtl_cosim::launch::{launch, Inputs, Launch};
-use smrtl_cosim::share_cfg::{Table, TablePorts};
-use smrtl_hdl::share_cfg::{port, Params};
+use smrtl_cosim::blocks::share_cfg::{Table, TablePorts};
+use smrtl_cosim::harness::backend::{rusthdl::RustHdl, verilator::VerilatorLib};
+use smrtl_cosim::kernel::launch::{launch, Inputs, Launch};
+use smrtl_hdl::blocks::share_cfg::{port, Params};
 use smrtl_hdl::BlockParams;
+use smrtl_testbench::blocks::share_cfg::{encode, ShareCfgBench, Write};
 use smrtl_testbench::check::{self, run_vectors};
-use smrtl_testbench::share_cfg::{encode, ShareCfgBench, Write};
 use smrtl_testbench::{external, Design};
 
 fn design(preset: &str, sets: &[(&str, &str)]) -> Design {

@@ -2,9 +2,9 @@
 //! the composed model against the RTL on rusthdl, every output every cycle — 10^5 cycles on the
 //! `small` preset with the default switches, and 2·10^4 on each other switch setting.
 
-use smrtl_hdl::sharing_core::Params;
+use smrtl_hdl::blocks::sharing_core::Params;
 use smrtl_hdl::BlockParams;
-use smrtl_testbench::sharing_core::SharingCoreBench;
+use smrtl_testbench::blocks::sharing_core::SharingCoreBench;
 use smrtl_testbench::{check, Design};
 
 fn random(sets: &[(&str, &str)], cycles: u64, seed: u64) {

@@ -2,9 +2,9 @@
 //! synthetic Table 1 kernels (shape, launch, Table 4 pattern on the SM model) and the shipped
 //! profile files.
 
-use smrtl_cosim::sharing_core::SmParams;
-use smrtl_testbench::sharing_profiles::{profile, Extra, Set, PROFILES};
-use smrtl_testbench::sharing_repro::{geomean_gain, grid, paper, run_one, Config};
+use smrtl_cosim::blocks::sharing_core::SmParams;
+use smrtl_testbench::studies::sharing_profiles::{profile, Extra, Set, PROFILES};
+use smrtl_testbench::studies::sharing_repro::{geomean_gain, grid, paper, run_one, Config};
 
 /// A23: the §8 metric (geomean of ratios) on Table 11 gives the paper's 19.01 %, 17.73 % and
 /// 18.08 %; the arithmetic mean would be 21.4 %.

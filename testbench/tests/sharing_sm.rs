@@ -5,12 +5,12 @@
 //! GREEDY = true is GTO cycle for cycle (spec §8, trend 4).
 
 use proptest::strategy::{Strategy, ValueTree};
-use smrtl_cosim::kernel::Kernel;
-use smrtl_cosim::sharing_core::params_for;
-use smrtl_cosim::sharing_core::{CycleRecord, SharingSm, SmError, SmParams, SmStats};
-use smrtl_hdl::sharing::{Rank, Sched, Shape};
+use smrtl_cosim::blocks::sharing_core::params_for;
+use smrtl_cosim::blocks::sharing_core::{CycleRecord, SharingSm, SmError, SmParams, SmStats};
+use smrtl_cosim::kernel::program::Kernel;
+use smrtl_hdl::blocks::sharing::{Rank, Sched, Shape};
+use smrtl_testbench::blocks::sharing_core::{cases, cosim_kernel, rusthdl, verilator, KernelCase};
 use smrtl_testbench::check::{self, runner};
-use smrtl_testbench::sharing_core::{cases, cosim_kernel, rusthdl, verilator, KernelCase};
 
 /// Shapes of the random sweeps: NSCHED 1, 2 and 4, small and paper-sized SMs.
 fn shapes() -> Vec<Shape> {
@@ -212,10 +212,10 @@ fn random_kernels_with_sharing_core_on_verilator() {
 /// signals differ between the model and the RTL.
 #[test]
 fn planted_lock_bug_is_caught_shrunk_and_shown() {
-    use smrtl_hdl::lock_table::Fault;
+    use smrtl_hdl::blocks::lock_table::Fault;
     let faulty = |p: &SmParams| -> Box<dyn smrtl_cosim::Rtl> {
-        let m = smrtl_hdl::sharing_core::build_with(&p.core(), Fault::ReleaseIgnoresDrain);
-        Box::new(smrtl_cosim::backend::rusthdl::RustHdl::new(
+        let m = smrtl_hdl::blocks::sharing_core::build_with(&p.core(), Fault::ReleaseIgnoresDrain);
+        Box::new(smrtl_cosim::harness::backend::rusthdl::RustHdl::new(
             std::sync::Arc::new(m),
         ))
     };
@@ -240,8 +240,8 @@ fn planted_lock_bug_is_caught_shrunk_and_shown() {
     let mut rows = smrtl_cosim::harness::Trace::new(1000);
     let e = cosim_kernel(&p, &k, Some(dut.as_mut()), Some(&mut rows), None).unwrap_err();
     let mut vcd = vec![];
-    let layout = smrtl_testbench::sharing_core::layout(&p.core());
-    smrtl_cosim::vcd_out::write(&mut vcd, "sharing_core", &layout, &rows).unwrap();
+    let layout = smrtl_testbench::blocks::sharing_core::layout(&p.core());
+    smrtl_cosim::harness::vcd_out::write(&mut vcd, "sharing_core", &layout, &rows).unwrap();
     let text = String::from_utf8(vcd).unwrap();
     for signal in ["lock_valid", "lock_owner", "pend", "rel_fire"] {
         assert!(text.contains(signal), "{signal} in the VCD");

@@ -6,11 +6,12 @@
 //! the block-level stimulus and port model of the `table4` preset against the RTL. The G17–G22
 //! / G28 workloads run with the RTL in the loop in `sm_core_model.rs`.
 
+use smrtl_cosim::blocks::sm_core::{PortModel, SmParams};
+use smrtl_cosim::harness::vcd_out;
 use smrtl_cosim::harness::Trace as WaveRows;
-use smrtl_cosim::sm_core::{PortModel, SmParams};
-use smrtl_cosim::{vcd_out, Rtl};
-use smrtl_hdl::sm_core::Sched;
-use smrtl_testbench::sm_core::{
+use smrtl_cosim::Rtl;
+use smrtl_hdl::blocks::sm_core::Sched;
+use smrtl_testbench::blocks::sm_core::{
     cases, cosim, layout, port_model, random, random_configs, rusthdl, verilator,
     workload_from_value,
 };
@@ -50,7 +51,7 @@ fn random_verilator() {
 /// port-level model.
 #[test]
 fn table4_core_on_a_profile() {
-    let p = smrtl_testbench::profiles::profile("transpose").unwrap();
+    let p = smrtl_testbench::studies::profiles::profile("transpose").unwrap();
     let w = workload_from_value(&p.workload(1, 1, 8, 4)).unwrap();
     let mut duts: Vec<Box<dyn Rtl>> = vec![
         rusthdl(&w.params),
@@ -59,7 +60,7 @@ fn table4_core_on_a_profile() {
     if smrtl_testbench::external("verilator") {
         duts.push(verilator(&w.params).expect("verilator build"));
     }
-    let model = smrtl_cosim::sm_core::run(&w).unwrap();
+    let model = smrtl_cosim::blocks::sm_core::run(&w).unwrap();
     for mut dut in duts {
         let runs = cosim(
             &w.params,

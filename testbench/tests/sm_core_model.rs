@@ -4,13 +4,13 @@
 //! The port-level model ([`PortModel`], spec §6) is checked against the RTL on random
 //! workloads: it replays the RTL's recorded inputs with identical outputs every cycle.
 
-use smrtl_cosim::sm_core::{
+use smrtl_cosim::blocks::sm_core::{
     run, Instr, Outcome, PortModel, Sched, SmCore, SmParams, SmRecord, SmRun, Workload,
 };
 use smrtl_cosim::Rtl;
-use smrtl_hdl::elastic_pipeline::{Kind, PipeMode};
-use smrtl_hdl::history_cache::BcawsPolicy;
-use smrtl_testbench::sm_core::{cosim, parse_workload};
+use smrtl_hdl::blocks::elastic_pipeline::{Kind, PipeMode};
+use smrtl_hdl::blocks::history_cache::BcawsPolicy;
+use smrtl_testbench::blocks::sm_core::{cosim, parse_workload};
 
 fn go(params: &SmParams, warps: &[Vec<Instr>]) -> SmRun {
     let r = run(&Workload {
@@ -20,13 +20,14 @@ fn go(params: &SmParams, warps: &[Vec<Instr>]) -> SmRun {
     .expect("valid workload");
     check_accounting(&r);
     let kernels = [warps.to_vec()];
-    let port_model = PortModel::new(params, &smrtl_testbench::sm_core::layout(params)).unwrap();
+    let port_model =
+        PortModel::new(params, &smrtl_testbench::blocks::sm_core::layout(params)).unwrap();
     let mut duts: Vec<Box<dyn Rtl>> = vec![
-        smrtl_testbench::sm_core::rusthdl(params),
+        smrtl_testbench::blocks::sm_core::rusthdl(params),
         Box::new(port_model),
     ];
     if smrtl_testbench::external("verilator") {
-        duts.push(smrtl_testbench::sm_core::verilator(params).expect("verilator build"));
+        duts.push(smrtl_testbench::blocks::sm_core::verilator(params).expect("verilator build"));
     }
     for mut dut in duts {
         let rtl = cosim(params, &kernels, dut.as_mut(), None)
@@ -75,7 +76,7 @@ fn alus(pc0: u32, n: u32) -> Vec<Instr> {
 
 fn s4() -> SmParams {
     SmParams {
-        pipe: smrtl_hdl::elastic_pipeline::Params {
+        pipe: smrtl_hdl::blocks::elastic_pipeline::Params {
             mem_stages: 4,
             premem_depth: 3,
             nonmem_depth: 4,
@@ -85,7 +86,7 @@ fn s4() -> SmParams {
         },
         warps: 8,
         hc_sets: 16,
-        gmem_return: smrtl_cosim::sm_core::GmemReturn::AtWriteback,
+        gmem_return: smrtl_cosim::blocks::sm_core::GmemReturn::AtWriteback,
         ..SmParams::default()
     }
 }
@@ -184,7 +185,9 @@ fn g19_first_execution_misses_then_writes() {
         .records
         .iter()
         .find_map(|x| x.pipe.mem0.filter(|_| x.pipe.t == w.pipe.t));
-    let tags = smrtl_cosim::sm_core::SmCore::new(&p).unwrap().tags();
+    let tags = smrtl_cosim::blocks::sm_core::SmCore::new(&p)
+        .unwrap()
+        .tags();
     assert_eq!(tags.unpack(tag.unwrap()), (0, 0, 1));
     assert_eq!(w.pipe.rem, 1);
     let next = &r.records[w.pipe.t as usize + 1];
@@ -385,7 +388,7 @@ fn elastic_fewer_stalls_than_unified() {
 #[test]
 fn icnt_return_gates_gld_warp() {
     let p = SmParams {
-        gmem_return: smrtl_cosim::sm_core::GmemReturn::Icnt(20),
+        gmem_return: smrtl_cosim::blocks::sm_core::GmemReturn::Icnt(20),
         ..SmParams::micro()
     };
     let warps = vec![vec![Instr::of(Kind::Gld, 0), Instr::alu(1)]];
@@ -393,7 +396,7 @@ fn icnt_return_gates_gld_warp() {
     let icnt = r
         .records
         .iter()
-        .filter(|x| x.pipe.wb == smrtl_cosim::elastic_pipeline::Wb::Icnt)
+        .filter(|x| x.pipe.wb == smrtl_cosim::blocks::elastic_pipeline::Wb::Icnt)
         .count();
     assert_eq!(icnt, 2);
     let d: Vec<u64> = decisions(&r, &warps).iter().map(|x| x.0).collect();
@@ -505,7 +508,7 @@ fn g28_safe_distance() {
 use proptest::strategy::{Strategy, ValueTree};
 use proptest::test_runner::{Config, TestCaseError, TestRng, TestRunner};
 use smrtl_cosim::harness::Trace as WaveRows;
-use smrtl_testbench::sm_core::{
+use smrtl_testbench::blocks::sm_core::{
     cases, kernels, layout, port_model, random_configs, rusthdl, sm_cases, stimulus, SmCase,
 };
 use std::cell::Cell;
@@ -580,7 +583,7 @@ fn port_model_in_the_cosim_loop() {
             let runs = cosim(p, &case.kernels, &mut dut, None)
                 .map_err(|d| TestCaseError::fail(d.to_string()))?;
             for (run, program) in runs.iter().zip(&case.kernels) {
-                let alone = smrtl_cosim::sm_core::run(&Workload {
+                let alone = smrtl_cosim::blocks::sm_core::run(&Workload {
                     params: p.clone(),
                     warps: program.clone(),
                 })
@@ -761,11 +764,11 @@ fn step_allocations(p: &SmParams, warps: &[Vec<Instr>]) -> (u64, u64) {
 /// configuration).
 #[test]
 fn stepping_does_not_allocate() {
-    use smrtl_testbench::profiles::{profile, LANES, SUBWARPS};
+    use smrtl_testbench::studies::profiles::{profile, LANES, SUBWARPS};
     let v = profile("aes_encrypt")
         .unwrap()
         .workload(1, 1, LANES, SUBWARPS);
-    let w = smrtl_testbench::sm_core::workload_from_value(&v).unwrap();
+    let w = smrtl_testbench::blocks::sm_core::workload_from_value(&v).unwrap();
     let (n, cycles) = step_allocations(&w.params, &w.warps);
     assert_eq!(n, 0, "{n} allocations in {cycles} cycles");
     let mut rng = runner(1);
@@ -811,8 +814,8 @@ fn stats_without_records_equal_records() {
 #[test]
 #[ignore]
 fn sm_model_speed() {
-    use smrtl_testbench::profiles::{profile, LANES, SUBWARPS};
-    use smrtl_testbench::sm_core::workload_from_value;
+    use smrtl_testbench::blocks::sm_core::workload_from_value;
+    use smrtl_testbench::studies::profiles::{profile, LANES, SUBWARPS};
     for (name, waves) in [("aes_encrypt", 8), ("transpose", 16), ("dct", 4)] {
         let v = profile(name).unwrap().workload(1, waves, LANES, SUBWARPS);
         let w = workload_from_value(&v).unwrap();
@@ -820,7 +823,7 @@ fn sm_model_speed() {
         let r = run(&w).unwrap();
         let records = t0.elapsed().as_secs_f64();
         let t0 = std::time::Instant::now();
-        let s = smrtl_cosim::sm_core::run_stats(&w).unwrap();
+        let s = smrtl_cosim::blocks::sm_core::run_stats(&w).unwrap();
         let stats = t0.elapsed().as_secs_f64();
         assert_eq!(s, r.stats);
         let c = r.stats.cycles as f64;

@@ -3,16 +3,16 @@
 //! property on launch-calculator tables, random co-simulation on rusthdl and Verilator, and a
 //! planted `off <= u` bug that the random stimulus must catch.
 
-use smrtl_cosim::backend::{rusthdl::RustHdl, verilator::VerilatorLib};
-use smrtl_cosim::launch::{launch, Inputs, Launch};
-use smrtl_cosim::share_cfg::Table;
-use smrtl_cosim::sp_access_unit::Model;
+use smrtl_cosim::blocks::share_cfg::Table;
+use smrtl_cosim::blocks::sp_access_unit::Model;
+use smrtl_cosim::harness::backend::{rusthdl::RustHdl, verilator::VerilatorLib};
+use smrtl_cosim::kernel::launch::{launch, Inputs, Launch};
 use smrtl_cosim::{Layout, Simulator};
+use smrtl_hdl::blocks::sp_access_unit::{build_with, port, Fault, Params};
 use smrtl_hdl::netlist::mask;
-use smrtl_hdl::sp_access_unit::{build_with, port, Fault, Params};
 use smrtl_hdl::{BlockParams, Module};
+use smrtl_testbench::blocks::sp_access_unit::{encode, Cycle, Request, SpAccessUnitBench};
 use smrtl_testbench::check::{self, run_vectors};
-use smrtl_testbench::sp_access_unit::{encode, Cycle, Request, SpAccessUnitBench};
 use smrtl_testbench::{external, Bench, Case, Design};
 
 fn design(preset: &str, sets: &[(&str, &str)]) -> Design {
@@ -310,7 +310,9 @@ fn layout_property(l: &Launch, r_tb: u64, on_rtl: bool) {
             .map(|r| {
                 let mut phys = vec![0; lanes];
                 let aw = p.shape().aw();
-                smrtl_cosim::sp_access_unit::access(&table, aw, true, r.slot, 0, &r.off, &mut phys);
+                smrtl_cosim::blocks::sp_access_unit::access(
+                    &table, aw, true, r.slot, 0, &r.off, &mut phys,
+                );
                 phys
             })
             .collect()

@@ -5,15 +5,15 @@
 //! Verilator, each setting's Verilog linted and run on Icarus; a planted tie-break bug that the
 //! random run must catch; the state bits in Yosys.
 
-use smrtl_cosim::backend::icarus::run_batch;
-use smrtl_cosim::backend::{rusthdl::RustHdl, verilator::VerilatorLib};
-use smrtl_cosim::warp_scheduler::Warp;
+use smrtl_cosim::blocks::warp_scheduler::Warp;
+use smrtl_cosim::harness::backend::icarus::run_batch;
+use smrtl_cosim::harness::backend::{rusthdl::RustHdl, verilator::VerilatorLib};
 use smrtl_cosim::{Layout, Simulator};
-use smrtl_hdl::sharing::Class;
-use smrtl_hdl::warp_scheduler::{build_with, port, Fault, Params};
+use smrtl_hdl::blocks::sharing::Class;
+use smrtl_hdl::blocks::warp_scheduler::{build_with, port, Fault, Params};
 use smrtl_hdl::{BlockParams, Module};
+use smrtl_testbench::blocks::warp_scheduler::{encode, Cycle, WarpSchedulerBench};
 use smrtl_testbench::check;
-use smrtl_testbench::warp_scheduler::{encode, Cycle, WarpSchedulerBench};
 use smrtl_testbench::{external, Bench, Case, Design};
 use std::sync::Arc;
 
@@ -404,7 +404,7 @@ fn state_bits_in_yosys() {
     if !external("yosys") {
         return;
     }
-    let (s, _) = smrtl_synth::warp_scheduler::cost(&Params::default()).unwrap();
+    let (s, _) = smrtl_synth::blocks::warp_scheduler::cost(&Params::default()).unwrap();
     assert_eq!(
         (
             s.formula_bits,

@@ -6,15 +6,15 @@
 
 use proptest::strategy::{Strategy, ValueTree};
 use proptest::test_runner::TestRunner;
-use smrtl_cosim::backend::rusthdl::RustHdl;
-use smrtl_cosim::bank_conflict_detector::Model;
-use smrtl_cosim::gtkw;
+use smrtl_cosim::blocks::bank_conflict_detector::Model;
+use smrtl_cosim::harness::backend::rusthdl::RustHdl;
+use smrtl_cosim::harness::gtkw;
+use smrtl_cosim::harness::vcd_out::{self, CYCLE_TIME, TAIL_CYCLES};
 use smrtl_cosim::harness::{self, Outcome, Row, Trace};
-use smrtl_cosim::vcd_out::{self, CYCLE_TIME, TAIL_CYCLES};
 use smrtl_cosim::Layout;
-use smrtl_hdl::bank_conflict_detector::{build_with, Fault, Params};
+use smrtl_hdl::blocks::bank_conflict_detector::{build_with, Fault, Params};
 use smrtl_hdl::BlockParams;
-use smrtl_testbench::bank_conflict_detector::{access, encode, Access};
+use smrtl_testbench::blocks::bank_conflict_detector::{access, encode, Access};
 use smrtl_testbench::check::run_case;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};

@@ -1,0 +1,374 @@
+//! Behavioral model of shared-memory bank conflicts (docs/bank-conflicts.md §1), written from
+//! the spec text, independently of the RTL: plain integer arithmetic and sets, one lane at a time.
+//! [`degree`] is the golden reference; [`Model`] wraps it in the detector's ports (§2.1). Both
+//! work in fixed-size tables: nothing allocates per access or per cycle.
+
+use crate::harness::layout::{Layout, Slot};
+use crate::harness::sim::Simulator;
+use serde::{Deserialize, Serialize};
+use smrtl_hdl::blocks::bank_conflict_detector::{port, Mode, Params};
+use smrtl_hdl::netlist::mask;
+use thiserror::Error;
+
+/// A bank-model configuration (spec §1.2): the model accepts more than the RTL.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Cfg {
+    pub lanes: u32,
+    pub banks: u32,
+    /// W, layer width in bytes.
+    pub layer_bytes: u32,
+    /// N, bank-mode bytes.
+    pub mode_bytes: u32,
+    /// M, element bytes.
+    pub elem_bytes: u32,
+    /// P, ports per bank.
+    pub ports: u32,
+    pub mode: Mode,
+}
+
+#[derive(Debug, Error, PartialEq, Eq)]
+pub enum CfgError {
+    #[error("{name} = {value} is out of range; allowed: {allowed}")]
+    Range {
+        name: &'static str,
+        value: u64,
+        allowed: String,
+    },
+}
+
+fn check(name: &'static str, value: u32, allowed: &[u32]) -> Result<(), CfgError> {
+    if allowed.contains(&value) {
+        Ok(())
+    } else {
+        Err(CfgError::Range {
+            name,
+            value: value as u64,
+            allowed: allowed
+                .iter()
+                .map(|a| a.to_string())
+                .collect::<Vec<_>>()
+                .join(", "),
+        })
+    }
+}
+
+impl Cfg {
+    /// Spec §1.1–1.2 constraints for the behavioral model.
+    pub fn validate(&self) -> Result<(), CfgError> {
+        check("lanes", self.lanes, &[8, 16, 32])?;
+        check("banks", self.banks, &[8, 16, 32])?;
+        check("layer_bytes", self.layer_bytes, &[4, 8, 16, 32])?;
+        let up_to_w: Vec<u32> = [4, 8, 16, 32]
+            .into_iter()
+            .filter(|&x| x <= self.layer_bytes)
+            .collect();
+        check("mode_bytes", self.mode_bytes, &up_to_w)?;
+        check("elem_bytes", self.elem_bytes, &up_to_w)?;
+        check("ports", self.ports, &[1, 2, 4])
+    }
+
+    /// The configuration an RTL detector with `params` evaluates for runtime `mode8` / `size8`.
+    pub fn of_params(p: &Params, mode8: bool, size8: bool) -> Cfg {
+        let wide = p.layer_bytes == 8;
+        Cfg {
+            lanes: p.lanes,
+            banks: p.banks,
+            layer_bytes: p.layer_bytes,
+            mode_bytes: if wide && mode8 { 8 } else { 4 },
+            elem_bytes: if wide && size8 { 8 } else { 4 },
+            ports: p.ports,
+            mode: p.mode,
+        }
+    }
+}
+
+/// The detector's five outputs (spec §2.1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Degree {
+    pub degree: u32,
+    pub degree_m1: u32,
+    pub cycles: u32,
+    pub conflict: bool,
+    pub any_active: bool,
+}
+
+impl Degree {
+    /// Values after reset of the registered outputs (spec §2.1, REG_OUT = 1).
+    pub const RESET: Degree = Degree {
+        degree: 1,
+        degree_m1: 0,
+        cycles: 1,
+        conflict: false,
+        any_active: false,
+    };
+}
+
+/// Where one lane's access lands (spec §1.3).
+#[derive(Clone, Copy, Debug)]
+struct Decoded {
+    group: u64,
+    layer: u64,
+    element: u64,
+}
+
+fn decode(cfg: &Cfg, a: u64) -> Decoded {
+    let lg = |x: u32| x.trailing_zeros();
+    let (b, w, n, m) = (
+        lg(cfg.banks),
+        lg(cfg.layer_bytes),
+        lg(cfg.mode_bytes),
+        lg(cfg.elem_bytes),
+    );
+    let s = n.max(m);
+    let k = 1u64 << (s - n);
+    let groups = cfg.banks as u64 / k;
+    let aligned = a & !((1u64 << m) - 1);
+    Decoded {
+        group: (aligned >> s) % groups,
+        layer: a >> (b + w),
+        element: aligned >> m,
+    }
+}
+
+/// Most lanes a configuration has (spec §1.2).
+pub const MAX_LANES: usize = 32;
+
+/// Degree and service cycles of one access (spec §1.4): `active[l]` is `valid ∧ lane_mask[l]`,
+/// `addrs[l]` lane l's byte address. Lanes are visited in ascending order with fixed-size
+/// tables, so the golden reference is also fast enough to pace Verilator in the harness.
+pub fn degree_of(cfg: &Cfg, active: &[bool], addrs: &[u64]) -> Degree {
+    // Q: the active lanes, decoded (§1.3), in ascending lane order.
+    let mut q = [Decoded {
+        group: 0,
+        layer: 0,
+        element: 0,
+    }; MAX_LANES];
+    let mut n = 0;
+    for (l, _) in active.iter().enumerate().filter(|(_, &on)| on) {
+        q[n] = decode(cfg, addrs[l]);
+        n += 1;
+    }
+    let q = &q[..n];
+    let d = if q.is_empty() {
+        1
+    } else {
+        match cfg.mode {
+            // Accesses per group.
+            Mode::Literal => max_per_group(q, |_, _| true),
+            // Distinct layers per group: count a lane only if no earlier lane has its layer.
+            Mode::Multicast => max_per_group(q, |q, k| {
+                q[..k]
+                    .iter()
+                    .all(|x| x.group != q[k].group || x.layer != q[k].layer)
+            }),
+            Mode::GpgpusimLimited => gpgpusim_limited(q),
+        }
+    };
+    let p = cfg.ports;
+    Degree {
+        degree: d,
+        degree_m1: d - 1,
+        cycles: d.div_ceil(p),
+        conflict: d > 1,
+        any_active: !q.is_empty(),
+    }
+}
+
+/// The largest number of lanes `k` with `counts(q, k)` in one group.
+fn max_per_group(q: &[Decoded], counts: impl Fn(&[Decoded], usize) -> bool) -> u32 {
+    let mut per_group = [0u32; MAX_LANES];
+    for k in 0..q.len() {
+        if counts(q, k) {
+            per_group[q[k].group as usize] += 1;
+        }
+    }
+    per_group.into_iter().max().unwrap_or(0).max(1)
+}
+
+/// GPGPU-Sim 2.x slot assignment (spec §1.4, GpgpuSimLimited): each distinct element takes the
+/// next slot of its group; broadcast elements move to private slots.
+fn gpgpusim_limited(q: &[Decoded]) -> u32 {
+    let mut next_slot = [0u32; MAX_LANES];
+    let mut used = [false; MAX_LANES + 1];
+    let mut shared = 0;
+    for (k, x) in q.iter().enumerate() {
+        if q[..k].iter().any(|y| y.element == x.element) {
+            continue; // not a leader
+        }
+        let rank = &mut next_slot[x.group as usize];
+        if q[k + 1..].iter().any(|y| y.element == x.element) {
+            shared += 1;
+        } else {
+            used[*rank as usize] = true;
+        }
+        *rank += 1;
+    }
+    used.iter().filter(|&&u| u).count() as u32 + shared
+}
+
+/// The spec's reference signature (§2.4): `bank::degree(cfg, valid, mask, addrs, mode8, size8)`.
+/// With W = 8 the runtime bits select N and M; otherwise `cfg`'s N and M apply.
+pub fn degree(
+    cfg: &Cfg,
+    valid: bool,
+    mask: u64,
+    addrs: &[u64],
+    mode8: bool,
+    size8: bool,
+) -> Degree {
+    let cfg = if cfg.layer_bytes == 8 {
+        Cfg {
+            mode_bytes: if mode8 { 8 } else { 4 },
+            elem_bytes: if size8 { 8 } else { 4 },
+            ..*cfg
+        }
+    } else {
+        *cfg
+    };
+    let mut active = [false; MAX_LANES];
+    for (l, on) in active.iter_mut().enumerate().take(cfg.lanes as usize) {
+        *on = valid && mask >> l & 1 == 1;
+    }
+    degree_of(&cfg, &active[..cfg.lanes as usize], addrs)
+}
+
+/// A port of at most 64 bits, resolved once from its [`Slot`]: the index of its one word in a
+/// buffer, so a read or write is one load or store (what [`Slot::get`] / [`Slot::set`] do for
+/// such a port). The models' per-cycle port access.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Word(usize);
+
+impl Word {
+    pub(crate) fn of(slot: &Slot) -> Word {
+        assert!(
+            slot.width <= 64,
+            "port `{}` is {} bits wide; a Word holds at most 64",
+            slot.name,
+            slot.width
+        );
+        Word(slot.offset)
+    }
+
+    pub(crate) fn get(self, buf: &[u64]) -> u64 {
+        buf[self.0]
+    }
+
+    pub(crate) fn set(self, buf: &mut [u64], v: u64) {
+        buf[self.0] = v;
+    }
+}
+
+/// Lane `lane`'s field of a bus packing `width`-bit (≤ 64) fields from bit 0 up, in
+/// little-endian words: the detector's `addr` (§2.1) and the pipeline's `in_addr`.
+pub(crate) fn lane_field(words: &[u64], lane: usize, width: usize) -> u64 {
+    let lo = lane * width;
+    let (i, shift) = (lo / 64, lo % 64);
+    let mut v = words[i] >> shift;
+    if shift + width > 64 {
+        v |= words[i + 1] << (64 - shift);
+    }
+    v & mask(width)
+}
+
+/// The detector's ports (§2.1), resolved once from the layout; `mode8` / `size8` exist iff
+/// W = 8.
+#[derive(Clone, Debug)]
+struct Ports {
+    reset: Word,
+    valid: Word,
+    lane_mask: Word,
+    addr: Slot,
+    mode8: Option<Word>,
+    size8: Option<Word>,
+    degree: Word,
+    degree_m1: Word,
+    cycles: Word,
+    conflict: Word,
+    any_active: Word,
+}
+
+impl Ports {
+    fn new(layout: &Layout) -> Ports {
+        let input = |name: &str| Word::of(layout.in_slot(name));
+        let output = |name: &str| Word::of(layout.out_slot(name));
+        Ports {
+            reset: input("reset"),
+            valid: input(port::VALID),
+            lane_mask: input(port::LANE_MASK),
+            addr: layout.in_slot(port::ADDR).clone(),
+            mode8: layout.input(port::MODE8).map(Word::of),
+            size8: layout.input(port::SIZE8).map(Word::of),
+            degree: output(port::DEGREE),
+            degree_m1: output(port::DEGREE_M1),
+            cycles: output(port::CYCLES),
+            conflict: output(port::CONFLICT),
+            any_active: output(port::ANY_ACTIVE),
+        }
+    }
+
+    fn write(&self, outputs: &mut [u64], d: &Degree) {
+        self.degree.set(outputs, d.degree as u64);
+        self.degree_m1.set(outputs, d.degree_m1 as u64);
+        self.cycles.set(outputs, d.cycles as u64);
+        self.conflict.set(outputs, d.conflict as u64);
+        self.any_active.set(outputs, d.any_active as u64);
+    }
+}
+
+/// The detector's behavioral model on its ports: the same buffers as the RTL backends.
+pub struct Model {
+    params: Params,
+    ports: Ports,
+    /// Registered outputs (REG_OUT = 1).
+    held: Degree,
+}
+
+impl Model {
+    pub fn new(params: &Params, layout: &Layout) -> Model {
+        Model {
+            params: params.clone(),
+            ports: Ports::new(layout),
+            held: Degree::RESET,
+        }
+    }
+}
+
+impl Simulator for Model {
+    fn name(&self) -> &str {
+        "model"
+    }
+
+    fn step(&mut self, inputs: &[u64], outputs: &mut [u64]) {
+        let bit = |port: Option<Word>| port.is_some_and(|w| w.get(inputs) == 1);
+        let (mode8, size8) = (bit(self.ports.mode8), bit(self.ports.size8));
+        let cfg = Cfg::of_params(&self.params, mode8, size8);
+        let words = self.ports.addr.of(inputs);
+        let width = self.params.addr_bits as usize;
+        let mut addrs = [0u64; MAX_LANES];
+        for (l, a) in addrs
+            .iter_mut()
+            .enumerate()
+            .take(self.params.lanes as usize)
+        {
+            *a = lane_field(words, l, width);
+        }
+        let now = degree(
+            &cfg,
+            self.ports.valid.get(inputs) == 1,
+            self.ports.lane_mask.get(inputs),
+            &addrs,
+            mode8,
+            size8,
+        );
+        if self.params.reg_out {
+            self.ports.write(outputs, &self.held);
+            self.held = if self.ports.reset.get(inputs) == 1 {
+                Degree::RESET
+            } else {
+                now
+            };
+        } else {
+            self.ports.write(outputs, &now);
+        }
+    }
+}

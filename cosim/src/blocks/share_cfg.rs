@@ -1,0 +1,310 @@
+//! Behavioral model of `ShareCfg` (docs/scratchpad-sharing.md §2.2; Jatala et al., seed 001),
+//! written from the spec, independently of the RTL, and the sharing table every
+//! scratchpad-sharing model reads ([`Table`]: ShSM, `u`, ShTB, bases, with the spec's `unsh`,
+//! `pair` and the §0 out-of-range rules).
+
+use crate::blocks::bank_conflict_detector::Word;
+use crate::harness::layout::{Layout, Slot};
+use crate::harness::sim::Simulator;
+use crate::kernel::launch::Launch;
+use smrtl_hdl::blocks::share_cfg::{port, Params};
+use smrtl_hdl::blocks::sharing::Shape;
+use smrtl_hdl::netlist::mask;
+
+/// ShareCfg's state (spec §2.2), as every sharing block sees it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Table {
+    /// ShSM: the SM shares.
+    pub shsm: bool,
+    /// `u`: private bytes of a shared TB.
+    pub u: u64,
+    /// `ShTB[s]`: the partner slot of `s`, or `none` for an unshared slot.
+    pub shtb: Vec<u64>,
+    /// `base[s]`: the §1.4 base byte of slot `s`.
+    pub base: Vec<u64>,
+    /// `NONE` (all ones in TW bits).
+    pub none: u64,
+    /// KP, lock entries.
+    kp: u64,
+    /// KW, bits of a pair index.
+    kw: usize,
+}
+
+impl Table {
+    /// The table after reset (spec §2.1): ShSM 0, u 0, ShTB all `NONE`, base 0.
+    pub fn new(shape: &Shape) -> Table {
+        let t = shape.slots as usize;
+        Table {
+            shsm: false,
+            u: 0,
+            shtb: vec![shape.none(); t],
+            base: vec![0; t],
+            none: shape.none(),
+            kp: shape.kp() as u64,
+            kw: shape.kw(),
+        }
+    }
+
+    /// Back to the reset values.
+    pub fn reset(&mut self) {
+        self.shsm = false;
+        self.u = 0;
+        self.shtb.fill(self.none);
+        self.base.fill(0);
+    }
+
+    /// `ShTB[s]`; a slot id ≥ T reads `NONE` (spec §0).
+    pub fn partner(&self, s: u64) -> u64 {
+        self.shtb.get(s as usize).copied().unwrap_or(self.none)
+    }
+
+    /// `base[s]`; a slot id ≥ T reads 0 (docs: the spec gives such a slot no base).
+    pub fn base_of(&self, s: u64) -> u64 {
+        self.base.get(s as usize).copied().unwrap_or(0)
+    }
+
+    /// `unsh(s) = !ShSM || ShTB[s] == NONE` (spec §2.3).
+    pub fn unsh(&self, s: u64) -> bool {
+        !self.shsm || self.partner(s) == self.none
+    }
+
+    /// `pair(s)`: the low KW bits of `min(s, ShTB[s])` (spec §1.3, §0); may be ≥ KP.
+    pub fn pair(&self, s: u64) -> u64 {
+        smrtl_hdl::blocks::sharing::pair(s, self.partner(s)) & mask(self.kw)
+    }
+
+    /// KP, lock entries: a pair index at or above it reads as a free lock (spec §0).
+    pub fn kp(&self) -> u64 {
+        self.kp
+    }
+
+    /// `err_cfg` (spec §2.2): some slot `s` with `ShTB[s] ≠ NONE` has no such partner, is
+    /// paired with itself, is not its partner's partner, or `min(s, ShTB[s]) ≥ KP`.
+    pub fn err_cfg(&self) -> bool {
+        let t = self.shtb.len() as u64;
+        (0..t).any(|s| {
+            let e = self.shtb[s as usize];
+            e != self.none
+                && (e >= t || e == s || self.shtb[e as usize] != s || s.min(e) >= self.kp)
+        })
+    }
+
+    /// The table a launch writes (spec §1.3 pairing, §1.4 bases) for TBs of `r_tb` bytes; see
+    /// [`Table::layout`].
+    pub fn launched(shape: &Shape, l: &Launch, r_tb: u64) -> Table {
+        assert!(
+            l.n <= u64::from(shape.slots),
+            "{} TBs in {} slots",
+            l.n,
+            shape.slots
+        );
+        // Unshared launches fill slots 0..n with unshared TBs.
+        let originals = if l.pairs > 0 { l.m_sp } else { l.n };
+        Table::layout(shape, l.shsm == 1, originals, l.pairs, l.u, r_tb)
+    }
+
+    /// The §1.3 / §1.4 table of `originals` original slots of which the first `pairs` are
+    /// shared: slot `originals + k` pairs with slot `k` for `k < pairs` (bases `k·(R_tb+u)`
+    /// and that plus `u`), slots `pairs..originals` are unshared (base
+    /// `pairs·(R_tb+u) + (j−pairs)·R_tb`), every other slot stays `NONE` with base 0. Bases
+    /// wrap at 2^AW (random stimulus may overflow the scratchpad).
+    pub fn layout(
+        shape: &Shape,
+        shsm: bool,
+        originals: u64,
+        pairs: u64,
+        u: u64,
+        r_tb: u64,
+    ) -> Table {
+        let mut table = Table::new(shape);
+        let wrap = mask(shape.aw());
+        table.shsm = shsm;
+        table.u = u & wrap;
+        let pair_bytes = r_tb + u;
+        for k in 0..pairs {
+            let (lower, upper) = (k as usize, (originals + k) as usize);
+            table.shtb[lower] = originals + k;
+            table.shtb[upper] = k;
+            table.base[lower] = (k * pair_bytes) & wrap;
+            table.base[upper] = (k * pair_bytes + u) & wrap;
+        }
+        for j in pairs..originals {
+            table.base[j as usize] = (pairs * pair_bytes + (j - pairs) * r_tb) & wrap;
+        }
+        table
+    }
+}
+
+/// One cycle's configuration writes (spec §2.2 `cfg_*`): ShSM, `u`, and one slot's
+/// `(slot, partner, base)`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CfgWrite {
+    pub shsm: Option<bool>,
+    pub u: Option<u64>,
+    pub slot: Option<(u64, u64, u64)>,
+}
+
+impl Table {
+    /// The writes' effect at the edge; a slot write to a slot id ≥ T is dropped.
+    pub fn write(&mut self, w: &CfgWrite) {
+        if let Some(v) = w.shsm {
+            self.shsm = v;
+        }
+        if let Some(u) = w.u {
+            self.u = u;
+        }
+        if let Some((slot, partner, base)) = w.slot {
+            if let (Some(e), Some(b)) = (
+                self.shtb.get_mut(slot as usize),
+                self.base.get_mut(slot as usize),
+            ) {
+                *e = partner;
+                *b = base;
+            }
+        }
+    }
+}
+
+/// Where a block's ShareCfg inputs (or ShareCfg's outputs) sit in a port buffer; `u` and
+/// `base` are absent from blocks that do not read them.
+#[derive(Clone, Debug)]
+pub struct TablePorts {
+    shsm: Word,
+    u: Option<Word>,
+    shtb: Slot,
+    base: Option<Slot>,
+    tw: usize,
+    aw: usize,
+}
+
+impl TablePorts {
+    /// The table's ports among `slots` (a layout's inputs or outputs).
+    pub fn new(shape: &Shape, slot: impl Fn(&str) -> Option<Slot>) -> TablePorts {
+        let need = |name: &str| slot(name).unwrap_or_else(|| panic!("port {name}"));
+        TablePorts {
+            shsm: Word::of(&need(port::SHSM)),
+            u: slot(port::U).map(|s| Word::of(&s)),
+            shtb: need(port::SHTB),
+            base: slot(port::BASE),
+            tw: shape.tw(),
+            aw: shape.aw(),
+        }
+    }
+
+    /// The table's inputs of a block's layout.
+    pub fn inputs(shape: &Shape, layout: &Layout) -> TablePorts {
+        TablePorts::new(shape, |n| layout.input(n).cloned())
+    }
+
+    /// Reads the table from `buf` (fields a block lacks keep their values).
+    pub fn read(&self, buf: &[u64], table: &mut Table) {
+        table.shsm = self.shsm.get(buf) == 1;
+        if let Some(u) = self.u {
+            table.u = u.get(buf);
+        }
+        for (s, e) in table.shtb.iter_mut().enumerate() {
+            *e = self.shtb.field(buf, s * self.tw, self.tw);
+        }
+        if let Some(base) = &self.base {
+            for (s, b) in table.base.iter_mut().enumerate() {
+                *b = base.field(buf, s * self.aw, self.aw);
+            }
+        }
+    }
+
+    /// Writes the table into `buf`.
+    pub fn write(&self, buf: &mut [u64], table: &Table) {
+        self.shsm.set(buf, table.shsm as u64);
+        if let Some(u) = self.u {
+            u.set(buf, table.u);
+        }
+        for (s, &e) in table.shtb.iter().enumerate() {
+            self.shtb.set_field(buf, s * self.tw, self.tw, e);
+        }
+        if let Some(base) = &self.base {
+            for (s, &b) in table.base.iter().enumerate() {
+                base.set_field(buf, s * self.aw, self.aw, b);
+            }
+        }
+    }
+}
+
+/// ShareCfg's write ports (spec §2.2).
+#[derive(Clone, Debug)]
+struct Writes {
+    reset: Word,
+    shsm_we: Word,
+    shsm: Word,
+    u_we: Word,
+    u: Word,
+    slot_we: Word,
+    slot: Word,
+    partner: Word,
+    base: Word,
+}
+
+/// ShareCfg on its ports: Moore outputs from the registered table, `err_cfg` decoded from it,
+/// then the edge.
+pub struct Model {
+    table: Table,
+    writes: Writes,
+    outs: TablePorts,
+    err_cfg: Word,
+}
+
+impl Model {
+    pub fn new(p: &Params, layout: &Layout) -> Model {
+        let shape = p.shape();
+        let input = |name: &str| Word::of(layout.in_slot(name));
+        Model {
+            table: Table::new(&shape),
+            writes: Writes {
+                reset: input("reset"),
+                shsm_we: input(port::CFG_SHSM_WE),
+                shsm: input(port::CFG_SHSM),
+                u_we: input(port::CFG_U_WE),
+                u: input(port::CFG_U),
+                slot_we: input(port::CFG_SLOT_WE),
+                slot: input(port::CFG_SLOT),
+                partner: input(port::CFG_PARTNER),
+                base: input(port::CFG_BASE),
+            },
+            outs: TablePorts::new(&shape, |n| layout.output(n).cloned()),
+            err_cfg: Word::of(layout.out_slot(port::ERR_CFG)),
+        }
+    }
+
+    /// The registered table.
+    pub fn table(&self) -> &Table {
+        &self.table
+    }
+}
+
+impl Simulator for Model {
+    fn name(&self) -> &str {
+        "model"
+    }
+
+    fn step(&mut self, inputs: &[u64], outputs: &mut [u64]) {
+        self.outs.write(outputs, &self.table);
+        self.err_cfg.set(outputs, self.table.err_cfg() as u64);
+
+        let w = &self.writes;
+        let on = |port: Word| port.get(inputs) == 1;
+        if on(w.reset) {
+            self.table.reset();
+            return;
+        }
+        self.table.write(&CfgWrite {
+            shsm: on(w.shsm_we).then(|| on(w.shsm)),
+            u: on(w.u_we).then(|| w.u.get(inputs)),
+            slot: on(w.slot_we).then(|| {
+                (
+                    w.slot.get(inputs),
+                    w.partner.get(inputs),
+                    w.base.get(inputs),
+                )
+            }),
+        });
+    }
+}

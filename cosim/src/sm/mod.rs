@@ -1,0 +1,3 @@
+//! SM-level models that are systems of their own (the seed-004 memory pipeline).
+
+pub mod mem_pipeline;

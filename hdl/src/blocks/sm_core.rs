@@ -1,0 +1,660 @@
+//! The scheduler-mode SM core of seed 000 (docs/elastic-pipeline.md §5.6, §6 `SmCore`): the
+//! round-robin scheduler with the BCAWS ready mask, the issue unit that feeds a warp
+//! instruction's S subwarps back to back, the per-warp busy bits and sequence numbers, the
+//! history cache with its accumulator and distance counter, and the pipeline — one co-simulation
+//! top. The testbench owns the programs (per-warp next-instruction descriptors) and the ICNT
+//! return FIFO.
+//!
+//! This file holds the params (the single source of every width; the pipeline's are nested),
+//! the port list and the RTL builder [`build`].
+
+use crate::blocks::elastic_pipeline::{self as pipe, Kind, PipeMode};
+use crate::blocks::history_cache::{self as hc, BcawsPolicy, CounterMode};
+use crate::netlist::{concat, or_all, select_onehot, Dir, Expr, Module, Port};
+use crate::params::{allowed_of, declared_by, Allowed, BlockParams, ParamError};
+use serde::{Deserialize, Serialize};
+use std::sync::Arc;
+
+/// The warp scheduler (spec §1 `sched`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Sched {
+    Rr,
+    Bcaws,
+}
+
+/// How global-load data returns (D26). JSON: `"at_writeback"` or `{"icnt": lat}`; on the
+/// command line `--set gmem_return=at_writeback` or `--set 'gmem_return={"icnt":400}'`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum GmemReturn {
+    /// A GLD completes when its pipeline entry is loaded into WB (micro tests).
+    AtWriteback,
+    /// A GLD subwarp leaving MEM_last returns over ICNT `lat` cycles later (≤ 1 per cycle).
+    Icnt(u32),
+}
+
+crate::block_params! {
+    /// SM core params by their spec names (§1, §10): the pipeline's, flattened, plus the
+    /// scheduler's and the history cache's (declared there). WS = S·L is derived. The defaults
+    /// are `table4` with BCAWS and `Icnt{400}` global-load returns (D26).
+    #[derive(Eq)]
+    #[serde(default)]
+    pub struct Params {
+        ..pipe: pipe::Params;
+        /// Warp scheduler.
+        sched: Sched = Sched::Bcaws, "sched", Allowed::Names(&["rr", "bcaws"]);
+        bcaws_policy: BcawsPolicy = BcawsPolicy::Strict, "bcaws_policy", Allowed::As(declared_by::<hc::Params>);
+        counter_mode: CounterMode = CounterMode::LoadPred, "counter_mode", Allowed::As(declared_by::<hc::Params>);
+        bcaws_freeze_on_stall: bool = true, "bcaws_freeze_on_stall", Allowed::As(declared_by::<hc::Params>);
+        hc_sets: u32 = 256, "hc_sets", Allowed::As(declared_by::<hc::Params>);
+        hc_ways: u32 = 2, "hc_ways", Allowed::As(declared_by::<hc::Params>);
+        pc_bits: u32 = 14, "PCW", Allowed::As(declared_by::<hc::Params>);
+        /// Warp contexts.
+        warps: u32 = 32, "W", Allowed::Range(1, 64), "tag_bits at least lg W + lg S + 1";
+        /// Global-load completion.
+        gmem_return: GmemReturn = GmemReturn::Icnt(400), "gmem_return", Allowed::Json("at_writeback, {\"icnt\":N} with N in 1..=100000"), "e.g. --set 'gmem_return={\"icnt\":400}'";
+    }
+}
+
+/// lg(x) = max(1, ⌈log2 x⌉) (spec §1 notation).
+pub fn lg(x: u32) -> u32 {
+    (32 - x.saturating_sub(1).leading_zeros()).max(1)
+}
+
+impl Params {
+    /// Micro-test core (§9): fe_depth 1, M = 2, N = 1, Q = 2, S = 2, W = 4, a 16-set cache,
+    /// GLDs complete at writeback.
+    pub fn micro() -> Params {
+        Params {
+            pipe: pipe::Params {
+                mem_stages: 2,
+                premem_depth: 1,
+                nonmem_depth: 2,
+                fe_depth: 1,
+                subwarps: 2,
+                ..pipe::Params::default()
+            },
+            warps: 4,
+            hc_sets: 16,
+            gmem_return: GmemReturn::AtWriteback,
+            ..Params::default()
+        }
+    }
+
+    /// The same core with another backend wiring.
+    pub fn with_pipe_mode(mut self, mode: PipeMode) -> Params {
+        self.pipe.pipe_mode = mode;
+        self
+    }
+
+    /// WS = S·L.
+    pub fn warp_size(&self) -> u32 {
+        self.pipe.subwarps * self.pipe.lanes
+    }
+
+    /// DW = ⌈log2 WS⌉: stored degree, counter and pred width.
+    pub fn dw(&self) -> u32 {
+        lg(self.warp_size())
+    }
+
+    /// Bits of a warp index (lg W) and of a subwarp index (lg S).
+    pub fn warp_bits(&self) -> usize {
+        lg(self.warps) as usize
+    }
+    pub fn sw_bits(&self) -> usize {
+        lg(self.pipe.subwarps) as usize
+    }
+
+    /// Sequence bits of a tag: tag_bits − lg W − lg S.
+    pub fn seq_bits(&self) -> usize {
+        self.pipe.tag_bits as usize - self.warp_bits() - self.sw_bits()
+    }
+
+    /// The history-cache block's params.
+    pub fn history_cache(&self) -> hc::Params {
+        hc::Params {
+            hc_sets: self.hc_sets,
+            hc_ways: self.hc_ways,
+            pc_bits: self.pc_bits,
+            warp_size: self.warp_size(),
+            warps: self.warps,
+            lanes: self.pipe.lanes,
+            counter_mode: self.counter_mode,
+            bcaws_freeze_on_stall: self.bcaws_freeze_on_stall,
+            bcaws_policy: self.bcaws_policy,
+        }
+    }
+
+    /// Whether GLDs complete on an ICNT return (`Icnt{lat}`) rather than at writeback.
+    pub fn gld_via_icnt(&self) -> bool {
+        matches!(self.gmem_return, GmemReturn::Icnt(_))
+    }
+}
+
+impl BlockParams for Params {
+    const BLOCK: &'static str = "sm_core";
+
+    fn presets() -> Vec<(&'static str, Self)> {
+        let table4 = Params::default();
+        let micro = Params::micro();
+        vec![
+            ("table4", table4.clone()),
+            (
+                "table4_rr",
+                Params {
+                    sched: Sched::Rr,
+                    ..table4.clone()
+                },
+            ),
+            (
+                "unified_rr",
+                Params {
+                    pipe: pipe::Params {
+                        pipe_mode: PipeMode::Unified,
+                        ..table4.pipe.clone()
+                    },
+                    sched: Sched::Rr,
+                    ..table4
+                },
+            ),
+            ("micro", micro),
+        ]
+    }
+
+    fn check(&self) -> Result<(), ParamError> {
+        self.pipe.check()?;
+        self.history_cache().validate()?;
+        let need = (lg(self.warps) + lg(self.pipe.subwarps) + 1) as usize;
+        if (self.pipe.tag_bits as usize) < need {
+            return Err(ParamError::Range {
+                name: "tag_bits".into(),
+                value: self.pipe.tag_bits.to_string(),
+                allowed: format!("{need}..=32 (lg W + lg S + 1 seq bit)"),
+            });
+        }
+        if let GmemReturn::Icnt(lat) = self.gmem_return {
+            if !(1..=100_000).contains(&lat) {
+                return Err(ParamError::Range {
+                    name: "gmem_return".into(),
+                    value: serde_json::to_string(&self.gmem_return).expect("params serialize"),
+                    allowed: allowed_of::<Params>("gmem_return"),
+                });
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Port names beyond the pipeline's (spec §6 `SmCore`).
+pub mod port {
+    /// Kernel launch (pipeline empty): clears the cache's valid and MRU bits, the counter, the
+    /// accumulator, busy bits, sequence numbers and the RR pointer; no decision in this cycle.
+    pub const KERNEL_START: &str = "kernel_start";
+    /// Per warp: it has a next instruction, of this kind and PC (packed, warp 0 lowest).
+    pub const HAS_NEXT: &str = "has_next";
+    pub const KIND: &str = "kind";
+    pub const PC: &str = "pc";
+    /// Descriptor of subwarp (`issue_warp`, `issue_sw`), answered in the same cycle.
+    pub const DESC_ADDR: &str = "desc_addr";
+    pub const DESC_ACT: &str = "desc_act";
+    /// Degree override of that subwarp (`deg_override`, 0 = the detector computes it).
+    pub const DESC_DEG: &str = "desc_deg";
+    pub const ICNT_VALID: &str = "icnt_valid";
+    pub const ICNT_WARP: &str = "icnt_warp";
+    pub const ICNT_SW: &str = "icnt_sw";
+    /// A subwarp enters F at the end of this cycle.
+    pub const ISSUE_VALID: &str = "issue_valid";
+    pub const ISSUE_WARP: &str = "issue_warp";
+    pub const ISSUE_SW: &str = "issue_sw";
+    /// A scheduling decision in this cycle, and the granted warp.
+    pub const DECIDE: &str = "decide";
+    pub const GRANT: &str = "grant";
+    pub const SCHED_FAIL: &str = "sched_fail";
+    pub const MASK: &str = "mask";
+    pub const COUNTER: &str = "counter";
+    /// History-cache prediction for the granted warp's PC (0 without a decision).
+    pub const PRED: &str = "pred";
+    /// An SMEM decision looked the cache up, and whether it hit.
+    pub const HC_LOOKUP: &str = "hc_lookup";
+    pub const HC_HIT: &str = "hc_hit";
+    /// The cache is written at the end of this cycle (`acc_valid`).
+    pub const HC_WRITE: &str = "hc_write";
+    pub const HC_WRITE_PC: &str = "hc_write_pc";
+    pub const HC_WRITE_VALUE: &str = "hc_write_value";
+    /// A warp's busy bit clears at the end of this cycle.
+    pub const WARP_DONE: &str = "warp_done";
+    pub const WARP_DONE_ID: &str = "warp_done_id";
+    /// A GLD subwarp leaves MEM_last for ICNT at the end of this cycle (`Icnt{lat}` only).
+    pub const ICNT_REQ: &str = "icnt_req";
+    pub const ICNT_REQ_WARP: &str = "icnt_req_warp";
+    pub const ICNT_REQ_SW: &str = "icnt_req_sw";
+}
+
+/// The core's ports, derived from the params: the scheduler-side ports, then the pipeline's
+/// outputs (the trace-mode top's, same names).
+pub fn ports(p: &Params) -> Vec<Port> {
+    let (wb, swb) = (p.warp_bits(), p.sw_bits());
+    let (pcw, dw) = (p.pc_bits as usize, p.dw() as usize);
+    let l = p.pipe.lanes as usize;
+    let mut spec = launch_and_descriptor_inputs(p);
+    spec.extend([
+        (port::DESC_ADDR, Dir::In, l * p.pipe.addr_bits as usize),
+        (port::DESC_ACT, Dir::In, l),
+        (port::DESC_DEG, Dir::In, p.pipe.rem_bits()),
+        (port::ICNT_VALID, Dir::In, 1),
+        (port::ICNT_WARP, Dir::In, wb),
+        (port::ICNT_SW, Dir::In, swb),
+        (port::ISSUE_VALID, Dir::Out, 1),
+        (port::ISSUE_WARP, Dir::Out, wb),
+        (port::ISSUE_SW, Dir::Out, swb),
+        (port::DECIDE, Dir::Out, 1),
+        (port::GRANT, Dir::Out, wb),
+        (port::SCHED_FAIL, Dir::Out, 1),
+        (port::MASK, Dir::Out, 1),
+        (port::COUNTER, Dir::Out, dw),
+        (port::PRED, Dir::Out, dw),
+        (port::HC_LOOKUP, Dir::Out, 1),
+        (port::HC_HIT, Dir::Out, 1),
+        (port::HC_WRITE, Dir::Out, 1),
+        (port::HC_WRITE_PC, Dir::Out, pcw),
+        (port::HC_WRITE_VALUE, Dir::Out, dw),
+        (port::WARP_DONE, Dir::Out, 1),
+        (port::WARP_DONE_ID, Dir::Out, wb),
+        (port::ICNT_REQ, Dir::Out, 1),
+        (port::ICNT_REQ_WARP, Dir::Out, wb),
+        (port::ICNT_REQ_SW, Dir::Out, swb),
+    ]);
+    let mut v = crate::netlist::port_list(&spec);
+    v.extend(
+        pipe::ports(&p.pipe)
+            .into_iter()
+            .filter(|q| q.dir == Dir::Out),
+    );
+    v
+}
+
+/// Bits `bits[0..n]` as one vector, bit 0 lowest.
+fn pack(bits: &[Expr]) -> Expr {
+    let rev: Vec<Expr> = bits.iter().rev().cloned().collect();
+    concat(&rev)
+}
+
+/// The round-robin scheduler (§5.6, D20): one-hot grant of the first eligible warp in
+/// last+1 … last+W (mod W). Warps above `last` take priority; else the lowest eligible.
+fn round_robin(m: &mut Module, eligible: &[Expr], last: &Expr) -> Vec<Expr> {
+    let n = eligible.len();
+    let wb = last.width();
+    // Warp 0 is never above `last`.
+    let above: Vec<Expr> = (0..n)
+        .map(|w| match w {
+            0 => Expr::lit(0, 1),
+            _ => {
+                let gt = last.lt(&Expr::lit(w as u64, wb));
+                m.wire(&format!("rr_hi{w}"), &eligible[w] & &gt)
+            }
+        })
+        .collect();
+    let any_hi = m.wire("rr_any_hi", or_all(&above, 1));
+    let cand: Vec<Expr> = (0..n)
+        .map(|w| any_hi.mux(&above[w], &eligible[w]))
+        .collect();
+    // Lowest set bit of `cand`.
+    let mut seen = Expr::lit(0, 1);
+    let mut grant = vec![];
+    for (w, c) in cand.into_iter().enumerate() {
+        let c = m.wire(&format!("rr_cand{w}"), c);
+        grant.push(m.wire(&format!("rr_grant{w}"), &c & &!seen.clone()));
+        seen = m.wire(&format!("rr_seen{w}"), &seen | &c);
+    }
+    grant
+}
+
+/// Binary index of a one-hot vector.
+fn encode(onehot: &[Expr], width: usize) -> Expr {
+    let idx: Vec<Expr> = (0..onehot.len())
+        .map(|w| Expr::lit(w as u64, width))
+        .collect();
+    select_onehot(onehot, &idx, width)
+}
+
+/// Ports of the `sched` instance: the round-robin scheduler, the issue unit, the busy bits and
+/// sequence numbers, and the completion logic (spec §6 `RrScheduler`, `IssueUnit`).
+pub mod sched_port {
+    pub const IN_READY: &str = "in_ready";
+    pub const READY_M: &str = "ready_m";
+    pub const WB_LOAD: &str = "wb_load";
+    pub const WB_TAG: &str = "wb_tag";
+    pub const WB_KIND: &str = "wb_kind";
+    pub const READY: &str = "ready";
+    pub const IS_MEM: &str = "is_mem";
+    pub const LK_PC: &str = "lk_pc";
+    pub const HC_LOAD: &str = "hc_load";
+    pub const SMEM_SW_PENDING: &str = "smem_sw_pending";
+    pub const ISSUE_TAG: &str = "issue_tag";
+    pub const ISSUE_KIND: &str = "issue_kind";
+    pub const ISSUE_PC: &str = "issue_pc";
+}
+
+/// `clock`, `reset`, `kernel_start` and the per-warp descriptors: the first inputs of the core
+/// and of its `sched` instance.
+fn launch_and_descriptor_inputs(p: &Params) -> Vec<(&'static str, Dir, usize)> {
+    let (w, pcw) = (p.warps as usize, p.pc_bits as usize);
+    vec![
+        ("clock", Dir::In, 1),
+        ("reset", Dir::In, 1),
+        (port::KERNEL_START, Dir::In, 1),
+        (port::HAS_NEXT, Dir::In, w),
+        (port::KIND, Dir::In, 2 * w),
+        (port::PC, Dir::In, pcw * w),
+    ]
+}
+
+/// The `sched` instance's ports.
+fn sched_ports(p: &Params) -> Vec<Port> {
+    use sched_port as sp;
+    let (w, wb, swb) = (p.warps as usize, p.warp_bits(), p.sw_bits());
+    let (pcw, tw) = (p.pc_bits as usize, p.pipe.tag_bits as usize);
+    let mut spec = launch_and_descriptor_inputs(p);
+    spec.extend([
+        (sp::IN_READY, Dir::In, 1),
+        (sp::READY_M, Dir::In, w),
+        (sp::WB_LOAD, Dir::In, 1),
+        (sp::WB_TAG, Dir::In, tw),
+        (sp::WB_KIND, Dir::In, 2),
+        (port::ICNT_VALID, Dir::In, 1),
+        (port::ICNT_WARP, Dir::In, wb),
+        (port::ICNT_SW, Dir::In, swb),
+        (sp::READY, Dir::Out, w),
+        (sp::IS_MEM, Dir::Out, w),
+        (sp::LK_PC, Dir::Out, pcw),
+        (sp::HC_LOAD, Dir::Out, 1),
+        (sp::SMEM_SW_PENDING, Dir::Out, 1),
+        (port::ISSUE_VALID, Dir::Out, 1),
+        (sp::ISSUE_TAG, Dir::Out, tw),
+        (sp::ISSUE_KIND, Dir::Out, 2),
+        (sp::ISSUE_PC, Dir::Out, pcw),
+        (port::ISSUE_WARP, Dir::Out, wb),
+        (port::ISSUE_SW, Dir::Out, swb),
+        (port::DECIDE, Dir::Out, 1),
+        (port::GRANT, Dir::Out, wb),
+        (port::SCHED_FAIL, Dir::Out, 1),
+        (port::WARP_DONE, Dir::Out, 1),
+        (port::WARP_DONE_ID, Dir::Out, wb),
+        (port::ICNT_REQ, Dir::Out, 1),
+        (port::ICNT_REQ_WARP, Dir::Out, wb),
+        (port::ICNT_REQ_SW, Dir::Out, swb),
+    ]);
+    crate::netlist::port_list(&spec)
+}
+
+/// The scheduler and issue unit (spec §5.6, D20, D25, D26): round-robin over the masked ready
+/// set, the issue unit that feeds a decision's S subwarps back to back, busy bits cleared when a
+/// warp's last subwarp completes, and per-warp sequence numbers for unique tags.
+fn scheduler(p: &Params) -> Module {
+    use sched_port as sp;
+    let mut m = Module::new(&format!("{}_sched", crate::params::module_name(p)));
+    let (inp, out) = m.declare_ports(&sched_ports(p));
+    let i = |name: &str| inp[name].clone();
+    let n = p.warps as usize;
+    let (wb, swb, seqb) = (p.warp_bits(), p.sw_bits(), p.seq_bits());
+    let pcw = p.pc_bits as usize;
+    let s_m1 = u64::from(p.pipe.subwarps - 1);
+    let kind_lit = |k: Kind| Expr::lit(k as u64, 2);
+    let zero = |w: usize| Expr::lit(0, w);
+    let start = i(port::KERNEL_START);
+    let in_ready = i(sp::IN_READY);
+
+    m.section("Per-warp descriptors from the testbench");
+    let (has_next, kind, pc) = (i(port::HAS_NEXT), i(port::KIND), i(port::PC));
+    let kind_w: Vec<Expr> = (0..n).map(|w| kind.slice(2 * w, 2)).collect();
+    let pc_w: Vec<Expr> = (0..n).map(|w| pc.slice(pcw * w, pcw)).collect();
+
+    m.section("State: RR pointer, busy bits, sequence numbers, the issuing instruction");
+    let last = m.reg("rr_last_q", wb, (n - 1) as u64);
+    let busy = m.reg("busy_q", n, 0);
+    let seq: Vec<Expr> = (0..n)
+        .map(|w| m.reg(&format!("seq{w}_q"), seqb, 0))
+        .collect();
+    let pending = m.reg("iss_pending_q", 1, 0);
+    let cur_warp = m.reg("iss_warp_q", wb, 0);
+    let cur_kind = m.reg("iss_kind_q", 2, 0);
+    let cur_pc = m.reg("iss_pc_q", pcw, 0);
+    let cur_seq = m.reg("iss_seq_q", seqb, 0);
+    let next_sw = m.reg("iss_sw_q", swb, 0);
+
+    m.section("Ready set for the BCAWS mask (spec §5.4)");
+    let ready = m.wire("ready_w", &has_next & &!busy.clone());
+    let is_mem: Vec<Expr> = kind_w
+        .iter()
+        .map(|k| !k.equals(&kind_lit(Kind::Alu)))
+        .collect();
+    let is_mem = m.wire("is_mem_w", pack(&is_mem));
+    let smem_pending = m.wire(
+        "smem_pending_w",
+        &pending & &cur_kind.equals(&kind_lit(Kind::Smem)),
+    );
+
+    m.section("Round-robin decision over the masked ready set (spec §5.6, D20, D25)");
+    let ready_m = i(sp::READY_M);
+    let eligible: Vec<Expr> = (0..n).map(|w| ready_m.bit(w)).collect();
+    let onehot = round_robin(&mut m, &eligible, &last);
+    let grant_valid = m.wire("grant_valid", ready_m.any());
+    let grant = m.wire("grant_w", encode(&onehot, wb));
+    let try_decide = m.wire("try_decide", &in_ready & &!(&pending | &start));
+    let decide = m.wire("decide_w", &try_decide & &grant_valid);
+    let sched_fail = &try_decide & &(!grant_valid.clone() & has_next.any());
+    let g_kind = m.wire("grant_kind", select_onehot(&onehot, &kind_w, 2));
+    let g_pc = m.wire("grant_pc", select_onehot(&onehot, &pc_w, pcw));
+    let g_seq = m.wire("grant_seq", select_onehot(&onehot, &seq, seqb));
+    let load = m.wire("hc_load_w", &decide & &g_kind.equals(&kind_lit(Kind::Smem)));
+
+    m.section("Issue unit: subwarp 0 at the decision, 1..S-1 whenever F accepts (spec §5.6)");
+    let iv = m.wire("issue_now", &in_ready & &(&pending | &decide));
+    let warp = pending.mux(&cur_warp, &grant);
+    let sw = pending.mux(&next_sw, &Expr::lit(0, swb));
+    let warp = m.wire("issue_warp_w", warp);
+    let sw = m.wire("issue_sw_w", sw);
+    let iseq = pending.mux(&cur_seq, &g_seq);
+    let tag = m.wire("issue_tag_w", concat(&[warp.clone(), iseq, sw.clone()]));
+    let ipc = m.wire("issue_pc_w", pending.mux(&cur_pc, &g_pc));
+    let ikind = m.wire("issue_kind_w", pending.mux(&cur_kind, &g_kind));
+    let last_sw = m.wire("issue_last_sw", sw.equals(&Expr::lit(s_m1, swb)));
+    m.next(
+        &pending,
+        start.mux(&zero(1), &iv.mux(&!last_sw.clone(), &pending)),
+    );
+    m.next(&next_sw, iv.mux(&(&sw + &Expr::lit(1, swb)), &next_sw));
+    m.next(&cur_warp, decide.mux(&grant, &cur_warp));
+    m.next(&cur_kind, decide.mux(&g_kind, &cur_kind));
+    m.next(&cur_pc, decide.mux(&g_pc, &cur_pc));
+    m.next(&cur_seq, decide.mux(&g_seq, &cur_seq));
+    m.next(
+        &last,
+        start.mux(&Expr::lit((n - 1) as u64, wb), &decide.mux(&grant, &last)),
+    );
+    for (w, s) in seq.iter().enumerate() {
+        let inc = &decide & &onehot[w];
+        let next = start.mux(&zero(seqb), &inc.mux(&(s + &Expr::lit(1, seqb)), s));
+        m.next(s, next);
+    }
+
+    m.section("Completion: busy clears when the last subwarp completes (spec §5.6, D3, D26)");
+    let tag_bits = p.pipe.tag_bits as usize;
+    let wtag = i(sp::WB_TAG);
+    let wb_warp = wtag.slice(tag_bits - wb, wb);
+    let wb_sw = wtag.slice(0, swb);
+    let wb_load = i(sp::WB_LOAD);
+    let wb_gld = i(sp::WB_KIND).equals(&kind_lit(Kind::Gld));
+    let via_icnt = Expr::lit(p.gld_via_icnt() as u64, 1);
+    let to_icnt = m.wire("icnt_req_w", &wb_load & &(&wb_gld & &via_icnt));
+    let wb_last = wb_sw.equals(&Expr::lit(s_m1, swb));
+    let wb_done = m.wire("wb_done", &wb_load & &(&wb_last & &!to_icnt.clone()));
+    let icnt_done = m.wire(
+        "icnt_done",
+        i(port::ICNT_VALID) & i(port::ICNT_SW).equals(&Expr::lit(s_m1, swb)),
+    );
+    let done = m.wire("warp_done_w", &wb_done | &icnt_done);
+    let done_id = m.wire(
+        "warp_done_id_w",
+        wb_done.mux(&wb_warp, &icnt_done.mux(&i(port::ICNT_WARP), &zero(wb))),
+    );
+    let clear_bits: Vec<Expr> = (0..n)
+        .map(|w| &done & &done_id.equals(&Expr::lit(w as u64, wb)))
+        .collect();
+    let set_bits: Vec<Expr> = onehot.iter().map(|g| &decide & g).collect();
+    let next_busy = (&busy & &!pack(&clear_bits)) | pack(&set_bits);
+    m.next(&busy, start.mux(&zero(n), &next_busy));
+
+    m.section("Outputs");
+    let outs = [
+        (sp::READY, ready),
+        (sp::IS_MEM, is_mem),
+        (sp::LK_PC, g_pc),
+        (sp::HC_LOAD, load),
+        (sp::SMEM_SW_PENDING, smem_pending),
+        (port::ISSUE_VALID, iv.clone()),
+        (sp::ISSUE_TAG, tag),
+        (sp::ISSUE_KIND, ikind),
+        (sp::ISSUE_PC, ipc),
+        (port::ISSUE_WARP, iv.mux(&warp, &zero(wb))),
+        (port::ISSUE_SW, iv.mux(&sw, &zero(swb))),
+        (port::DECIDE, decide.clone()),
+        (port::GRANT, decide.mux(&grant, &zero(wb))),
+        (port::SCHED_FAIL, sched_fail),
+        (port::WARP_DONE, done),
+        (port::WARP_DONE_ID, done_id),
+        (port::ICNT_REQ, to_icnt.clone()),
+        (port::ICNT_REQ_WARP, to_icnt.mux(&wb_warp, &zero(wb))),
+        (port::ICNT_REQ_SW, to_icnt.mux(&wb_sw, &zero(swb))),
+    ];
+    for (name, value) in outs {
+        m.assign(&out[name], value);
+    }
+    m
+}
+
+/// Builds the `sm_core` top (spec §5.6, §6) from validated params: three instances — `pipe`
+/// (the pipeline, entries carrying the PC), `hc` (the `history_cache` block: accumulator, cache,
+/// counter and mask) and `sched` (scheduler and issue unit) — wired as the spec draws them.
+pub fn build(p: &Params) -> Module {
+    use crate::blocks::elastic_pipeline::sched_port as pp;
+    use sched_port as sp;
+    let mut m = Module::new(&crate::params::module_name(p));
+    let (inp, out) = m.declare_ports(&ports(p));
+    let i = |name: &str| inp[name].clone();
+    let o = |name: &str| out[name].clone();
+    let (pcw, swb) = (p.pc_bits as usize, p.sw_bits());
+    let kind_lit = |k: Kind| Expr::lit(k as u64, 2);
+    let start = i(port::KERNEL_START);
+    let hp = p.history_cache();
+
+    m.section("Instances: pipeline, BCAWS history cache, scheduler and issue unit (spec §6)");
+    let pipe_i = m.instance("pipe", &Arc::new(pipe::build_with_pc(&p.pipe, pcw)));
+    let hc_i = m.instance("hc", &Arc::new(hc::build(&hp)));
+    let sched = m.instance("sched", &Arc::new(scheduler(p)));
+
+    m.section("Scheduler and issue unit: descriptors in, the pipeline's F and WB back");
+    for name in [
+        port::KERNEL_START,
+        port::HAS_NEXT,
+        port::KIND,
+        port::PC,
+        port::ICNT_VALID,
+        port::ICNT_WARP,
+        port::ICNT_SW,
+    ] {
+        m.assign(&sched.input(name), i(name));
+    }
+    m.assign(
+        &sched.input(sp::IN_READY),
+        pipe_i.output(pipe::port::IN_READY),
+    );
+    m.assign(&sched.input(sp::READY_M), hc_i.output(hc::port::READY_M));
+    m.assign(&sched.input(sp::WB_LOAD), pipe_i.output(pp::WB_LOAD));
+    m.assign(&sched.input(sp::WB_TAG), pipe_i.output(pp::WB_TAG));
+    m.assign(&sched.input(sp::WB_KIND), pipe_i.output(pp::WB_KIND));
+
+    m.section("Pipeline: fed by the issue unit and the descriptor answer (spec §2, §3)");
+    let bind = [
+        (pipe::port::IN_VALID, sched.output(port::ISSUE_VALID)),
+        (pipe::port::IN_TAG, sched.output(sp::ISSUE_TAG)),
+        (pipe::port::IN_KIND, sched.output(sp::ISSUE_KIND)),
+        (pp::IN_PC, sched.output(sp::ISSUE_PC)),
+        (pipe::port::IN_DEG, i(port::DESC_DEG)),
+        (pipe::port::IN_ADDR, i(port::DESC_ADDR)),
+        (pipe::port::IN_ACT, i(port::DESC_ACT)),
+        (pipe::port::ICNT_VALID, i(port::ICNT_VALID)),
+    ];
+    for (name, value) in bind {
+        m.assign(&pipe_i.input(name), value);
+    }
+
+    m.section("History cache: the MEM0 entry that leaves feeds the accumulator (spec §5.2-5.4)");
+    let mem0_smem = pipe_i.output(pp::MEM0_KIND).equals(&kind_lit(Kind::Smem));
+    let mem0_c = pipe_i.output(pp::MEM0_C);
+    let svc = m.wire("mem0_svc_m1", &mem0_c - &Expr::lit(1, mem0_c.width()));
+    let bind = [
+        (hc::port::CLEAR, start.clone()),
+        (hc::port::ACC_V, pipe_i.output(pp::MEM0_LEAVE) & mem0_smem),
+        (hc::port::ACC_SW, pipe_i.output(pp::MEM0_TAG).slice(0, swb)),
+        (hc::port::ACC_SVC_M1, svc.slice(0, hp.svc_bits())),
+        (hc::port::ACC_PC_IN, pipe_i.output(pp::MEM0_PC)),
+        (hc::port::LK_PC, sched.output(sp::LK_PC)),
+        (hc::port::READY, sched.output(sp::READY)),
+        (hc::port::IS_MEM, sched.output(sp::IS_MEM)),
+        (hc::port::LOAD, sched.output(sp::HC_LOAD)),
+        (hc::port::SMEM_SW_PENDING, sched.output(sp::SMEM_SW_PENDING)),
+        (hc::port::FE_HOLD, pipe_i.output(pipe::port::FE_HOLD)),
+        (
+            hc::port::ENABLE,
+            Expr::lit((p.sched == Sched::Bcaws) as u64, 1),
+        ),
+    ];
+    for (name, value) in bind {
+        m.assign(&hc_i.input(name), value);
+    }
+
+    m.section("Outputs");
+    let decide = sched.output(port::DECIDE);
+    let load = sched.output(sp::HC_LOAD);
+    let dw = p.dw() as usize;
+    for name in [
+        port::ISSUE_VALID,
+        port::ISSUE_WARP,
+        port::ISSUE_SW,
+        port::DECIDE,
+        port::GRANT,
+        port::SCHED_FAIL,
+        port::WARP_DONE,
+        port::WARP_DONE_ID,
+        port::ICNT_REQ,
+        port::ICNT_REQ_WARP,
+        port::ICNT_REQ_SW,
+    ] {
+        m.assign(&o(name), sched.output(name));
+    }
+    let outs = [
+        (port::MASK, hc_i.output(hc::port::MASK)),
+        (port::COUNTER, hc_i.output(hc::port::COUNTER)),
+        (
+            port::PRED,
+            decide.mux(&hc_i.output(hc::port::PRED), &Expr::lit(0, dw)),
+        ),
+        (port::HC_LOOKUP, load.clone()),
+        (port::HC_HIT, &load & &hc_i.output(hc::port::LK_HIT)),
+        (port::HC_WRITE, hc_i.output(hc::port::ACC_VALID)),
+        (port::HC_WRITE_PC, hc_i.output(hc::port::ACC_PC)),
+        (port::HC_WRITE_VALUE, hc_i.output(hc::port::ACC_VALUE)),
+    ];
+    for (name, value) in outs {
+        m.assign(&o(name), value);
+    }
+    for q in pipe::ports(&p.pipe)
+        .into_iter()
+        .filter(|q| q.dir == Dir::Out)
+    {
+        m.assign(&o(&q.name), pipe_i.output(&q.name));
+    }
+    m
+}

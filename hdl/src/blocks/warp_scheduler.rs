@@ -1,0 +1,413 @@
+//! `OwfScheduler` (docs/scratchpad-sharing.md §4; Jatala et al., seed 001, §4): one warp
+//! scheduler of the SM (the SM top instantiates NSCHED of them), picking one ready warp per
+//! cycle by Owner Warp First or one of the paper's baselines (LRR, GTO, two-level).
+//!
+//! Only the selected `SCHED`'s logic is built (a parameter, not a runtime input):
+//! - OWF and GTO: an argmin tree over the ready warps' keys (OWF: `(RANK[cls], age)`, GTO:
+//!   `age`); equal keys keep the left (lower-index) subtree, which is the index tie-break.
+//!   OWF with `GREEDY` and GTO keep `last_idx` when it qualifies.
+//! - LRR and TWO_LEVEL: a "first ready after `last_idx`" search in the round-robin pattern
+//!   (candidates above `last_idx` first, else the lowest candidate), each as a first-valid tree.
+//!   TWO_LEVEL restricts the candidates to the current group when it has a ready warp; when it
+//!   has none, the first group after it with a ready warp and that group's lowest ready warp is
+//!   exactly the first ready warp after `last_idx`, so the same search serves both cases.
+
+use crate::blocks::sharing::{Class, Rank, Sched, Shape, TWO_LEVEL_GROUP};
+use crate::netlist::{concat, or_tree, select_onehot, Dir, Expr, Module, Port};
+use crate::params::{bits_for, declared_by, Allowed, BlockParams, ParamError};
+
+crate::block_params! {
+    /// Scheduler parameters (spec §0, §4): W and NSCHED from [`Shape`] (WS = W/NSCHED warps
+    /// per scheduler), the policy and its switches.
+    #[derive(Eq)]
+    #[serde(deny_unknown_fields)]
+    pub struct Params {
+        warps: u32 = Shape::default().warps, "W", Allowed::As(declared_by::<Shape>);
+        nsched: u32 = Shape::default().nsched, "NSCHED", Allowed::As(declared_by::<Shape>);
+        /// Scheduling policy: Owner Warp First or a baseline.
+        sched: Sched = Sched::Owf, "SCHED", Allowed::Names(&["OWF", "LRR", "GTO", "TWO_LEVEL"]);
+        /// OWF's class → priority map.
+        rank: Rank = Rank::Owf3, "RANK", Allowed::Names(&["OWF3", "OWF2", "UWF"]);
+        /// OWF keeps the last warp while it is ready and in the best ready class.
+        greedy: bool = false, "GREEDY", Allowed::Bool;
+        /// Width of a dynamic warp id (`age`; oldest = smallest, no wraparound).
+        age_w: u32 = 16, "AGE_W", Allowed::Range(2, 32);
+    }
+}
+
+impl Params {
+    /// The SM shape these params describe (T, LANES and R at their defaults: unused here).
+    pub fn shape(&self) -> Shape {
+        Shape {
+            warps: self.warps,
+            nsched: self.nsched,
+            ..Shape::default()
+        }
+    }
+
+    /// WS = W/NSCHED: the warps this scheduler picks from.
+    pub fn ws(&self) -> usize {
+        self.shape().ws()
+    }
+
+    /// Width of `iss_idx` and `last_idx`: ⌈log2 WS⌉, at least 1.
+    pub fn idx_bits(&self) -> usize {
+        self.shape().wsw()
+    }
+
+    /// Register bits: `last_valid` and `last_idx` (spec §7: 1 + ⌈log2 WS⌉ per scheduler).
+    pub fn register_bits(&self) -> u64 {
+        1 + self.idx_bits() as u64
+    }
+
+    /// Bits of a rank under `RANK` (enough for its largest value).
+    pub fn rank_bits(&self) -> usize {
+        let max = [Class::Owner, Class::Unshared, Class::Nonowner]
+            .into_iter()
+            .map(|c| self.rank.of(c))
+            .max()
+            .expect("three classes");
+        bits_for(max)
+    }
+}
+
+impl BlockParams for Params {
+    const BLOCK: &'static str = "warp_scheduler";
+
+    fn presets() -> Vec<(&'static str, Self)> {
+        let small = Shape::small();
+        vec![
+            ("paper", Params::default()),
+            (
+                "small",
+                Params {
+                    warps: small.warps,
+                    nsched: small.nsched,
+                    ..Params::default()
+                },
+            ),
+        ]
+    }
+
+    fn check(&self) -> Result<(), ParamError> {
+        self.shape().check()
+    }
+}
+
+/// Port names (spec §4).
+pub mod port {
+    /// Per warp of this scheduler: its next instruction can issue (WS bits).
+    pub const READY: &str = "ready";
+    /// Per warp: its OWF class, 2 bits each (`Class` codes; 3 reads as NONOWNER).
+    pub const CLS: &str = "cls";
+    /// Per warp: its dynamic warp id, AGE_W bits each (smaller = older).
+    pub const AGE: &str = "age";
+    /// A warp is picked this cycle (Mealy): OR of `ready`.
+    pub const ISS_VALID: &str = "iss_valid";
+    /// The picked warp's index (Mealy; 0 when `iss_valid` is 0).
+    pub const ISS_IDX: &str = "iss_idx";
+    /// State: a warp was picked since reset (Moore).
+    pub const LAST_VALID: &str = "last_valid";
+    /// State: the last picked warp (Moore).
+    pub const LAST_IDX: &str = "last_idx";
+}
+
+/// The block's ports (spec §4), in declaration order.
+pub fn ports(p: &Params) -> Vec<Port> {
+    let (ws, ib) = (p.ws(), p.idx_bits());
+    crate::netlist::port_list(&[
+        ("clock", Dir::In, 1),
+        ("reset", Dir::In, 1),
+        (port::READY, Dir::In, ws),
+        (port::CLS, Dir::In, ws * Class::BITS),
+        (port::AGE, Dir::In, ws * p.age_w as usize),
+        (port::ISS_VALID, Dir::Out, 1),
+        (port::ISS_IDX, Dir::Out, ib),
+        (port::LAST_VALID, Dir::Out, 1),
+        (port::LAST_IDX, Dir::Out, ib),
+    ])
+}
+
+/// A deliberate RTL bug, so tests can prove the harness catches one.
+#[doc(hidden)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Fault {
+    None,
+    /// The argmin tree (OWF, GTO) breaks key ties towards the higher index.
+    TieTakesHigherIndex,
+}
+
+/// Builds one scheduler's RTL from validated params (spec §4).
+pub fn build(p: &Params) -> Module {
+    build_with(p, Fault::None)
+}
+
+/// A candidate in a selection tree: valid, its sort key (if any) and its index.
+#[derive(Clone)]
+struct Cand {
+    valid: Expr,
+    key: Option<Expr>,
+    idx: Expr,
+}
+
+/// Reduces `leaves` pairwise, as a balanced tree, to one winner: the right (higher-index)
+/// candidate of a pair replaces the left one where `right_wins(a, b)` (a rule that looks at
+/// both valid bits); the winner is valid if either is.
+fn tree(
+    m: &mut Module,
+    name: &str,
+    mut level: Vec<Cand>,
+    right_wins: &dyn Fn(&Cand, &Cand) -> Expr,
+) -> Cand {
+    let mut depth = 0;
+    while level.len() > 1 {
+        let mut next = vec![];
+        for (k, pair) in level.chunks(2).enumerate() {
+            let [a, b] = pair else {
+                next.push(pair[0].clone());
+                continue;
+            };
+            let tag = format!("{name}{depth}_{k}");
+            let take_b = m.wire(&format!("{tag}_b"), right_wins(a, b));
+            let key = match (&a.key, &b.key) {
+                (Some(ka), Some(kb)) => Some(m.wire(&format!("{tag}_key"), take_b.mux(kb, ka))),
+                _ => None,
+            };
+            next.push(Cand {
+                valid: m.wire(&format!("{tag}_v"), &a.valid | &b.valid),
+                key,
+                idx: m.wire(&format!("{tag}_idx"), take_b.mux(&b.idx, &a.idx)),
+            });
+        }
+        level = next;
+        depth += 1;
+    }
+    level.pop().expect("at least one candidate")
+}
+
+/// The lowest-index valid candidate among `valid` (its index, and whether there is one).
+fn first_valid(m: &mut Module, name: &str, valid: &[Expr], ib: usize) -> Cand {
+    let leaves = valid
+        .iter()
+        .enumerate()
+        .map(|(j, v)| Cand {
+            valid: v.clone(),
+            key: None,
+            idx: Expr::lit(j as u64, ib),
+        })
+        .collect();
+    tree(m, name, leaves, &|a, _| !a.valid.clone())
+}
+
+#[doc(hidden)]
+pub fn build_with(p: &Params, fault: Fault) -> Module {
+    let (ws, ib, aw) = (p.ws(), p.idx_bits(), p.age_w as usize);
+    let name = match fault {
+        Fault::None => crate::params::module_name(p),
+        _ => format!("{}_fault", crate::params::module_name(p)),
+    };
+    let mut m = Module::new(&name);
+    let (inp, out) = m.declare_ports(&ports(p));
+    let (ready_bus, cls, age) = (
+        inp[port::READY].clone(),
+        inp[port::CLS].clone(),
+        inp[port::AGE].clone(),
+    );
+    let ready: Vec<Expr> = (0..ws).map(|j| ready_bus.bit(j)).collect();
+    let idx = |j: usize| Expr::lit(j as u64, ib);
+
+    m.section("State: the last picked warp (spec §4 last_valid, last_idx)");
+    let last_valid = m.reg("last_valid_q", 1, 0);
+    let last_idx = m.reg("last_idx_q", ib, 0);
+    // at_last[j]: warp j is the last picked one (a one-hot decode of last_idx).
+    let last_ready = |m: &mut Module| {
+        let at_last: Vec<Expr> = (0..ws)
+            .map(|j| m.wire(&format!("at_last_{j}"), last_idx.equals(&idx(j))))
+            .collect();
+        let hits = at_last.iter().zip(&ready).map(|(h, r)| h & r).collect();
+        let keep = m.wire("last_ready", &last_valid & &or_tree(hits, 1));
+        (at_last, keep)
+    };
+
+    m.section("Issue: some warp is ready (spec §4 iss_valid = OR ready)");
+    // 64 ready bits at a time (an expression is at most 64 bits wide).
+    let chunks = (0..ws)
+        .step_by(64)
+        .map(|lo| ready_bus.slice(lo, (ws - lo).min(64)).any())
+        .collect();
+    let iss_valid = m.wire("iss_valid_w", or_tree(chunks, 1));
+    let pick = match p.sched {
+        Sched::Owf | Sched::Gto => {
+            m.section("Argmin over the ready warps of (rank, age, index) (spec §4 OWF, GTO)");
+            let rb = p.rank_bits();
+            // GTO ignores the classes: no rank logic.
+            let ranks: Vec<Expr> = match p.sched {
+                Sched::Owf => (0..ws)
+                    .map(|j| {
+                        let code = cls.slice(j * Class::BITS, Class::BITS);
+                        let rank = rank_of(p, &code, rb);
+                        m.wire(&format!("rank_{j}"), rank)
+                    })
+                    .collect(),
+                _ => vec![],
+            };
+            let leaves = (0..ws)
+                .map(|j| {
+                    let a = age.slice(j * aw, aw);
+                    let key = match ranks.get(j) {
+                        Some(r) => concat(&[r.clone(), a]),
+                        None => a,
+                    };
+                    Cand {
+                        valid: ready[j].clone(),
+                        key: Some(key),
+                        idx: idx(j),
+                    }
+                })
+                .collect();
+            let best = tree(&mut m, "min", leaves, &|a, b| {
+                let (ka, kb) = (a.key.as_ref().expect("key"), b.key.as_ref().expect("key"));
+                let better = match fault {
+                    Fault::TieTakesHigherIndex => !ka.lt(kb),
+                    Fault::None => kb.lt(ka),
+                };
+                &b.valid & &(!a.valid.clone() | better)
+            });
+            match (p.sched, p.greedy) {
+                (Sched::Gto, _) => {
+                    m.section("GTO: keep the last warp while it is ready");
+                    let (_, keep) = last_ready(&mut m);
+                    keep.mux(&last_idx, &best.idx)
+                }
+                (_, true) => {
+                    m.section("GREEDY: keep the last warp while ready and of the best ready rank");
+                    let (at_last, ready_last) = last_ready(&mut m);
+                    let rank_last = m.wire("rank_last", select_onehot(&at_last, &ranks, rb));
+                    let best_key = m.wire("best_key", best.key.expect("key"));
+                    let best_rank = best_key.slice(aw, rb);
+                    let keep = m.wire("keep_last", ready_last & rank_last.equals(&best_rank));
+                    keep.mux(&last_idx, &best.idx)
+                }
+                _ => best.idx,
+            }
+        }
+        Sched::Lrr | Sched::TwoLevel => {
+            let cand: Vec<Expr> = if p.sched == Sched::TwoLevel {
+                m.section("TWO_LEVEL: the current group's ready warps, else all (spec §4)");
+                two_level_candidates(&mut m, &ready, &last_valid, &last_idx)
+            } else {
+                ready.clone()
+            };
+            m.section("First candidate after last_idx, circularly (spec §4 LRR)");
+            let above: Vec<Expr> = (0..ws)
+                .map(|j| match j {
+                    0 => Expr::lit(0, 1),
+                    _ => m.wire(
+                        &format!("above_{j}"),
+                        &cand[j] & &(&last_valid & &last_idx.lt(&idx(j))),
+                    ),
+                })
+                .collect();
+            let hi = first_valid(&mut m, "hi", &above, ib);
+            let lo = first_valid(&mut m, "lo", &cand, ib);
+            hi.valid.mux(&hi.idx, &lo.idx)
+        }
+    };
+    let pick = m.wire("pick", pick);
+
+    m.section("Outputs and the state update (last <= pick whenever iss_valid)");
+    let zero = Expr::lit(0, ib);
+    m.assign(&out[port::ISS_VALID], iss_valid.clone());
+    m.assign(&out[port::ISS_IDX], iss_valid.mux(&pick, &zero));
+    m.assign(&out[port::LAST_VALID], last_valid.clone());
+    m.assign(&out[port::LAST_IDX], last_idx.clone());
+    m.next(&last_valid, &last_valid | &iss_valid);
+    m.next(&last_idx, iss_valid.mux(&pick, &last_idx));
+    m
+}
+
+/// `RANK[cls]` for a 2-bit class code, as a mux chain over the codes (code 3 reads as
+/// NONOWNER, [`Class::of_code`]).
+fn rank_of(p: &Params, code: &Expr, rb: usize) -> Expr {
+    let codes = 1u64 << Class::BITS;
+    let rank = |c: u64| Expr::lit(p.rank.of(Class::of_code(c)), rb);
+    (0..codes - 1).rev().fold(rank(codes - 1), |acc, c| {
+        code.equals(&Expr::lit(c, Class::BITS)).mux(&rank(c), &acc)
+    })
+}
+
+/// TWO_LEVEL's candidates (spec §4): the ready warps of the current group
+/// `g = last_valid ? last_idx / 8 : 0` if it has any, else every ready warp.
+fn two_level_candidates(
+    m: &mut Module,
+    ready: &[Expr],
+    last_valid: &Expr,
+    last_idx: &Expr,
+) -> Vec<Expr> {
+    let ws = ready.len();
+    let ib = last_idx.width();
+    let groups = ws.div_ceil(TWO_LEVEL_GROUP);
+    // cur[k]: group k is the current group (last_idx lies in it; group 0 after reset).
+    let cur: Vec<Expr> = (0..groups)
+        .map(|k| {
+            let lo = k * TWO_LEVEL_GROUP;
+            let hi = lo + TWO_LEVEL_GROUP;
+            let from = match k {
+                0 => Expr::lit(1, 1),
+                _ => !last_idx.lt(&Expr::lit(lo as u64, ib)),
+            };
+            // last_idx < WS always, so the last group has no upper bound.
+            let below = match hi >= ws {
+                true => Expr::lit(1, 1),
+                false => last_idx.lt(&Expr::lit(hi as u64, ib)),
+            };
+            let in_group = from & below;
+            let value = match k {
+                0 => !last_valid.clone() | in_group,
+                _ => last_valid & &in_group,
+            };
+            m.wire(&format!("group_cur_{k}"), value)
+        })
+        .collect();
+    let in_cur: Vec<Expr> = (0..ws)
+        .map(|j| {
+            m.wire(
+                &format!("in_cur_{j}"),
+                &ready[j] & &cur[j / TWO_LEVEL_GROUP],
+            )
+        })
+        .collect();
+    let any_cur = m.wire("any_cur", or_tree(in_cur.clone(), 1));
+    (0..ws)
+        .map(|j| {
+            let c = any_cur.mux(&in_cur[j], &ready[j]);
+            m.wire(&format!("cand_{j}"), c)
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn registers_are_one_plus_index_bits() {
+        assert_eq!(Params::default().register_bits(), 6);
+        for sched in ["OWF", "LRR", "GTO", "TWO_LEVEL"] {
+            for greedy in ["false", "true"] {
+                let p =
+                    Params::resolve_pairs(None, &[("SCHED", sched), ("GREEDY", greedy)]).unwrap();
+                assert_eq!(build(&p).register_bits(), p.register_bits(), "{sched}");
+            }
+        }
+    }
+
+    #[test]
+    fn names_parse_in_either_case() {
+        let p = Params::resolve_pairs(None, &[("SCHED", "two_level"), ("RANK", "uwf")]).unwrap();
+        assert_eq!((p.sched, p.rank), (Sched::TwoLevel, Rank::Uwf));
+        let p = Params::resolve_pairs(None, &[("SCHED", "TWO_LEVEL"), ("RANK", "OWF2")]).unwrap();
+        assert_eq!((p.sched, p.rank), (Sched::TwoLevel, Rank::Owf2));
+        assert_eq!(p.rank_bits(), 1);
+    }
+}

@@ -1,0 +1,117 @@
+//! Hardware cost of the `LockTable` (docs/scratchpad-sharing.md §2.4, §7; Jatala et al., seed
+//! 001, §7.1): its register bits from the spec's inventory, checked against the RTL, beside the
+//! paper's lock variables.
+
+use serde::Serialize;
+use smrtl_hdl::blocks::lock_table::{build, Params};
+use smrtl_hdl::tools::ToolError;
+
+/// The lock table's flip-flop bits by structure (spec §7 table).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Registers {
+    /// Locks: `KP·(1+SW)`, a valid bit and an owner id per pair (40 at the defaults).
+    pub locks: u64,
+    /// In-flight counters for the drain rule: `T·PEND_W` (96); not in the paper.
+    pub pend: u64,
+    /// The sticky `err_proto` and `err_pend` (the "errors" part of §7's last row).
+    pub errors: u64,
+    pub total: u64,
+    /// The paper's lock variables, `⌊T/2⌋·⌈log2 T⌉` (32): ids only, no "free" encoding.
+    pub paper_lock_bits: u64,
+}
+
+impl Registers {
+    /// Counts for `p`, from the spec's formulas.
+    pub fn of(p: &Params) -> Registers {
+        let s = p.shape();
+        let (kp, sw) = (s.kp() as u64, s.sw() as u64);
+        let locks = kp * (1 + sw);
+        let pend = u64::from(p.slots) * u64::from(p.pend_w);
+        let errors = 2;
+        Registers {
+            locks,
+            pend,
+            errors,
+            total: locks + pend + errors,
+            paper_lock_bits: kp * sw,
+        }
+    }
+}
+
+/// The lock table's lines in `smrtl synth`. The register count of the built RTL must equal
+/// the spec's formula (a difference is a bug in the generator).
+pub fn notes(p: &Params) -> Result<crate::Notes, ToolError> {
+    let r = Registers::of(p);
+    let built = build(p).register_bits();
+    assert_eq!(
+        built, r.total,
+        "lock_table RTL has {built} register bits, spec §7 says {}",
+        r.total
+    );
+    let mut n = crate::Notes::default();
+    n.add(
+        format!(
+            "storage: {} DFF bits = locks {} (KP x (1 + SW): valid bit + owner id per pair) + in-flight counters {} (T x PEND_W, for the drain rule; not in the paper) + {} sticky error flags; paper §7.1 lock variables: {} bits (ids only)",
+            r.total, r.locks, r.pend, r.errors, r.paper_lock_bits
+        ),
+        "registers",
+        &r,
+    );
+    Ok(n)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use smrtl_hdl::BlockParams;
+
+    #[test]
+    fn defaults_match_section_7() {
+        let r = Registers::of(&Params::default());
+        assert_eq!(
+            (r.locks, r.pend, r.errors, r.total, r.paper_lock_bits),
+            (40, 96, 2, 138, 32)
+        );
+        assert_eq!(notes(&Params::default()).unwrap().lines.len(), 1);
+    }
+
+    #[test]
+    fn formula_equals_the_rtl_for_odd_shapes() {
+        for (t, w) in [("2", "1"), ("6", "3"), ("32", "16")] {
+            let p = Params::resolve_pairs(None, &[("T", t), ("PEND_W", w)]).unwrap();
+            assert_eq!(build(&p).register_bits(), Registers::of(&p).total, "T={t}");
+        }
+    }
+
+    /// Yosys finds exactly these flip-flops (138 at the defaults): none is constant or merged.
+    #[test]
+    fn yosys_confirms_the_flip_flops() {
+        if !smrtl_hdl::tools::external(&["yosys"]) {
+            return;
+        }
+        for preset in ["paper", "small"] {
+            let p = Params::resolve(Some(preset), &[]).unwrap();
+            let module = std::sync::Arc::new(build(&p));
+            let cost = crate::cost_of(&module, false).unwrap();
+            let r = Registers::of(&p);
+            assert_eq!(cost.generic.rtl_flip_flops, r.total, "{preset}");
+            assert_eq!(cost.generic.flip_flops, r.total, "{preset}");
+        }
+    }
+
+    /// The Verilog is clean under `verilator --lint-only -Wall` (with the project's waivers)
+    /// and compiles in Icarus, with either policy.
+    #[test]
+    fn verilog_lints_and_compiles() {
+        if !smrtl_hdl::tools::external(&["verilator", "iverilog"]) {
+            return;
+        }
+        for (preset, policy) in [("paper", "TRANSFER"), ("small", "FREE")] {
+            let p = Params::resolve_pairs(Some(preset), &[("POLICY", policy)]).unwrap();
+            let module = std::sync::Arc::new(build(&p));
+            let verilog = smrtl_hdl::rusthdl::emit_verilog(&module);
+            crate::lint_verilator(&verilog, &module.name).unwrap();
+            crate::compile_icarus(&verilog, &module.name).unwrap();
+        }
+    }
+}

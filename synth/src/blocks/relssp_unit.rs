@@ -1,0 +1,81 @@
+//! Hardware cost of the `RelsspUnit` (docs/scratchpad-sharing.md §3, §7): its storage, the
+//! release bits `R[W][LANES]` of spec §7's inventory (not in the paper's count, which stores no
+//! per-thread state), checked against the netlist and Yosys, and the size of the §3 gate trees.
+
+use crate::yosys::GenericReport;
+use serde::Serialize;
+use smrtl_hdl::blocks::relssp_unit::{build, Params};
+use smrtl_hdl::tools::ToolError;
+use std::sync::Arc;
+
+/// The release bits, counted three ways.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Storage {
+    /// Spec §7: W·LANES (3072 at the defaults).
+    pub formula_bits: u64,
+    /// Register bits of the netlist as built.
+    pub netlist_bits: u64,
+    /// Register bits Yosys reads from the emitted Verilog (before optimization).
+    pub yosys_rtl_bits: u64,
+}
+
+/// The §3 gates: a LANES-input AND per warp, a W-input AND per slot (for `done` and again for
+/// `tb_empty`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Gates {
+    pub warp_ands: u64,
+    pub warp_and_inputs: u64,
+    pub slot_ands: u64,
+    pub slot_and_inputs: u64,
+}
+
+/// Synthesizes `build(p)` (generic flow) and counts its storage.
+pub fn cost(p: &Params) -> Result<(Storage, GenericReport), ToolError> {
+    let module = Arc::new(build(p));
+    let netlist_bits = module.register_bits();
+    assert_eq!(
+        netlist_bits,
+        p.register_bits(),
+        "relssp_unit RTL holds {netlist_bits} register bits, spec §7 says W x LANES = {}",
+        p.register_bits()
+    );
+    let generic = crate::cost_of(&module, false)?.generic;
+    let storage = Storage {
+        formula_bits: p.register_bits(),
+        netlist_bits,
+        yosys_rtl_bits: generic.rtl_flip_flops,
+    };
+    Ok((storage, generic))
+}
+
+/// The unit's lines in `smrtl synth`.
+pub fn notes(p: &Params) -> Result<crate::Notes, ToolError> {
+    let (s, generic) = cost(p)?;
+    let mut n = crate::Notes {
+        generic: Some(generic),
+        ..Default::default()
+    };
+    n.add(
+        format!(
+            "R bits (spec §7): W x LANES = {} x {} = {} flip-flops, one release bit per thread of a warp slot, set by relssp, cleared at warp launch (not in the paper's 209-bit count); netlist {}, Yosys {} register bits",
+            p.warps, p.lanes, s.formula_bits, s.netlist_bits, s.yosys_rtl_bits
+        ),
+        "storage",
+        &s,
+    );
+    let g = Gates {
+        warp_ands: u64::from(p.warps),
+        warp_and_inputs: u64::from(p.lanes),
+        slot_ands: 2 * u64::from(p.slots),
+        slot_and_inputs: u64::from(p.warps),
+    };
+    n.add(
+        format!(
+            "gates (spec §3): {} x {}-input AND (ok per warp, the paper's NAND per thread), {} x {}-input AND (done and tb_empty per slot)",
+            g.warp_ands, g.warp_and_inputs, g.slot_ands, g.slot_and_inputs
+        ),
+        "gates",
+        &g,
+    );
+    Ok(n)
+}

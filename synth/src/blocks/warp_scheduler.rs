@@ -1,0 +1,110 @@
+//! Hardware cost of one warp scheduler (docs/scratchpad-sharing.md §4, §7): its state, the last
+//! pick (`last_valid`, `last_idx`), counted from the params and checked against the netlist and
+//! Yosys, beside spec §7's SM row "errors, scheduler last" (NSCHED of these plus the lock
+//! table's two error bits) and the paper's per-scheduler logic.
+
+use crate::yosys::GenericReport;
+use serde::Serialize;
+use smrtl_hdl::blocks::sharing::Sched;
+use smrtl_hdl::blocks::warp_scheduler::{build, Params};
+use smrtl_hdl::tools::ToolError;
+use std::sync::Arc;
+
+/// Error bits of the lock table (`err_proto`, `err_pend`) in spec §7's shared row.
+pub const LOCK_ERROR_BITS: u64 = 2;
+
+/// The scheduler's state bits, counted three ways, and the SM row they belong to.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Storage {
+    /// 1 + ⌈log2 WS⌉ (6 at the defaults).
+    pub formula_bits: u64,
+    /// Register bits of the netlist as built.
+    pub netlist_bits: u64,
+    /// Register bits Yosys reads from the emitted Verilog (before optimization).
+    pub yosys_rtl_bits: u64,
+    /// Spec §7 row: 2 + NSCHED·(1 + ⌈log2 WS⌉) (26 at the defaults).
+    pub sm_row_bits: u64,
+}
+
+/// The selection logic as built: key comparators of the argmin tree (OWF, GTO) or index
+/// comparators and first-valid trees (LRR, TWO_LEVEL).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Selection {
+    pub comparators: u64,
+    pub comparator_bits: u64,
+}
+
+/// Synthesizes `build(p)` (generic flow) and counts its state.
+pub fn cost(p: &Params) -> Result<(Storage, GenericReport), ToolError> {
+    let module = Arc::new(build(p));
+    let netlist_bits = module.register_bits();
+    assert_eq!(
+        netlist_bits,
+        p.register_bits(),
+        "warp_scheduler RTL holds {netlist_bits} register bits, spec §7 says 1 + ceil(log2 WS) = {}",
+        p.register_bits()
+    );
+    let generic = crate::cost_of(&module, false)?.generic;
+    let storage = Storage {
+        formula_bits: p.register_bits(),
+        netlist_bits,
+        yosys_rtl_bits: generic.rtl_flip_flops,
+        sm_row_bits: LOCK_ERROR_BITS + u64::from(p.nsched) * p.register_bits(),
+    };
+    Ok((storage, generic))
+}
+
+/// The scheduler's lines in `smrtl synth`.
+pub fn notes(p: &Params) -> Result<crate::Notes, ToolError> {
+    let (s, generic) = cost(p)?;
+    let mut n = crate::Notes {
+        generic: Some(generic),
+        ..Default::default()
+    };
+    n.add(
+        format!(
+            "state (spec §7): last_valid + last_idx = 1 + {} = {} flip-flops per scheduler; netlist {}, Yosys {} register bits; the SM's {} schedulers with the lock table's {} error bits make the row {} + {} x {} = {}",
+            p.idx_bits(),
+            s.formula_bits,
+            s.netlist_bits,
+            s.yosys_rtl_bits,
+            p.nsched,
+            LOCK_ERROR_BITS,
+            LOCK_ERROR_BITS,
+            p.nsched,
+            s.formula_bits,
+            s.sm_row_bits
+        ),
+        "storage",
+        &s,
+    );
+    let ws = p.ws() as u64;
+    let sel = match p.sched {
+        Sched::Owf => Selection {
+            comparators: ws.saturating_sub(1),
+            comparator_bits: (p.rank_bits() + p.age_w as usize) as u64,
+        },
+        Sched::Gto => Selection {
+            comparators: ws.saturating_sub(1),
+            comparator_bits: u64::from(p.age_w),
+        },
+        Sched::Lrr | Sched::TwoLevel => Selection {
+            comparators: ws.saturating_sub(1),
+            comparator_bits: p.idx_bits() as u64,
+        },
+    };
+    n.add(
+        format!(
+            "selection: {} x {}-bit comparators ({}); paper §7.1: two comparators and one arithmetic unit per scheduler",
+            sel.comparators,
+            sel.comparator_bits,
+            match p.sched {
+                Sched::Owf | Sched::Gto => "argmin tree over the ready warps' keys",
+                Sched::Lrr | Sched::TwoLevel => "index > last_idx, then two first-ready trees",
+            }
+        ),
+        "selection",
+        &sel,
+    );
+    Ok(n)
+}

@@ -1,0 +1,496 @@
+//! Stimulus for the scratchpad-sharing `lock_table` (docs/scratchpad-sharing.md §2.4): one
+//! [`Inputs`] per cycle and a proptest strategy biased towards the lock protocol's interesting
+//! cases. Each case fixes a pairing (§1.3: slot `M+k` pairs with slot `k`), mostly consistent,
+//! sometimes garbage; requests crowd on one hot pair and one warm pair so that same-cycle races
+//! and NACKs happen; completions go mostly to slots that have accesses in flight, so drains
+//! run (the generator steps the behavioral model to know `pend`); `done` / `tb_empty` toggle as
+//! levels (mostly `tb_empty ⇒ done`); rare lock presets and resets.
+
+use crate::design::{Bench, Case};
+use proptest::prelude::*;
+use smrtl_cosim::blocks::lock_table::{Inputs, LockTable, Model, Outputs, Ports};
+use smrtl_cosim::{Layout, Simulator};
+use smrtl_hdl::blocks::lock_table::{build, port, Params};
+use smrtl_hdl::blocks::sharing::Policy;
+use smrtl_hdl::netlist::mask;
+use smrtl_hdl::tools::ToolError;
+use smrtl_hdl::{BlockParams, Module};
+use smrtl_synth::prove::Proof;
+
+pub use smrtl_cosim::blocks::lock_table::Inputs as Cycle;
+
+/// The cycles as input buffers.
+pub fn encode(p: &Params, layout: &Layout, cycles: &[Inputs]) -> Case {
+    let ports = Ports::new(p, layout);
+    cycles
+        .iter()
+        .map(|c| {
+            let mut buf = vec![0u64; layout.in_words];
+            ports.write_inputs(c, &mut buf);
+            buf
+        })
+        .collect()
+}
+
+/// Longest random case; a failing case shrinks from at most this many cycles.
+pub const CASE_CYCLES: usize = 64;
+
+/// A case's configuration: `pairs` pairs over `originals` original slots (§1.3), the hot and
+/// warm pairs' picks, ShSM, and garbage ShTB entries when drawn.
+#[derive(Clone, Debug)]
+struct Setup {
+    pairs: usize,
+    originals: usize,
+    hot: usize,
+    warm: usize,
+    shsm: bool,
+    garbage: Option<Vec<u64>>,
+}
+
+impl Setup {
+    /// ShTB of the consistent pairing, or the garbage entries.
+    fn shtb(&self, t: usize, none: u64) -> Vec<u64> {
+        if let Some(g) = &self.garbage {
+            return g.clone();
+        }
+        let mut shtb = vec![none; t];
+        for k in 0..self.pairs {
+            shtb[k] = (self.originals + k) as u64;
+            shtb[self.originals + k] = k as u64;
+        }
+        shtb
+    }
+
+    /// The two slots of pair `pick` (pair `pick mod P`; slots 0 and 1 when nothing is shared).
+    fn pair_slots(&self, pick: usize) -> [u64; 2] {
+        if self.pairs == 0 {
+            return [0, 1];
+        }
+        let k = pick % self.pairs;
+        [k as u64, (self.originals + k) as u64]
+    }
+}
+
+fn setup(p: &Params) -> impl Strategy<Value = Setup> {
+    let s = p.shape();
+    let (t, kp, tw, none) = (p.slots as usize, s.kp(), s.tw(), s.none());
+    (
+        0..=kp,
+        any::<usize>(),
+        any::<usize>(),
+        any::<usize>(),
+        prop::bool::weighted(0.9),
+        prop::bool::weighted(0.1),
+        prop::collection::vec((any::<u64>(), prop::bool::weighted(0.3)), t),
+    )
+        .prop_map(move |(pairs, m, hot, warm, shsm, bad, entries)| Setup {
+            pairs,
+            originals: pairs + m % (t - 2 * pairs + 1),
+            hot,
+            warm,
+            shsm,
+            garbage: bad.then(|| {
+                entries
+                    .iter()
+                    .map(|&(v, unshared)| if unshared { none } else { v & mask(tw) })
+                    .collect()
+            }),
+        })
+}
+
+/// One completion in this many goes to a random slot (an underflow unless it is busy).
+const RANDOM_CPL_ODDS: u8 = 32;
+
+/// One issue port's draws: valid, slot kind, a random word, needs_lock, completion, its kind.
+type PortRaw = (bool, u8, u64, bool, bool, u8);
+/// One cycle's draws: the ports, `done` / `tb_empty` toggles, a lock preset, reset.
+type Raw = (
+    Vec<PortRaw>,
+    Vec<(bool, bool)>,
+    (bool, u64, bool, u64),
+    bool,
+);
+
+fn raw(p: &Params) -> impl Strategy<Value = Raw> {
+    let port = (
+        prop::bool::weighted(0.75),
+        0..10u8,
+        any::<u64>(),
+        prop::bool::weighted(0.6),
+        prop::bool::weighted(0.35),
+        0..RANDOM_CPL_ODDS,
+    );
+    let toggles = (prop::bool::weighted(0.06), prop::bool::weighted(0.05));
+    (
+        prop::collection::vec(port, p.nsched as usize),
+        prop::collection::vec(toggles, p.slots as usize),
+        (
+            prop::bool::weighted(0.03),
+            any::<u64>(),
+            any::<bool>(),
+            any::<u64>(),
+        ),
+        prop::bool::weighted(0.004),
+    )
+}
+
+/// A case of per-cycle inputs (see the module doc).
+pub fn cycles(p: &Params, max: usize) -> impl Strategy<Value = Vec<Inputs>> {
+    let p = p.clone();
+    (setup(&p), prop::collection::vec(raw(&p), 1..=max)).prop_map(move |(setup, raws)| {
+        let s = p.shape();
+        let (t, sw, kw) = (p.slots as usize, s.sw(), s.kw());
+        let shtb = setup.shtb(t, s.none());
+        let consistent = setup.garbage.is_none();
+        // The model tells which slots have accesses in flight.
+        let mut table = LockTable::new(&p);
+        let mut out = Outputs::new(&p);
+        let (mut done, mut empty) = (vec![false; t], vec![false; t]);
+        let mut left = vec![0u64; t];
+        let mut cycles = Vec::with_capacity(raws.len());
+        for (ports, toggles, cfg, reset) in raws {
+            let mut c = Inputs::idle(&p);
+            c.shsm = setup.shsm;
+            c.shtb.copy_from_slice(&shtb);
+            for (s, &(flip_done, flip_empty)) in toggles.iter().enumerate() {
+                done[s] ^= flip_done;
+                empty[s] ^= flip_empty;
+                // A TB with no live thread is done (§3); garbage cases may break it.
+                if consistent {
+                    if flip_done && !done[s] {
+                        empty[s] = false;
+                    }
+                    if empty[s] {
+                        done[s] = true;
+                    }
+                }
+            }
+            c.done.copy_from_slice(&done);
+            c.tb_empty.copy_from_slice(&empty);
+            for (s, l) in left.iter_mut().enumerate() {
+                *l = table.pend(s as u64);
+            }
+            for (q, &(valid, kind, r, needs, cpl, cpl_kind)) in ports.iter().enumerate() {
+                let hot = setup.pair_slots(setup.hot);
+                let warm = setup.pair_slots(setup.warm);
+                c.rq_valid[q] = valid;
+                c.needs_lock[q] = needs;
+                c.rq_slot[q] = match kind {
+                    0..=2 => hot[0],
+                    3..=5 => hot[1],
+                    6 => warm[(r & 1) as usize],
+                    7 | 8 => r % t as u64,
+                    _ => r & mask(sw),
+                };
+                c.cpl_valid[q] = cpl;
+                // Mostly a slot with an access in flight; sometimes any slot (underflow).
+                let busy = (0..t).filter(|&s| left[s] > 0).count();
+                c.cpl_slot[q] = if cpl_kind > 0 && busy > 0 {
+                    let s = (0..t)
+                        .filter(|&s| left[s] > 0)
+                        .nth((r >> 8) as usize % busy)
+                        .expect("a busy slot");
+                    left[s] -= cpl as u64;
+                    s as u64
+                } else {
+                    (r >> 8) & mask(sw)
+                };
+            }
+            let (we, k, valid, owner) = cfg;
+            c.cfg_lock_we = we;
+            c.cfg_lock_k = k & mask(kw);
+            c.cfg_lock_valid = valid;
+            c.cfg_lock_owner = owner & mask(sw);
+            c.reset = reset;
+            table.step(&c, &mut out);
+            cycles.push(c);
+        }
+        cycles
+    })
+}
+
+pub struct LockTableBench;
+
+impl Bench for LockTableBench {
+    type Params = Params;
+    const SUMMARY: &'static str = "scratchpad sharing: per-pair shared-region locks, FCFS grant/NACK, drain, release and transfer (seed 001)";
+
+    fn module(p: &Params) -> Module {
+        build(p)
+    }
+
+    fn model(p: &Params, layout: &Layout) -> Box<dyn Simulator + Send> {
+        Box::new(Model::new(p, layout))
+    }
+
+    fn cases(p: &Params, layout: &Layout) -> BoxedStrategy<Case> {
+        let (p2, layout) = (p.clone(), layout.clone());
+        cycles(p, CASE_CYCLES)
+            .prop_map(move |cs| encode(&p2, &layout, &cs))
+            .boxed()
+    }
+
+    fn cost_notes(p: &Params) -> Result<smrtl_synth::Notes, ToolError> {
+        smrtl_synth::blocks::lock_table::notes(p)
+    }
+
+    fn properties(p: &Params) -> Option<Proof> {
+        Some(proof(p))
+    }
+
+    /// `small` under both policies with the narrowest and the default counters, and T = 6
+    /// (slot ids that name no slot, a pair index width that does not cover T).
+    fn proof_configs() -> Vec<Params> {
+        let small = Params::resolve(Some("small"), &[]).expect("small preset");
+        let mut all = vec![];
+        for policy in [Policy::Transfer, Policy::Free] {
+            for pend_w in [2, 6] {
+                all.push(Params {
+                    policy,
+                    pend_w,
+                    ..small.clone()
+                });
+            }
+        }
+        all.push(Params { slots: 6, ..small });
+        all
+    }
+}
+
+/// The lock table's solver proof (docs/prove.md §3; docs/scratchpad-sharing.md §2.4).
+///
+/// Legal stimulus (what the SM around the table guarantees): ShTB is a valid pairing (§2.2,
+/// `err_cfg` = 0) and stable; no `cfg_lock` write (tests and launch only); requests and
+/// completions name real slots; only a shared slot of a ShSM SM needs the lock and a TB that
+/// is `done` asks for none (§2.3, §3); completions are of accesses in flight, and a slot never
+/// has more than 2^PEND_W − 1 in flight.
+///
+/// Invariants: no error flag rises; `pend` counts exactly, never wrapping; a held lock's owner
+/// is a real slot of the pair it locks; two ports granted shared-region accesses of one pair
+/// in a cycle are the same slot (mutual exclusion); a slot with accesses in flight holds its
+/// pair's lock; a release leaves nothing in flight (drain). The lock state and error flags are
+/// Moore outputs (registers only).
+pub fn proof(p: &Params) -> Proof {
+    use smrtl_synth::prove::{field, pick, zext, Def, Property};
+    let s = p.shape();
+    let (t, n) = (p.slots as usize, p.nsched as usize);
+    let (sw, tw, kp, kw, pw) = (s.sw(), s.tw(), s.kp(), s.kw(), p.pend_w as usize);
+    let ew = p.pend_sum_bits();
+    let none = format!("{tw}'d{}", s.none());
+    let mut defs = vec![];
+    let mut props = vec![];
+    let mut def = |name: String, width: usize, expr: String| {
+        defs.push(Def::new(name.clone(), width, expr));
+        name
+    };
+    // Per slot: ShTB entry, pair index, in-flight count.
+    let sh: Vec<String> = (0..t)
+        .map(|x| def(format!("sh_{x}"), tw, field(port::SHTB, x, tw)))
+        .collect();
+    let pair: Vec<String> = (0..t)
+        .map(|x| {
+            let low = x % (1 << kw);
+            let e = format!(
+                "({tw}'d{x} < {}) ? {kw}'d{low} : {}[{}:0]",
+                sh[x],
+                sh[x],
+                kw - 1
+            );
+            def(format!("pair_{x}"), kw, e)
+        })
+        .collect();
+    let pend: Vec<String> = (0..t)
+        .map(|x| def(format!("pend_{x}"), pw, field(port::PEND, x, pw)))
+        .collect();
+    // Per lock: its owner and the owner's pair.
+    let own: Vec<String> = (0..kp)
+        .map(|k| def(format!("own_{k}"), sw, field(port::LOCK_OWNER, k, sw)))
+        .collect();
+    let own_pair: Vec<String> = (0..kp)
+        .map(|k| {
+            let e = pick(&own[k], sw, &pair, &format!("{}[{}:0]", own[k], kw - 1));
+            def(format!("own_pair_{k}"), kw, e)
+        })
+        .collect();
+    // Per port: slot, its pair, its ShTB entry and `done`; a granted shared-region access.
+    let bit = |bus: &str, i: usize| format!("{bus}[{i}]");
+    let done: Vec<String> = (0..t).map(|x| bit(port::DONE, x)).collect();
+    let mut slot = vec![];
+    let mut rq_pair = vec![];
+    let mut gl = vec![];
+    for q in 0..n {
+        let sq = def(format!("slot_{q}"), sw, field(port::RQ_SLOT, q, sw));
+        let low = format!("{sq}[{}:0]", kw - 1);
+        rq_pair.push(def(format!("rq_pair_{q}"), kw, pick(&sq, sw, &pair, &low)));
+        let rq_sh = def(format!("rq_sh_{q}"), tw, pick(&sq, sw, &sh, &none));
+        let rq_done = def(format!("rq_done_{q}"), 1, pick(&sq, sw, &done, "1'b1"));
+        let want = format!("{} && {}", bit(port::RQ_VALID, q), bit(port::NEEDS_LOCK, q));
+        let real = format!("{} < {}'d{t}", zext(&sq, sw, sw + 1), sw + 1);
+        props.push(Property::assume(
+            format!("rq_real_slot_{q}"),
+            format!("!{} || {real}", bit(port::RQ_VALID, q)),
+        ));
+        props.push(Property::assume(
+            format!("lock_only_when_shared_{q}"),
+            format!("!({want}) || ({} && {rq_sh} != {none})", port::SHSM),
+        ));
+        props.push(Property::assume(
+            format!("done_tb_needs_no_lock_{q}"),
+            format!("!({want}) || !{rq_done}"),
+        ));
+        let cq = field(port::CPL_SLOT, q, sw);
+        props.push(Property::assume(
+            format!("cpl_real_slot_{q}"),
+            format!(
+                "!{} || {} < {}'d{t}",
+                bit(port::CPL_VALID, q),
+                zext(&cq, sw, sw + 1),
+                sw + 1
+            ),
+        ));
+        gl.push(def(
+            format!("granted_lock_{q}"),
+            1,
+            format!("{} && {want}", bit(port::GNT, q)),
+        ));
+        slot.push(sq);
+    }
+    // Per slot: granted lock accesses and completions this cycle (exact, EW bits).
+    let count = |terms: Vec<String>| {
+        let sum: Vec<String> = terms.iter().map(|x| zext(x, 1, ew)).collect();
+        sum.join(" + ")
+    };
+    let mut inc = vec![];
+    let mut dec = vec![];
+    for x in 0..t {
+        let hit = |slot: &str| format!("({slot} == {sw}'d{x})");
+        let i = (0..n)
+            .map(|q| format!("({} && {})", gl[q], hit(&slot[q])))
+            .collect();
+        inc.push(def(format!("inc_{x}"), ew, count(i)));
+        let d = (0..n)
+            .map(|q| {
+                let cq = field(port::CPL_SLOT, q, sw);
+                format!("({} && {})", bit(port::CPL_VALID, q), hit(&cq))
+            })
+            .collect();
+        dec.push(def(format!("dec_{x}"), ew, count(d)));
+    }
+
+    // --- Legal stimulus ---------------------------------------------------------------------
+    props.push(Property::assume(
+        "shtb_stable",
+        format!("!f_past || {} == past_{}", port::SHTB, port::SHTB),
+    ));
+    for x in 0..t {
+        let partners: Vec<String> = (0..t)
+            .filter(|&e| e != x && x.min(e) < kp)
+            .map(|e| format!("({} == {tw}'d{e} && {} == {tw}'d{x})", sh[x], sh[e]))
+            .collect();
+        let valid = if partners.is_empty() {
+            "1'b0".to_string()
+        } else {
+            partners.join(" || ")
+        };
+        props.push(Property::assume(
+            format!("pairing_{x}"),
+            format!("{} == {none} || {valid}", sh[x]),
+        ));
+    }
+    props.push(Property::assume(
+        "no_cfg_lock_write",
+        format!("!{}", port::CFG_LOCK_WE),
+    ));
+    let max = format!("{ew}'d{}", (1u64 << pw) - 1);
+    for x in 0..t {
+        let pe = zext(&pend[x], pw, ew);
+        props.push(Property::assume(
+            format!("completions_in_flight_{x}"),
+            format!("{} <= {pe}", dec[x]),
+        ));
+        props.push(Property::assume(
+            format!("in_flight_fits_{x}"),
+            format!("{pe} + {} <= {max} + {}", inc[x], dec[x]),
+        ));
+    }
+
+    // --- Invariants ---------------------------------------------------------------------------
+    props.push(Property::assert(
+        "no_err_pend",
+        format!("!{}", port::ERR_PEND),
+    ));
+    props.push(Property::assert(
+        "no_err_proto",
+        format!("!{}", port::ERR_PROTO),
+    ));
+    for x in 0..t {
+        let (pe, was) = (
+            zext(&pend[x], pw, ew),
+            zext(&format!("past_{}", pend[x]), pw, ew),
+        );
+        props.push(Property::assert(
+            format!("pend_exact_{x}"),
+            format!(
+                "!f_past || past_reset || {pe} == {was} + past_{} - past_{}",
+                inc[x], dec[x]
+            ),
+        ));
+    }
+    for k in 0..kp {
+        let real = format!("{} < {}'d{t}", zext(&own[k], sw, sw + 1), sw + 1);
+        props.push(Property::assert(
+            format!("owner_in_pair_{k}"),
+            format!(
+                "!{} || ({real} && {} == {kw}'d{k})",
+                bit(port::LOCK_VALID, k),
+                own_pair[k]
+            ),
+        ));
+    }
+    for a in 0..n {
+        for b in a + 1..n {
+            props.push(Property::assert(
+                format!("exclusive_{a}_{b}"),
+                format!(
+                    "!({} && {} && {} == {}) || {} == {}",
+                    gl[a], gl[b], rq_pair[a], rq_pair[b], slot[a], slot[b]
+                ),
+            ));
+        }
+    }
+    let holds: Vec<String> = (0..kp)
+        .map(|k| format!("{} && {}", bit(port::LOCK_VALID, k), own[k]))
+        .collect();
+    for x in 0..t {
+        let mine: Vec<String> = holds.iter().map(|h| format!("{h} == {sw}'d{x}")).collect();
+        let held = pick(&pair[x], kw, &mine, "1'b0");
+        props.push(Property::assert(
+            format!("in_flight_holds_lock_{x}"),
+            format!("{} == {pw}'d0 || ({held})", pend[x]),
+        ));
+        props.push(Property::assert(
+            format!("drained_on_release_{x}"),
+            format!(
+                "!f_past || past_reset || !past_{}[{x}] || {} == {pw}'d0",
+                port::REL_FIRE,
+                pend[x]
+            ),
+        ));
+    }
+    for o in [
+        port::LOCK_VALID,
+        port::LOCK_OWNER,
+        port::PEND,
+        port::ERR_PROTO,
+        port::ERR_PEND,
+    ] {
+        props.push(Property::registered(o));
+    }
+    Proof {
+        defs,
+        properties: props,
+        // The planted drain fault fails at step 3; the induction closes at k = 1.
+        bmc_depth: 8,
+        induction_depth: 4,
+    }
+}

@@ -1,0 +1,254 @@
+//! Stimulus for `ShareCfg` (docs/scratchpad-sharing.md §2.2) and the sharing tables every
+//! scratchpad-sharing bench draws ([`table`]): mostly the §1.3 / §1.4 launch layout, also
+//! symmetric pairings that break `min(s, partner) < KP`, and garbage, so `err_cfg` and the §0
+//! out-of-range rules are exercised. ShareCfg's cases write a target table entry by entry, with
+//! random writes, ShSM / `u` writes and rare resets mixed in, so the registered table passes
+//! through half-built states on its way to a valid pairing.
+
+use crate::design::{Bench, Case};
+use proptest::prelude::*;
+use smrtl_cosim::blocks::share_cfg::{Model, Table};
+use smrtl_cosim::{Layout, Simulator};
+use smrtl_hdl::blocks::share_cfg::{build, port, Params};
+use smrtl_hdl::blocks::sharing::Shape;
+use smrtl_hdl::netlist::mask;
+use smrtl_hdl::tools::ToolError;
+use smrtl_hdl::Module;
+
+/// How a random table is made.
+#[derive(Clone, Copy, Debug)]
+enum Kind {
+    /// The launch layout of §1.3 / §1.4: a valid pairing.
+    Launch,
+    /// A random symmetric matching of slots: `min(s, partner)` may reach KP.
+    Matching,
+    /// Every entry `NONE` or any TW-bit value.
+    Garbage,
+}
+
+/// A random sharing table of `shape`, biased toward a valid launch (spec §1.3, §1.4) with a
+/// few corrupted entries; `u` is often a TB's tenth, sometimes 0 or the top offset.
+pub fn table(shape: &Shape) -> impl Strategy<Value = Table> {
+    let shape = shape.clone();
+    let t = shape.slots as usize;
+    let kind = prop_oneof![
+        6 => Just(Kind::Launch),
+        2 => Just(Kind::Matching),
+        1 => Just(Kind::Garbage),
+    ];
+    (
+        kind,
+        (
+            any::<u64>(),
+            any::<u64>(),
+            any::<u64>(),
+            0..8u8,
+            any::<u64>(),
+        ),
+        prop::bool::weighted(0.9),
+        Just((0..t as u64).collect::<Vec<u64>>()).prop_shuffle(),
+        prop::collection::vec(any::<u64>(), t),
+        prop::option::weighted(0.1, (any::<usize>(), any::<u64>())),
+    )
+        .prop_map(
+            move |(kind, (originals, pairs, r_tb, u_kind, u_any), shsm, order, noise, corrupt)| {
+                let aw_top = mask(shape.aw());
+                let slots = t as u64;
+                let r_tb = 1 + r_tb % aw_top;
+                let u = match u_kind {
+                    0 => 0,
+                    1 => aw_top,
+                    2 => u_any & aw_top,
+                    _ => r_tb.div_ceil(10),
+                };
+                let mut table = match kind {
+                    Kind::Launch => {
+                        let originals = originals % (slots + 1);
+                        let most = originals.min(slots - originals).min(shape.kp() as u64);
+                        Table::layout(&shape, shsm, originals, pairs % (most + 1), u, r_tb)
+                    }
+                    Kind::Matching => {
+                        let mut table = Table::new(&shape);
+                        let matched = (pairs as usize % (t / 2 + 1)) * 2;
+                        for two in order[..matched].chunks(2) {
+                            table.shtb[two[0] as usize] = two[1];
+                            table.shtb[two[1] as usize] = two[0];
+                        }
+                        table.shsm = shsm;
+                        table.u = u;
+                        for (b, n) in table.base.iter_mut().zip(&noise) {
+                            *b = n & aw_top;
+                        }
+                        table
+                    }
+                    Kind::Garbage => {
+                        let mut table = Table::new(&shape);
+                        for (s, n) in noise.iter().enumerate() {
+                            if n & 1 == 1 {
+                                table.shtb[s] = (n >> 1) & shape.none();
+                            }
+                            table.base[s] = (n >> 8) & aw_top;
+                        }
+                        table.shsm = shsm;
+                        table.u = u;
+                        table
+                    }
+                };
+                if let Some((s, v)) = corrupt {
+                    table.shtb[s % t] = v & shape.none();
+                }
+                table
+            },
+        )
+}
+
+/// One cycle of ShareCfg's inputs (spec §2.2).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Write {
+    pub reset: bool,
+    pub shsm_we: bool,
+    pub shsm: bool,
+    pub u_we: bool,
+    pub u: u64,
+    pub slot_we: bool,
+    pub slot: u64,
+    pub partner: u64,
+    pub base: u64,
+}
+
+impl Write {
+    /// Writes ShTB[slot] = partner and base[slot] = base.
+    pub fn slot(slot: u64, partner: u64, base: u64) -> Write {
+        Write {
+            slot_we: true,
+            slot,
+            partner,
+            base,
+            ..Write::default()
+        }
+    }
+
+    /// The whole of `table` as a launch writes it: ShSM and u, then one slot per cycle.
+    pub fn table(table: &Table) -> Vec<Write> {
+        let mut writes = vec![Write {
+            shsm_we: true,
+            shsm: table.shsm,
+            u_we: true,
+            u: table.u,
+            ..Write::default()
+        }];
+        for (s, (&e, &b)) in table.shtb.iter().zip(&table.base).enumerate() {
+            writes.push(Write::slot(s as u64, e, b));
+        }
+        writes
+    }
+}
+
+/// The cycle as one input buffer (values are cut to the port widths).
+pub fn encode(layout: &Layout, w: &Write) -> Vec<u64> {
+    let mut buf = vec![0u64; layout.in_words];
+    let mut put = |name: &str, v: u64| {
+        let s = layout.in_slot(name);
+        s.set(&mut buf, v & mask(s.width));
+    };
+    put("reset", w.reset as u64);
+    put(port::CFG_SHSM_WE, w.shsm_we as u64);
+    put(port::CFG_SHSM, w.shsm as u64);
+    put(port::CFG_U_WE, w.u_we as u64);
+    put(port::CFG_U, w.u);
+    put(port::CFG_SLOT_WE, w.slot_we as u64);
+    put(port::CFG_SLOT, w.slot);
+    put(port::CFG_PARTNER, w.partner);
+    put(port::CFG_BASE, w.base);
+    buf
+}
+
+/// Longest random case; a failing case shrinks from at most this many cycles.
+pub const CASE_CYCLES: usize = 64;
+
+/// What a cycle's slot port does.
+#[derive(Clone, Copy, Debug)]
+enum SlotOp {
+    /// Writes the target's next entry (in slot order, wrapping).
+    Next,
+    /// Any slot id (≥ T included), any partner and base.
+    Random,
+    Idle,
+}
+
+/// Cycles of ShareCfg writes toward a random target table.
+pub fn writes(shape: &Shape) -> impl Strategy<Value = Vec<Write>> {
+    let shape = shape.clone();
+    let op = prop_oneof![
+        8 => Just(SlotOp::Next),
+        1 => Just(SlotOp::Random),
+        3 => Just(SlotOp::Idle),
+    ];
+    let cycle = (
+        op,
+        (any::<u64>(), any::<u64>(), any::<u64>()),
+        (prop::bool::weighted(0.1), prop::bool::weighted(0.1)),
+        (prop::bool::weighted(0.8), any::<u64>()),
+        prop::bool::weighted(0.01),
+    );
+    (table(&shape), prop::collection::vec(cycle, 1..=CASE_CYCLES)).prop_map(
+        move |(target, cycles)| {
+            let t = target.shtb.len() as u64;
+            let mut next = 0;
+            cycles
+                .into_iter()
+                .map(
+                    |(op, (slot, partner, base), (shsm_we, u_we), (own_u, u), reset)| {
+                        let mut w = match op {
+                            SlotOp::Next => {
+                                let s = next % t;
+                                next += 1;
+                                Write::slot(s, target.shtb[s as usize], target.base[s as usize])
+                            }
+                            SlotOp::Random => Write::slot(slot, partner, base),
+                            SlotOp::Idle => Write {
+                                slot,
+                                partner,
+                                base,
+                                ..Write::default()
+                            },
+                        };
+                        w.reset = reset;
+                        w.shsm_we = shsm_we;
+                        w.shsm = target.shsm;
+                        w.u_we = u_we;
+                        w.u = if own_u { target.u } else { u };
+                        w
+                    },
+                )
+                .collect()
+        },
+    )
+}
+
+pub struct ShareCfgBench;
+
+impl Bench for ShareCfgBench {
+    type Params = Params;
+    const SUMMARY: &'static str =
+        "scratchpad sharing's ShSM bit, ShTB pairing table, u and bases, with err_cfg (seed 001)";
+
+    fn module(p: &Params) -> Module {
+        build(p)
+    }
+
+    fn model(p: &Params, layout: &Layout) -> Box<dyn Simulator + Send> {
+        Box::new(Model::new(p, layout))
+    }
+
+    fn cases(p: &Params, layout: &Layout) -> BoxedStrategy<Case> {
+        let layout = layout.clone();
+        writes(&p.shape())
+            .prop_map(move |ws| ws.iter().map(|w| encode(&layout, w)).collect())
+            .boxed()
+    }
+
+    fn cost_notes(p: &Params) -> Result<smrtl_synth::Notes, ToolError> {
+        smrtl_synth::blocks::share_cfg::notes(p)
+    }
+}
