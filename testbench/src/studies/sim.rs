@@ -253,7 +253,7 @@ pub fn run_trace(name: &str, text: &str, o: Options) -> Result<Run<TraceReport>,
             pipeline::run_traced(&mut model, &layout, &trace, limit, rows.as_mut(), &mut each)
         }
         rtl => {
-            let mut dut = pipeline_rtl(&Design::new::<ElasticPipeline>(p), rtl)?;
+            let mut dut = pipeline_rtl(&Design::old::<ElasticPipeline>(p), rtl)?;
             pipeline::cosim_traced(
                 &mut model,
                 dut.as_mut(),
