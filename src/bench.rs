@@ -585,7 +585,6 @@ fn mem_level(o: &Options, path: &Path) -> Result<Report> {
     use crate::output::read_text;
     use crate::sim::MAX_WORKLOAD_BYTES;
     use smrtl_cosim::sm::mem_pipeline::{self as mp, workload};
-    use smrtl_hdl::blocks::mem_issue_ctl::Fault;
     use smrtl_testbench::studies::mem_sm;
     let ctl_block = <smrtl_hdl::blocks::mem_issue_ctl::Params as smrtl_hdl::BlockParams>::BLOCK;
     if o.block.block.replace('-', "_") != ctl_block {
@@ -634,7 +633,7 @@ fn mem_level(o: &Options, path: &Path) -> Result<Report> {
             .map_err(|e| UsageError(format!("{name}: the RTL differs from the model: {e}")))?;
         Ok(w.cycles)
     };
-    let mut rusthdl = mem_sm::rusthdl(&ctl, Fault::None);
+    let mut rusthdl = mem_sm::rusthdl(&ctl);
     let mut contenders = vec![
         Contender::passes("model", "SM memory-pipeline model alone", model),
         Contender::passes(
@@ -644,7 +643,7 @@ fn mem_level(o: &Options, path: &Path) -> Result<Report> {
         ),
     ];
     // Build (or find in the cache) before the race.
-    match mem_sm::verilator(&ctl, Fault::None) {
+    match mem_sm::verilator(&ctl) {
         Ok(mut v) => contenders.push(Contender::passes(
             "cosim:verilator",
             "model + mem_issue_ctl RTL on Verilator, lock step",

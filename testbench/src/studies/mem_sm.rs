@@ -12,7 +12,7 @@ use smrtl_cosim::harness::{first_difference, Mismatch, Trace as WaveRows};
 use smrtl_cosim::sm::mem_pipeline::workload::Workload;
 use smrtl_cosim::sm::mem_pipeline::{CycleRecord, MemPipeline, PipeStats};
 use smrtl_cosim::{Layout, Rtl, Slot};
-use smrtl_hdl::blocks::mem_issue_ctl::{build_with, port, Fault, Params as CtlParams};
+use smrtl_hdl::blocks::mem_issue_ctl::{build, port, ports, Params as CtlParams};
 use smrtl_hdl::tools::ToolError;
 use smrtl_hdl::{Dir, Port};
 use std::fmt;
@@ -27,27 +27,27 @@ const SM_SIGNALS: [(&str, usize); 5] = [
     ("rq_occupancy", 16),
 ];
 
-/// The control's RTL for `p` (with a planted fault for tests).
-pub fn module(p: &CtlParams, fault: Fault) -> Arc<smrtl_hdl::Module> {
-    Arc::new(build_with(p, fault))
+/// The control's RTL for `p` (a test plants a fault around [`build`] itself).
+pub fn module(p: &CtlParams) -> Arc<smrtl_hdl::Module> {
+    Arc::new(build(p))
 }
 
 /// `mem_issue_ctl` of `p` in rust-hdl's simulator.
-pub fn rusthdl(p: &CtlParams, fault: Fault) -> Box<dyn Rtl> {
+pub fn rusthdl(p: &CtlParams) -> Box<dyn Rtl> {
     Box::new(smrtl_cosim::harness::backend::rusthdl::RustHdl::new(
-        module(p, fault),
+        module(p),
     ))
 }
 
 /// `mem_issue_ctl` of `p` verilated (cached).
-pub fn verilator(p: &CtlParams, fault: Fault) -> Result<Box<dyn Rtl>, ToolError> {
-    crate::verilated(&module(p, fault))
+pub fn verilator(p: &CtlParams) -> Result<Box<dyn Rtl>, ToolError> {
+    crate::verilated(&module(p))
 }
 
 /// The waveform's layout: the control's ports (its inputs first, in the RTL's own buffer
 /// places), then the SM signals as further inputs.
 pub fn layout(p: &CtlParams) -> Layout {
-    let mut ports = build_with(p, Fault::None).ports();
+    let mut ports = ports(p);
     ports.extend(SM_SIGNALS.iter().map(|&(name, width)| Port {
         name: name.into(),
         dir: Dir::In,
@@ -165,7 +165,7 @@ pub fn cosim_mem(
     let p = ctl_params(w);
     let mut m = MemPipeline::new(w).map_err(MemLoopError::Model)?;
     let wave = layout(&p);
-    let rtl_words = Layout::new(&build_with(&p, Fault::None).ports()).in_words;
+    let rtl_words = Layout::new(&ports(&p)).in_words;
     let ports = Ports::new(&p, &wave);
     let mut inputs = vec![0u64; wave.in_words];
     let (mut expected, mut actual) = (vec![0u64; wave.out_words], vec![0u64; wave.out_words]);

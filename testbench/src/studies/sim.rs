@@ -716,17 +716,14 @@ impl Report for MemReport {}
 pub fn run_mem_workload(name: &str, text: &str, o: Options) -> Result<Run<MemReport>, String> {
     use crate::studies::mem_sm;
     use smrtl_cosim::sm::mem_pipeline::{self as mp, workload};
-    use smrtl_hdl::blocks::mem_issue_ctl::Fault;
     let w = workload::parse(text, o.sets).map_err(|e| shown(&format!("{name}: {e}")))?;
     // Refused before any work: params the control cannot take are a usage error.
     mp::MemPipeline::new(&w).map_err(|e| shown(&format!("{name}: {e}")))?;
     let ctl = mem_sm::ctl_params(&w);
     let mut dut = match o.backend {
         Backend::Model => None,
-        Backend::Rusthdl => Some(mem_sm::rusthdl(&ctl, Fault::None)),
-        Backend::Verilator => {
-            Some(mem_sm::verilator(&ctl, Fault::None).map_err(|e| e.to_string())?)
-        }
+        Backend::Rusthdl => Some(mem_sm::rusthdl(&ctl)),
+        Backend::Verilator => Some(mem_sm::verilator(&ctl).map_err(|e| e.to_string())?),
     };
     let mut rows = o.waveform.then(|| WaveRows::new(WAVE_WINDOW));
     let mut lines = Lines::new(o.records);
