@@ -17,7 +17,7 @@ pub fn blocks() -> Vec<BlockEntry> {
         BlockEntry::old::<crate::blocks::relssp_unit::RelsspBench>(),
         BlockEntry::old::<crate::blocks::warp_scheduler::WarpSchedulerBench>(),
         BlockEntry::old::<crate::blocks::sharing_core::SharingCoreBench>(),
-        BlockEntry::old::<crate::blocks::rbmi_arb::RbmiArbBench>(),
+        BlockEntry::of::<smrtl_hdl::blocks::rbmi_arb::Params>(),
         BlockEntry::old::<crate::blocks::qbmi_arb::QbmiArbBench>(),
         BlockEntry::of::<smrtl_hdl::blocks::milg::Params>(),
         BlockEntry::of::<smrtl_hdl::blocks::req_counter::Params>(),

@@ -15,7 +15,7 @@ use smrtl_testbench::blocks::lock_table::{proof, LockTableBench};
 use smrtl_testbench::blocks::mem_issue_ctl::{proof as mem_issue_ctl_proof, MemIssueCtlBench};
 use smrtl_testbench::blocks::milg::proof as milg_proof;
 use smrtl_testbench::blocks::qbmi_arb::QbmiArbBench;
-use smrtl_testbench::blocks::rbmi_arb::{proof as rbmi_proof, RbmiArbBench};
+use smrtl_testbench::blocks::rbmi_arb::proof as rbmi_proof;
 use smrtl_testbench::{external, Bench, Design, OldBench};
 
 fn small() -> Params {
@@ -226,20 +226,18 @@ fn rbmi_invariants_are_proven_for_every_n_and_the_pointer_fault_fails() {
     if !prove::TOOLS.iter().all(|t| external(t)) {
         return;
     }
+    use smrtl_hdl::blocks::rbmi_arb::{build, faults, Params as RbmiParams};
     assert_eq!(
         assert_proven(
-            RbmiArbBench::proof_configs()
+            RbmiParams::proof_configs()
                 .iter()
-                .map(Design::old::<RbmiArbBench>)
+                .map(Design::new)
                 .collect()
         ),
         3
     );
-    let p = smrtl_hdl::blocks::rbmi_arb::Params { n: 3 };
-    let m = smrtl_hdl::blocks::rbmi_arb::build_with(
-        &p,
-        smrtl_hdl::blocks::rbmi_arb::Fault::PointerSteps,
-    );
+    let p = RbmiParams { n: 3 };
+    let m = smrtl_hdl::faults::plant_module(&faults::POINTER_STEPS, || build(&p));
     let verilog = smrtl_hdl::verilog::emit(&m, &[]);
     let r = prove::prove(&verilog, &m.name, &m.ports(), &rbmi_proof(&p)).unwrap();
     let cex = r.counterexample.as_ref().expect("a counterexample");
@@ -344,8 +342,8 @@ fn smtbmc_with_z3_agrees_on_the_milg_the_rbmi_and_small_tops() {
     for p in MilgParams::proof_configs() {
         agree(&Design::new(&p));
     }
-    for p in RbmiArbBench::proof_configs() {
-        agree(&Design::old::<RbmiArbBench>(&p));
+    for p in smrtl_hdl::blocks::rbmi_arb::Params::proof_configs() {
+        agree(&Design::new(&p));
     }
     for p in MemIssueCtlBench::proof_configs()
         .into_iter()
