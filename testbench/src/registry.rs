@@ -18,7 +18,7 @@ pub fn blocks() -> Vec<BlockEntry> {
         BlockEntry::old::<crate::blocks::warp_scheduler::WarpSchedulerBench>(),
         BlockEntry::old::<crate::blocks::sharing_core::SharingCoreBench>(),
         BlockEntry::of::<smrtl_hdl::blocks::rbmi_arb::Params>(),
-        BlockEntry::old::<crate::blocks::qbmi_arb::QbmiArbBench>(),
+        BlockEntry::of::<smrtl_hdl::blocks::qbmi_arb::Params>(),
         BlockEntry::of::<smrtl_hdl::blocks::milg::Params>(),
         BlockEntry::of::<smrtl_hdl::blocks::req_counter::Params>(),
         BlockEntry::old::<crate::blocks::mem_issue_ctl::MemIssueCtlBench>(),

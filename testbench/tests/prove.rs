@@ -14,7 +14,6 @@ use smrtl_synth::prove::{self, Kind, Property, Run, Verdict};
 use smrtl_testbench::blocks::lock_table::{proof, LockTableBench};
 use smrtl_testbench::blocks::mem_issue_ctl::{proof as mem_issue_ctl_proof, MemIssueCtlBench};
 use smrtl_testbench::blocks::milg::proof as milg_proof;
-use smrtl_testbench::blocks::qbmi_arb::QbmiArbBench;
 use smrtl_testbench::blocks::rbmi_arb::proof as rbmi_proof;
 use smrtl_testbench::{external, Bench, Design, OldBench};
 
@@ -254,11 +253,11 @@ fn qbmi_invariants_are_proven_for_every_n() {
     if !prove::TOOLS.iter().all(|t| external(t)) {
         return;
     }
-    let configs = QbmiArbBench::proof_configs();
+    let configs = smrtl_hdl::blocks::qbmi_arb::Params::proof_configs();
     for n in 1..=3 {
         assert!(configs.iter().any(|p| p.n == n), "N = {n} proven");
     }
-    assert_proven(configs.iter().map(Design::old::<QbmiArbBench>).collect());
+    assert_proven(configs.iter().map(Design::new).collect());
 }
 
 /// `mem_issue_ctl` without QBMI: every MILG mode (Baseline / Rbmi Off, Smil, Dmil) × N = 1..3,
