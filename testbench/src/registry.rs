@@ -21,7 +21,7 @@ pub fn blocks() -> Vec<BlockEntry> {
         BlockEntry::of::<smrtl_hdl::blocks::qbmi_arb::Params>(),
         BlockEntry::of::<smrtl_hdl::blocks::milg::Params>(),
         BlockEntry::of::<smrtl_hdl::blocks::req_counter::Params>(),
-        BlockEntry::old::<crate::blocks::mem_issue_ctl::MemIssueCtlBench>(),
+        BlockEntry::of::<smrtl_hdl::blocks::mem_issue_ctl::Params>(),
     ]
 }
 

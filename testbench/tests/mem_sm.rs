@@ -337,9 +337,11 @@ fn every_scheme_with_the_rtl_in_the_loop_on_verilator() {
 #[test]
 fn a_planted_rtl_fault_is_caught_at_sm_level() {
     use smrtl_cosim::harness::backend::rusthdl::RustHdl;
-    use smrtl_hdl::blocks::mem_issue_ctl::{build_with, Fault};
+    use smrtl_hdl::blocks::mem_issue_ctl::{build, faults};
     let w = wl(PAIRS[0].1, 20_000, "dmil");
-    let faulty = std::sync::Arc::new(build_with(&mem_sm::ctl_params(&w), Fault::SharedAcc));
+    let p = mem_sm::ctl_params(&w);
+    let faulty = smrtl_hdl::faults::plant_module(&faults::SHARED_ACC, || build(&p));
+    let faulty = std::sync::Arc::new(faulty);
     let mut backends: Vec<Box<dyn smrtl_cosim::Rtl>> = vec![Box::new(RustHdl::new(faulty.clone()))];
     if external("verilator") {
         backends.push(smrtl_testbench::verilated(&faulty).unwrap());

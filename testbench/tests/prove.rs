@@ -7,12 +7,12 @@
 //! for every scheme and N, each with a planted fault found.
 
 use smrtl_hdl::blocks::lock_table::{build_with, Fault, Params};
-use smrtl_hdl::blocks::mem_issue_ctl::Scheme;
+use smrtl_hdl::blocks::mem_issue_ctl::{Params as CtlParams, Scheme};
 use smrtl_hdl::blocks::milg::Params as MilgParams;
 use smrtl_hdl::BlockParams;
 use smrtl_synth::prove::{self, Kind, Property, Run, Verdict};
 use smrtl_testbench::blocks::lock_table::{proof, LockTableBench};
-use smrtl_testbench::blocks::mem_issue_ctl::{proof as mem_issue_ctl_proof, MemIssueCtlBench};
+use smrtl_testbench::blocks::mem_issue_ctl::proof as mem_issue_ctl_proof;
 use smrtl_testbench::blocks::milg::proof as milg_proof;
 use smrtl_testbench::blocks::rbmi_arb::proof as rbmi_proof;
 use smrtl_testbench::{external, Bench, Design, OldBench};
@@ -267,14 +267,11 @@ fn mem_issue_ctl_is_proven_for_every_scheme_without_qbmi_and_n() {
     if !prove::TOOLS.iter().all(|t| external(t)) {
         return;
     }
-    let (qbmi, rest): (Vec<_>, Vec<_>) = MemIssueCtlBench::proof_configs()
+    let (qbmi, rest): (Vec<_>, Vec<_>) = CtlParams::proof_configs()
         .into_iter()
         .partition(|p| p.has_qbmi());
     assert_eq!((qbmi.len(), rest.len()), (6, 12));
-    assert_eq!(
-        assert_proven(rest.iter().map(Design::old::<MemIssueCtlBench>).collect()),
-        12
-    );
+    assert_eq!(assert_proven(rest.iter().map(Design::new).collect()), 12);
 }
 
 /// `mem_issue_ctl` with QBMI (Qbmi, QbmiDmil) × N = 1..3: the QBMI invariants with the MILGs'
@@ -284,14 +281,11 @@ fn mem_issue_ctl_is_proven_for_every_qbmi_scheme_and_n() {
     if !prove::TOOLS.iter().all(|t| external(t)) {
         return;
     }
-    let qbmi: Vec<_> = MemIssueCtlBench::proof_configs()
+    let qbmi: Vec<_> = CtlParams::proof_configs()
         .into_iter()
         .filter(|p| p.has_qbmi())
         .collect();
-    assert_eq!(
-        assert_proven(qbmi.iter().map(Design::old::<MemIssueCtlBench>).collect()),
-        6
-    );
+    assert_eq!(assert_proven(qbmi.iter().map(Design::new).collect()), 6);
 }
 
 /// The planted wiring bug (kernel 1's MILG counts kernel 0's accesses) breaks kernel 1's
@@ -303,7 +297,7 @@ fn mem_issue_ctl_planted_shared_acc_fails_with_a_counterexample() {
     }
     use smrtl_hdl::blocks::mem_issue_ctl as top;
     let p = top::Params::resolve(Some("small"), &[]).unwrap();
-    let m = top::build_with(&p, top::Fault::SharedAcc);
+    let m = smrtl_hdl::faults::plant_module(&top::faults::SHARED_ACC, || top::build(&p));
     let verilog = smrtl_hdl::verilog::emit(&m, &[]);
     let r = prove::prove(&verilog, &m.name, &m.ports(), &mem_issue_ctl_proof(&p)).unwrap();
     let cex = r.counterexample.as_ref().expect("a counterexample");
@@ -344,11 +338,11 @@ fn smtbmc_with_z3_agrees_on_the_milg_the_rbmi_and_small_tops() {
     for p in smrtl_hdl::blocks::rbmi_arb::Params::proof_configs() {
         agree(&Design::new(&p));
     }
-    for p in MemIssueCtlBench::proof_configs()
+    for p in CtlParams::proof_configs()
         .into_iter()
         .filter(|p| p.n == 1 && !p.scheme.has_arbiter() || p.n == 2 && p.scheme == Scheme::Baseline)
     {
-        agree(&Design::old::<MemIssueCtlBench>(&p));
+        agree(&Design::new(&p));
     }
     let p = smrtl_hdl::blocks::milg::Params::resolve(Some("small"), &[]).unwrap();
     let m = smrtl_hdl::faults::plant_module(

@@ -210,11 +210,10 @@ impl Simulator for Model {
         let (a, i, o) = (&self.arb, &mut self.inputs, &mut self.outputs);
         self.io.read_inputs(inputs, i);
         let g = a.grant(eligible(mask(&i.mem_req), mask(&i.mem_ok), i.slot_free));
-        let base = a.base();
-        for k in 0..a.n {
+        for (k, b) in a.base().into_iter().enumerate().take(a.n) {
             o.grant[k] = g == Some(k);
             o.quota[k] = u64::from(a.quota[k]);
-            o.base[k] = u64::from(base[k]);
+            o.base[k] = u64::from(b);
             o.rpm[k] = u64::from(a.rpm[k]);
             o.minst[k] = u64::from(a.minst[k]);
         }

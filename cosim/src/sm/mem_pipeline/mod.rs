@@ -14,6 +14,7 @@ pub mod params;
 pub mod workload;
 
 pub use crate::blocks::mem_issue_ctl::{CtlIn, CtlOut, MemIssueCtl};
+use crate::blocks::rbmi_arb::mask;
 use crate::harness::layout::Layout;
 use crate::harness::Trace as WaveRows;
 use l1d::{L1d, Outcome};
@@ -358,8 +359,8 @@ impl MemPipeline {
             lm_next: 0,
             fills: VecDeque::with_capacity(1024),
             ctl,
-            ev: CtlIn::default(),
-            out: CtlOut::default(),
+            ev: CtlIn::new(&cp),
+            out: CtlOut::new(&cp),
             outcome: Outcome::Idle,
             issued: [0; MAX_KERNELS],
             sched_view: [SchedView::default(); SCHEDULERS],
@@ -370,6 +371,12 @@ impl MemPipeline {
         };
         for o in &mut m.order {
             o.reserve(total_warps as usize);
+        }
+        // The SMIL configuration, the same every cycle (a limit of 0 or none: unlimited).
+        for k in 0..n {
+            let limit = m.p.smil_limit.get(k).copied().unwrap_or(0);
+            m.ev.smil_limit[k] = u64::from(limit);
+            m.ev.smil_unl[k] = limit == 0;
         }
         // Initial launch: one TB per kernel in turn (kernel 0 first), until each has its count.
         let mut next_warp = 0u16;
@@ -465,9 +472,9 @@ impl MemPipeline {
         &self.ev
     }
 
-    /// The control's outputs of the cycle just run.
-    pub fn ctl_out(&self) -> CtlOut {
-        self.out
+    /// The control's `grant` and `mem_ok` of the cycle just run (its other outputs unset).
+    pub fn ctl_out(&self) -> &CtlOut {
+        &self.out
     }
 
     /// The L1D outcome of the cycle just run.
@@ -565,11 +572,7 @@ impl MemPipeline {
     /// Runs one cycle in the phase order of §1.3.
     pub fn step(&mut self) {
         let t = self.t;
-        self.ev = CtlIn {
-            smil_limit: self.smil_limits(),
-            smil_unl: self.smil_unl(),
-            ..CtlIn::default()
-        };
+        crate::blocks::mem_issue_ctl::idle(&mut self.ev);
         self.outcome = Outcome::Idle;
         self.issued = [0; MAX_KERNELS];
         if self.pending_relaunch > 0 {
@@ -590,24 +593,6 @@ impl MemPipeline {
         self.ctl.tick(&self.ev);
         self.track_milg();
         self.t += 1;
-    }
-
-    fn smil_limits(&self) -> [u8; MAX_KERNELS] {
-        let mut l = [0u8; MAX_KERNELS];
-        for (k, &v) in self.p.smil_limit.iter().enumerate().take(MAX_KERNELS) {
-            l[k] = v as u8;
-        }
-        l
-    }
-
-    fn smil_unl(&self) -> u8 {
-        let mut u = 0u8;
-        for k in 0..self.n {
-            if self.p.smil_limit.get(k).is_none_or(|&l| l == 0) {
-                u |= 1 << k;
-            }
-        }
-        u
     }
 
     /// TBs that finished last cycle are replaced by new TBs of the same kernel (§8.1).
@@ -687,12 +672,12 @@ impl MemPipeline {
             c.causes.add(cause);
             c.lsu_stall_cycles += 1;
             self.lsu_stall_cycles += 1;
-            self.ev.fail |= 1 << k;
+            self.ev.fail[k] = true;
             return;
         }
-        self.ev.acc |= 1 << k;
+        self.ev.acc[k] = true;
         if i == 0 {
-            self.ev.first |= 1 << k;
+            self.ev.first[k] = true;
             c.first_accesses += 1;
         }
         if !d.store && matches!(outcome, Outcome::HitReserved | Outcome::Miss) {
@@ -824,12 +809,15 @@ impl MemPipeline {
             }
         }
         let slot_free = self.mem_reg.is_none();
-        self.ev.mem_req = mem_req;
+        for k in 0..n {
+            self.ev.mem_req[k] = mem_req >> k & 1 == 1;
+        }
         self.ev.slot_free = slot_free;
-        self.out = self.ctl.comb(mem_req, slot_free);
+        self.ctl.comb(&self.ev, &mut self.out);
+        let (grant, mem_ok) = (mask(&self.out.grant), mask(&self.out.mem_ok));
         let all = ((1u32 << n) - 1) as u8;
-        let elig = mem_req & self.out.mem_ok & if slot_free { all } else { 0 };
-        debug_assert_eq!(self.out.grant & !elig, 0, "grant of an ineligible kernel");
+        let elig = mem_req & mem_ok & if slot_free { all } else { 0 };
+        debug_assert_eq!(grant & !elig, 0, "grant of an ineligible kernel");
         let rot = (t % SCHEDULERS as u64) as usize;
         let mut winner: Option<(usize, u16)> = None;
         if elig != 0 {
@@ -850,8 +838,8 @@ impl MemPipeline {
                     }
                 }
                 Scheme::Rbmi | Scheme::Qbmi | Scheme::QbmiDmil => {
-                    if self.out.grant != 0 {
-                        let g = self.out.grant.trailing_zeros() as usize;
+                    if grant != 0 {
+                        let g = grant.trailing_zeros() as usize;
                         winner = (0..SCHEDULERS)
                             .map(|i| (rot + i) % SCHEDULERS)
                             .find_map(|s| cand[s][g].map(|c| (s, c.warp)));
@@ -945,7 +933,7 @@ impl MemPipeline {
         }
         self.counters[k].mem_issued += 1;
         self.warps[w].outstanding += 1;
-        self.ev.issue |= 1 << k;
+        self.ev.issue[k] = true;
         self.mem_reg = Some(m);
         self.advance(s, w, t, true);
     }
@@ -980,18 +968,18 @@ impl MemPipeline {
             mshr: self.l1d.mshrs_used() as u32,
             mq: self.l1d.mq_len() as u32,
             rq: self.rq.len() as u32,
-            mem_req: self.ev.mem_req,
-            issue: self.ev.issue,
-            done: self.ev.done,
-            acc: self.ev.acc,
-            first: self.ev.first,
-            fail: self.ev.fail,
-            grant: self.out.grant,
-            mem_ok: self.out.mem_ok,
+            mem_req: mask(&self.ev.mem_req),
+            issue: mask(&self.ev.issue),
+            acc: mask(&self.ev.acc),
+            first: mask(&self.ev.first),
+            fail: mask(&self.ev.fail),
+            grant: mask(&self.out.grant),
+            mem_ok: mask(&self.out.mem_ok),
             issued: self.issued,
             ..CycleRecord::default()
         };
         for k in 0..self.n {
+            r.done[k] = self.ev.done[k] as u8;
             r.inflight[k] = self.ctl.inflight(k);
             r.peak[k] = self.ctl.peak(k);
             r.rsfail[k] = self.ctl.rsfail(k);
