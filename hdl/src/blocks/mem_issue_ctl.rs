@@ -276,8 +276,8 @@ pub mod faults {
         name: "shared_acc",
         what: "kernel 1's MILG is fed kernel 0's acc: the kernels' request counters mixed up (§4.3, §5)",
         port: super::port::REQCNT,
-        // One request of kernel 0, then the compare (2 cycles).
-        within: 5,
+        // One request of kernel 0, then the compare (2 cycles at every preset with N ≥ 2).
+        within: 3,
     };
 }
 

@@ -355,7 +355,9 @@ pub mod faults {
         name: "refill_with_new_rpm",
         what: "a refill adds the base quotas of the rpm sampled in the same cycle instead of the start-of-cycle ones (§3.4)",
         port: super::port::QUOTA,
-        // From quotas of 1 (paper, three): a refill with a sample, then the quotas read back.
+        // From quotas of 1 (`three`, `small`): a refill with a sample, then the quotas read
+        // back; presets with larger reset quotas need more grants first (`bp_sv_ks` 7 cycles,
+        // `narrow_three` about 50). Built at N ≥ 2.
         within: 3,
     };
 }
@@ -559,11 +561,17 @@ pub fn build(p: &Params) -> Module {
     m.assign(&out[port::GRANT], grant.clone());
 
     m.section("§3.4 quota: the grant decrements; any quota 0 after it => every quota += base (saturating)");
-    let refill_base = crate::planted!(
-        faults::REFILL_WITH_NEW_RPM,
-        base_circuit(&mut m, "fault_", &rpm_next, p.rpm_max),
+    // With one kernel every base is 1 whatever the rpm: the fault could not show, so it is
+    // built only with two kernels or more.
+    let refill_base = if n > 1 {
+        crate::planted!(
+            faults::REFILL_WITH_NEW_RPM,
+            base_circuit(&mut m, "fault_", &rpm_next, p.rpm_max),
+            base.clone()
+        )
+    } else {
         base.clone()
-    );
+    };
     let dec: Vec<Expr> = (0..n)
         .map(|k| {
             m.wire(

@@ -105,7 +105,8 @@ pub mod faults {
         name: "pointer_steps",
         what: "on a grant the pointer steps to last + 1 instead of the granted kernel: wrong after a skipped kernel (§3.1)",
         port: super::port::LAST,
-        // A grant that skips a kernel, then the pointer read back (2 cycles at N = 2 and 3).
+        // A grant that skips a kernel, then the pointer read back (2 or 3 cycles at N = 2 and
+        // 3; N = 1 has no pointer and does not build it).
         within: 3,
     };
 }
