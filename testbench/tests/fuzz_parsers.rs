@@ -30,8 +30,8 @@ use proptest::prelude::*;
 use proptest::sample::{select, Index};
 use proptest::test_runner::TestCaseError;
 use serde_json::{json, Map, Value};
-use smrtl_cosim::blocks::sm_core::{SmCore, SmParams};
 use smrtl_cosim::harness::backend::rusthdl::RustHdl;
+use smrtl_cosim::sm::elastic_sm::{SmCore, SmParams};
 use smrtl_testbench::blocks::elastic_pipeline::{Trace, TraceFile};
 use smrtl_testbench::blocks::sm_core;
 use smrtl_testbench::check;
@@ -989,7 +989,7 @@ fn model_opts<'a>(
 
 /// Cycles of `w` on the model (events only, no records), or `None` beyond `cap` cycles.
 fn bounded_cycles(
-    w: &smrtl_cosim::blocks::sm_core::Workload,
+    w: &smrtl_cosim::sm::elastic_sm::Workload,
     cap: u64,
 ) -> Result<Option<u64>, String> {
     let mut core = SmCore::new(&w.params).expect("validated params");

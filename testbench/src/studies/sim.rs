@@ -12,9 +12,9 @@ use serde::ser::Error as _;
 use serde::{Serialize, Serializer};
 use serde_json::Value;
 use smrtl_cosim::blocks::elastic_pipeline::{Model, Record, Summary, SummaryAcc};
-use smrtl_cosim::blocks::sm_core::{SmParams, SmRecord, SmStats};
 use smrtl_cosim::harness::backend::{rusthdl::RustHdl, verilator::Verilator};
 use smrtl_cosim::harness::Trace as WaveRows;
+use smrtl_cosim::sm::elastic_sm::{SmParams, SmRecord, SmStats};
 use smrtl_cosim::{Layout, Rtl};
 use smrtl_hdl::blocks::elastic_pipeline::Params;
 use smrtl_hdl::{shown, BlockParams};
@@ -346,7 +346,7 @@ impl Workload {
     fn resolve(
         self,
         sets: &[(String, String)],
-    ) -> Result<(String, smrtl_cosim::blocks::sm_core::Workload), String> {
+    ) -> Result<(String, smrtl_cosim::sm::elastic_sm::Workload), String> {
         let Workload { source, mut value } = self;
         if !sets.is_empty() {
             let params = value
@@ -416,7 +416,7 @@ pub fn run_workload(w: Workload, o: Options) -> Result<Run<WorkloadReport>, Stri
     let mut lines = Lines::new(o.records);
     let result = match o.backend {
         Backend::Model => {
-            let stats = smrtl_cosim::blocks::sm_core::run_each(&workload, &mut |r| lines.put(r))
+            let stats = smrtl_cosim::sm::elastic_sm::run_each(&workload, &mut |r| lines.put(r))
                 .map_err(|e| format!("{source}: {e}"))?;
             if let Some(rows) = rows.as_mut() {
                 sm_core::model_rows(p, &workload.warps, rows)?;
@@ -462,7 +462,7 @@ pub fn run_workload(w: Workload, o: Options) -> Result<Run<WorkloadReport>, Stri
 /// beside it on each backend, each run returning the cycles it simulated.
 pub struct WorkloadBench {
     source: String,
-    workload: smrtl_cosim::blocks::sm_core::Workload,
+    workload: smrtl_cosim::sm::elastic_sm::Workload,
 }
 
 impl WorkloadBench {
@@ -483,7 +483,7 @@ impl WorkloadBench {
 
     /// The model's run: (cycles, warp instructions issued).
     pub fn model(&self) -> Result<(u64, u64), String> {
-        let run = smrtl_cosim::blocks::sm_core::run(&self.workload)
+        let run = smrtl_cosim::sm::elastic_sm::run(&self.workload)
             .map_err(|e| format!("{}: {e}", self.source))?;
         Ok((run.stats.cycles, run.stats.issued_warp_instructions))
     }
