@@ -1684,7 +1684,7 @@ fn sweep_spec_parse_time_is_linear() {
 /// mutated, parsed, lowered, resolved against their params and launched on the SM model (not
 /// run: a mutated grid may ask for 10^6 TBs). Every refusal is one line; nothing panics.
 fn check_kernel(text: &str) -> Result<(), TestCaseError> {
-    use smrtl_cosim::blocks::sharing_core::{load_kernel, SharingSm};
+    use smrtl_cosim::sm::sharing_sm::{load_kernel, SharingSm};
     use smrtl_hdl::BlockParams as _;
     let parsed = guard_mem("sharing_core::load_kernel", &text, text.len(), || {
         load_kernel(text, &[])

@@ -2,3 +2,4 @@
 
 pub mod elastic_sm;
 pub mod mem_pipeline;
+pub mod sharing_sm;

@@ -115,14 +115,14 @@ pub struct Failure {
 enum Cause {
     Pipeline(DriveError),
     Core(Box<SmDivergence>),
-    Sharing(smrtl_cosim::blocks::sharing_core::LoopError),
+    Sharing(smrtl_cosim::sm::sharing_sm::LoopError),
     Mem(crate::studies::mem_sm::MemLoopError),
 }
 
 impl Failure {
     /// Whether the RTL diverged from the model (a waveform then shows where).
     pub fn diverged(&self) -> bool {
-        use smrtl_cosim::blocks::sharing_core::LoopError;
+        use smrtl_cosim::sm::sharing_sm::LoopError;
         !matches!(
             self.cause,
             Cause::Pipeline(DriveError::CycleLimit { .. })
@@ -521,12 +521,12 @@ impl WorkloadBench {
 pub struct KernelReport {
     backend: Backend,
     source: String,
-    params: smrtl_cosim::blocks::sharing_core::SmParams,
-    stats: smrtl_cosim::blocks::sharing_core::SmStats,
+    params: smrtl_cosim::sm::sharing_sm::SmParams,
+    stats: smrtl_cosim::sm::sharing_sm::SmStats,
 }
 
 impl KernelReport {
-    pub fn stats(&self) -> &smrtl_cosim::blocks::sharing_core::SmStats {
+    pub fn stats(&self) -> &smrtl_cosim::sm::sharing_sm::SmStats {
         &self.stats
     }
 }
@@ -573,7 +573,7 @@ impl Report for KernelReport {}
 /// Runs kernel file `text` (named `name` in messages), its params overridden by `o.sets`, on
 /// the thread-block-residency SM model.
 pub fn run_kernel(name: &str, text: &str, o: Options) -> Result<Run<KernelReport>, String> {
-    use smrtl_cosim::blocks::sharing_core::{load_kernel, SharingSm};
+    use smrtl_cosim::sm::sharing_sm::{load_kernel, SharingSm};
     use smrtl_hdl::BlockParams as _;
     let (kernel, params, _) =
         load_kernel(text, o.sets).map_err(|e| shown(&format!("{name}: {e}")))?;
@@ -593,7 +593,7 @@ pub fn run_kernel(name: &str, text: &str, o: Options) -> Result<Run<KernelReport
     let mut rows = o.waveform.then(|| WaveRows::new(WAVE_WINDOW));
     let mut lines = Lines::new(o.records);
     let recording = lines.out.is_some();
-    let mut each = |r: &smrtl_cosim::blocks::sharing_core::CycleRecord| lines.put(r);
+    let mut each = |r: &smrtl_cosim::sm::sharing_sm::CycleRecord| lines.put(r);
     let run = crate::blocks::sharing_core::cosim_kernel(
         &params,
         &kernel,
@@ -614,9 +614,7 @@ pub fn run_kernel(name: &str, text: &str, o: Options) -> Result<Run<KernelReport
             stats,
         }),
         // The model alone stopping (a deadlock, a protocol error) is the kernel's problem.
-        Err(smrtl_cosim::blocks::sharing_core::LoopError::Model(e))
-            if o.backend == Backend::Model =>
-        {
+        Err(smrtl_cosim::sm::sharing_sm::LoopError::Model(e)) if o.backend == Backend::Model => {
             return Err(shown(&format!("{name}: {e}")))
         }
         Err(e) => Err(Failure {
