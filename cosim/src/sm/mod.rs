@@ -1,5 +1,5 @@
 //! SM-level models that are systems of their own (the seed-004 memory pipeline).
 
 pub mod elastic_sm;
-pub mod mem_pipeline;
+pub mod mem_sm;
 pub mod sharing_sm;

@@ -642,13 +642,13 @@ pub fn run_kernel(name: &str, text: &str, o: Options) -> Result<Run<KernelReport
 pub struct MemReport {
     backend: Backend,
     source: String,
-    params: smrtl_cosim::sm::mem_pipeline::params::PipeParams,
+    params: smrtl_cosim::sm::mem_sm::params::PipeParams,
     seed: u64,
-    stats: smrtl_cosim::sm::mem_pipeline::PipeStats,
+    stats: smrtl_cosim::sm::mem_sm::PipeStats,
 }
 
 impl MemReport {
-    pub fn stats(&self) -> &smrtl_cosim::sm::mem_pipeline::PipeStats {
+    pub fn stats(&self) -> &smrtl_cosim::sm::mem_sm::PipeStats {
         &self.stats
     }
 }
@@ -713,7 +713,7 @@ impl Report for MemReport {}
 /// rusthdl and Verilator backends (`crate::studies::mem_sm::cosim_mem`).
 pub fn run_mem_workload(name: &str, text: &str, o: Options) -> Result<Run<MemReport>, String> {
     use crate::studies::mem_sm;
-    use smrtl_cosim::sm::mem_pipeline::{self as mp, workload};
+    use smrtl_cosim::sm::mem_sm::{self as mp, workload};
     use smrtl_hdl::blocks::mem_issue_ctl::Fault;
     let w = workload::parse(text, o.sets).map_err(|e| shown(&format!("{name}: {e}")))?;
     // Refused before any work: params the control cannot take are a usage error.
