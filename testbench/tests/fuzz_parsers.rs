@@ -32,7 +32,6 @@ use proptest::test_runner::TestCaseError;
 use serde_json::{json, Map, Value};
 use smrtl_cosim::harness::backend::rusthdl::RustHdl;
 use smrtl_cosim::sm::elastic_sm::{SmCore, SmParams};
-use smrtl_testbench::blocks::elastic_pipeline::{Trace, TraceFile};
 use smrtl_testbench::blocks::sm_core;
 use smrtl_testbench::check;
 use smrtl_testbench::stimulus_file::{params_as_sets, Stimulus, StimulusFile};
@@ -40,6 +39,7 @@ use smrtl_testbench::studies::conflict::Batch;
 use smrtl_testbench::studies::profiles;
 use smrtl_testbench::studies::sim::{self, Backend, Options};
 use smrtl_testbench::studies::sweep::{self, Shard, SmSweep, Spec};
+use smrtl_testbench::studies::trace::{Trace, TraceFile};
 use std::alloc::{GlobalAlloc, Layout as AllocLayout, System};
 use std::cell::{Cell, RefCell};
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -56,7 +56,7 @@ const MEM_PER_BYTE: usize = 64;
 /// ... plus this much.
 const MEM_BASE: usize = 16 << 20;
 /// An accepted trace or workload must finish within this many cycles: the documented limits
-/// (`elastic_pipeline::MAX_TRACE_CYCLES`, `sm_core::MAX_KERNEL_CYCLES`, README "Limits"). A
+/// (`trace::MAX_TRACE_CYCLES`, `elastic_sm::MAX_KERNEL_CYCLES`, README "Limits"). A
 /// workload that cannot is rejected only after the model has run this many cycles (~30 s).
 const MAX_RUN_CYCLES: u64 = 100_000_000;
 /// Accepted inputs that finish within this many cycles are run (longer ones are only checked

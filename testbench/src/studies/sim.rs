@@ -2,11 +2,10 @@
 //! §3) or a scheduler-mode workload on the SM core (§5), on the behavioral model alone or with
 //! the block's RTL in lock-step beside it, every cycle compared.
 
-use crate::blocks::elastic_pipeline::{
-    self as pipeline, DriveError, ElasticPipeline, Trace, TraceError,
-};
+use crate::blocks::elastic_pipeline::{self as pipeline, ElasticPipeline};
 use crate::blocks::sm_core::{self, SmDivergence};
 use crate::studies::profiles;
+use crate::studies::trace::{self as traces, DriveError, Trace, TraceError};
 use crate::Design;
 use serde::ser::Error as _;
 use serde::{Serialize, Serializer};
@@ -250,11 +249,11 @@ pub fn run_trace(name: &str, text: &str, o: Options) -> Result<Run<TraceReport>,
     };
     let result = match o.backend {
         Backend::Model => {
-            pipeline::run_traced(&mut model, &layout, &trace, limit, rows.as_mut(), &mut each)
+            traces::run_traced(&mut model, &layout, &trace, limit, rows.as_mut(), &mut each)
         }
         rtl => {
             let mut dut = pipeline_rtl(&Design::new::<ElasticPipeline>(p), rtl)?;
-            pipeline::cosim_traced(
+            traces::cosim_traced(
                 &mut model,
                 dut.as_mut(),
                 &layout,
@@ -824,9 +823,9 @@ mod tests {
     #[test]
     fn failures_show_the_records_and_whether_the_rtl_diverged() {
         let trace = load_trace(FIG4, &[]).unwrap();
-        let record = pipeline::run_model(&trace).unwrap().swap_remove(3);
+        let record = traces::run_model(&trace).unwrap().swap_remove(3);
         let rec = serde_json::to_string(&record).unwrap();
-        let diverged = pipeline::Divergence {
+        let diverged = traces::Divergence {
             cycle: 3,
             field: "WB".into(),
             expected: "1".into(),
