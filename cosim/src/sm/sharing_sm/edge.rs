@@ -46,7 +46,7 @@ impl SharingSm<'_> {
         }
         self.count_locks(o, rec.as_deref_mut());
         self.release_barriers();
-        progress |= self.retire_and_launch(o, c, rec.as_deref_mut());
+        progress |= self.retire_and_launch(o, c, rec);
         let pending = c < self.busy_until || o.lock.pend.iter().any(|&x| x != 0);
         self.idle_cycles = if progress || pending {
             0
