@@ -106,6 +106,8 @@ impl Workload {
     /// A lower bound of the kernel's cycles: a warp waits for each of its global loads' ICNT
     /// return, and one subwarp issues per cycle. Checked against [`MAX_KERNEL_CYCLES`] before
     /// a run, so a workload that cannot finish is refused at once.
+    ///
+    /// [`MAX_KERNEL_CYCLES`]: super::MAX_KERNEL_CYCLES
     pub fn min_cycles(&self) -> u64 {
         let latency = match self.params.gmem_return {
             GmemReturn::Icnt(l) => l as u64,

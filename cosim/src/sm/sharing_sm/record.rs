@@ -41,6 +41,8 @@ impl fmt::Display for SmError {
 
 /// What [`SharingSm::cycle_checked`] shows each cycle's inputs and model outputs to: the RTL
 /// in the loop, which answers with the first port it disagrees on.
+///
+/// [`SharingSm::cycle_checked`]: super::SharingSm::cycle_checked
 pub type Check<'a> = dyn FnMut(Phase, &CoreIn, &CoreOut) -> Result<(), Box<Mismatch>> + 'a;
 
 /// How a run with the RTL in the loop stopped.

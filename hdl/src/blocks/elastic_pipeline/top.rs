@@ -11,7 +11,7 @@ use crate::netlist::{Dir, Expr, Module, Port};
 /// `in_valid` may depend on [`PipeOut::in_ready`] (declare it with [`Module::forward`]).
 pub struct PipeIn {
     pub in_valid: Expr,
-    /// The incoming entry as a packed bus ([`Layout`], see [`Entry::pack`]).
+    /// The incoming entry as a packed bus ([`Layout`](super::Layout), see [`Entry::pack`]).
     pub in_entry: Expr,
     pub icnt_valid: Expr,
 }
