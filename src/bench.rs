@@ -584,7 +584,7 @@ fn in_loop_ratios(r: &mut Report, where_: &str, side: &str) {
 fn mem_level(o: &Options, path: &Path) -> Result<Report> {
     use crate::output::read_text;
     use crate::sim::MAX_WORKLOAD_BYTES;
-    use smrtl_cosim::sm::mem_pipeline::{self as mp, workload};
+    use smrtl_cosim::sm::mem_sm::{self as mp, workload};
     use smrtl_testbench::studies::mem_sm;
     let ctl_block = <smrtl_hdl::blocks::mem_issue_ctl::Params as smrtl_hdl::BlockParams>::BLOCK;
     if o.block.block.replace('-', "_") != ctl_block {

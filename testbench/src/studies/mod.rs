@@ -1,5 +1,5 @@
-//! Studies over the SM-level systems: `smrtl sim` runs, sweeps, reproductions, profiles and
-//! the batch conflict evaluator.
+//! Studies over the SM-level systems: `smrtl sim` runs and their trace files, sweeps,
+//! reproductions, profiles and the batch conflict evaluator.
 
 pub mod conflict;
 pub mod mem_sm;
@@ -9,3 +9,4 @@ pub mod sharing_profiles;
 pub mod sharing_repro;
 pub mod sim;
 pub mod sweep;
+pub mod trace;

@@ -2,19 +2,18 @@
 //! §3) or a scheduler-mode workload on the SM core (§5), on the behavioral model alone or with
 //! the block's RTL in lock-step beside it, every cycle compared.
 
-use crate::blocks::elastic_pipeline::{
-    self as pipeline, DriveError, ElasticPipeline, Trace, TraceError,
-};
+use crate::blocks::elastic_pipeline::{self as pipeline, ElasticPipeline};
 use crate::blocks::sm_core::{self, SmDivergence};
 use crate::studies::profiles;
+use crate::studies::trace::{self as traces, DriveError, Trace, TraceError};
 use crate::Design;
 use serde::ser::Error as _;
 use serde::{Serialize, Serializer};
 use serde_json::Value;
 use smrtl_cosim::blocks::elastic_pipeline::{Model, Record, Summary, SummaryAcc};
-use smrtl_cosim::blocks::sm_core::{SmParams, SmRecord, SmStats};
 use smrtl_cosim::harness::backend::{rusthdl::RustHdl, verilator::Verilator};
 use smrtl_cosim::harness::Trace as WaveRows;
+use smrtl_cosim::sm::elastic_sm::{SmParams, SmRecord, SmStats};
 use smrtl_cosim::{Layout, Rtl};
 use smrtl_hdl::blocks::elastic_pipeline::Params;
 use smrtl_hdl::{shown, BlockParams};
@@ -115,14 +114,14 @@ pub struct Failure {
 enum Cause {
     Pipeline(DriveError),
     Core(Box<SmDivergence>),
-    Sharing(smrtl_cosim::blocks::sharing_core::LoopError),
+    Sharing(smrtl_cosim::sm::sharing_sm::LoopError),
     Mem(crate::studies::mem_sm::MemLoopError),
 }
 
 impl Failure {
     /// Whether the RTL diverged from the model (a waveform then shows where).
     pub fn diverged(&self) -> bool {
-        use smrtl_cosim::blocks::sharing_core::LoopError;
+        use smrtl_cosim::sm::sharing_sm::LoopError;
         !matches!(
             self.cause,
             Cause::Pipeline(DriveError::CycleLimit { .. })
@@ -250,11 +249,11 @@ pub fn run_trace(name: &str, text: &str, o: Options) -> Result<Run<TraceReport>,
     };
     let result = match o.backend {
         Backend::Model => {
-            pipeline::run_traced(&mut model, &layout, &trace, limit, rows.as_mut(), &mut each)
+            traces::run_traced(&mut model, &layout, &trace, limit, rows.as_mut(), &mut each)
         }
         rtl => {
             let mut dut = pipeline_rtl(&Design::old::<ElasticPipeline>(p), rtl)?;
-            pipeline::cosim_traced(
+            traces::cosim_traced(
                 &mut model,
                 dut.as_mut(),
                 &layout,
@@ -346,7 +345,7 @@ impl Workload {
     fn resolve(
         self,
         sets: &[(String, String)],
-    ) -> Result<(String, smrtl_cosim::blocks::sm_core::Workload), String> {
+    ) -> Result<(String, smrtl_cosim::sm::elastic_sm::Workload), String> {
         let Workload { source, mut value } = self;
         if !sets.is_empty() {
             let params = value
@@ -416,7 +415,7 @@ pub fn run_workload(w: Workload, o: Options) -> Result<Run<WorkloadReport>, Stri
     let mut lines = Lines::new(o.records);
     let result = match o.backend {
         Backend::Model => {
-            let stats = smrtl_cosim::blocks::sm_core::run_each(&workload, &mut |r| lines.put(r))
+            let stats = smrtl_cosim::sm::elastic_sm::run_each(&workload, &mut |r| lines.put(r))
                 .map_err(|e| format!("{source}: {e}"))?;
             if let Some(rows) = rows.as_mut() {
                 sm_core::model_rows(p, &workload.warps, rows)?;
@@ -462,7 +461,7 @@ pub fn run_workload(w: Workload, o: Options) -> Result<Run<WorkloadReport>, Stri
 /// beside it on each backend, each run returning the cycles it simulated.
 pub struct WorkloadBench {
     source: String,
-    workload: smrtl_cosim::blocks::sm_core::Workload,
+    workload: smrtl_cosim::sm::elastic_sm::Workload,
 }
 
 impl WorkloadBench {
@@ -483,7 +482,7 @@ impl WorkloadBench {
 
     /// The model's run: (cycles, warp instructions issued).
     pub fn model(&self) -> Result<(u64, u64), String> {
-        let run = smrtl_cosim::blocks::sm_core::run(&self.workload)
+        let run = smrtl_cosim::sm::elastic_sm::run(&self.workload)
             .map_err(|e| format!("{}: {e}", self.source))?;
         Ok((run.stats.cycles, run.stats.issued_warp_instructions))
     }
@@ -521,12 +520,12 @@ impl WorkloadBench {
 pub struct KernelReport {
     backend: Backend,
     source: String,
-    params: smrtl_cosim::blocks::sharing_core::SmParams,
-    stats: smrtl_cosim::blocks::sharing_core::SmStats,
+    params: smrtl_cosim::sm::sharing_sm::SmParams,
+    stats: smrtl_cosim::sm::sharing_sm::SmStats,
 }
 
 impl KernelReport {
-    pub fn stats(&self) -> &smrtl_cosim::blocks::sharing_core::SmStats {
+    pub fn stats(&self) -> &smrtl_cosim::sm::sharing_sm::SmStats {
         &self.stats
     }
 }
@@ -573,7 +572,7 @@ impl Report for KernelReport {}
 /// Runs kernel file `text` (named `name` in messages), its params overridden by `o.sets`, on
 /// the thread-block-residency SM model.
 pub fn run_kernel(name: &str, text: &str, o: Options) -> Result<Run<KernelReport>, String> {
-    use smrtl_cosim::blocks::sharing_core::{load_kernel, SharingSm};
+    use smrtl_cosim::sm::sharing_sm::{load_kernel, SharingSm};
     use smrtl_hdl::BlockParams as _;
     let (kernel, params, _) =
         load_kernel(text, o.sets).map_err(|e| shown(&format!("{name}: {e}")))?;
@@ -593,7 +592,7 @@ pub fn run_kernel(name: &str, text: &str, o: Options) -> Result<Run<KernelReport
     let mut rows = o.waveform.then(|| WaveRows::new(WAVE_WINDOW));
     let mut lines = Lines::new(o.records);
     let recording = lines.out.is_some();
-    let mut each = |r: &smrtl_cosim::blocks::sharing_core::CycleRecord| lines.put(r);
+    let mut each = |r: &smrtl_cosim::sm::sharing_sm::CycleRecord| lines.put(r);
     let run = crate::blocks::sharing_core::cosim_kernel(
         &params,
         &kernel,
@@ -614,9 +613,7 @@ pub fn run_kernel(name: &str, text: &str, o: Options) -> Result<Run<KernelReport
             stats,
         }),
         // The model alone stopping (a deadlock, a protocol error) is the kernel's problem.
-        Err(smrtl_cosim::blocks::sharing_core::LoopError::Model(e))
-            if o.backend == Backend::Model =>
-        {
+        Err(smrtl_cosim::sm::sharing_sm::LoopError::Model(e)) if o.backend == Backend::Model => {
             return Err(shown(&format!("{name}: {e}")))
         }
         Err(e) => Err(Failure {
@@ -644,13 +641,13 @@ pub fn run_kernel(name: &str, text: &str, o: Options) -> Result<Run<KernelReport
 pub struct MemReport {
     backend: Backend,
     source: String,
-    params: smrtl_cosim::sm::mem_pipeline::params::PipeParams,
+    params: smrtl_cosim::sm::mem_sm::params::PipeParams,
     seed: u64,
-    stats: smrtl_cosim::sm::mem_pipeline::PipeStats,
+    stats: smrtl_cosim::sm::mem_sm::PipeStats,
 }
 
 impl MemReport {
-    pub fn stats(&self) -> &smrtl_cosim::sm::mem_pipeline::PipeStats {
+    pub fn stats(&self) -> &smrtl_cosim::sm::mem_sm::PipeStats {
         &self.stats
     }
 }
@@ -715,7 +712,7 @@ impl Report for MemReport {}
 /// rusthdl and Verilator backends (`crate::studies::mem_sm::cosim_mem`).
 pub fn run_mem_workload(name: &str, text: &str, o: Options) -> Result<Run<MemReport>, String> {
     use crate::studies::mem_sm;
-    use smrtl_cosim::sm::mem_pipeline::{self as mp, workload};
+    use smrtl_cosim::sm::mem_sm::{self as mp, workload};
     let w = workload::parse(text, o.sets).map_err(|e| shown(&format!("{name}: {e}")))?;
     // Refused before any work: params the control cannot take are a usage error.
     mp::MemPipeline::new(&w).map_err(|e| shown(&format!("{name}: {e}")))?;
@@ -823,9 +820,9 @@ mod tests {
     #[test]
     fn failures_show_the_records_and_whether_the_rtl_diverged() {
         let trace = load_trace(FIG4, &[]).unwrap();
-        let record = pipeline::run_model(&trace).unwrap().swap_remove(3);
+        let record = traces::run_model(&trace).unwrap().swap_remove(3);
         let rec = serde_json::to_string(&record).unwrap();
-        let diverged = pipeline::Divergence {
+        let diverged = traces::Divergence {
             cycle: 3,
             field: "WB".into(),
             expected: "1".into(),

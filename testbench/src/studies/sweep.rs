@@ -19,7 +19,7 @@ use rayon::prelude::*;
 use serde::de::{Deserializer, Error as _, MapAccess, Visitor};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use smrtl_cosim::blocks::sm_core::{SmParams, SmStats};
+use smrtl_cosim::sm::elastic_sm::{SmParams, SmStats};
 use std::fmt;
 use std::num::NonZeroUsize;
 use std::str::FromStr;
@@ -703,7 +703,7 @@ impl Spec {
     }
 }
 
-/// The scheduler-mode SM model ([`smrtl_cosim::blocks::sm_core::run`]) on a synthetic Table-5 profile
+/// The scheduler-mode SM model ([`smrtl_cosim::sm::elastic_sm::run`]) on a synthetic Table-5 profile
 /// workload ([`profiles::Profile::workload`]) per point, with the point's params over the
 /// profile's. The workload is generated for the point's `L` and `S` (the defaults unless
 /// swept), so a row is reproduced by `smrtl sim --profile W --seed S --waves N --set k=v …`.
@@ -812,7 +812,7 @@ impl SmSweep {
         let waves = at("waves").as_u64().expect("waves are integers") as u32;
         let name = at("workload").as_str().expect("workloads are names");
         let w = workload_from_value(&Self::workload(name, &overrides, seed, waves)?)?;
-        let stats = smrtl_cosim::blocks::sm_core::run_stats(&w)?;
+        let stats = smrtl_cosim::sm::elastic_sm::run_stats(&w)?;
         let mut cells: Vec<Value> = point.coords.iter().map(|(_, v)| v.clone()).collect();
         cells.extend(metrics(&stats));
         Ok(cells)
