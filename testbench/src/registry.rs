@@ -9,7 +9,7 @@ pub fn blocks() -> Vec<BlockEntry> {
         BlockEntry::of::<smrtl_hdl::blocks::bank_conflict_detector::Params>(),
         BlockEntry::of::<smrtl_hdl::blocks::elastic_pipeline::Params>(),
         BlockEntry::of::<smrtl_hdl::blocks::history_cache::Params>(),
-        BlockEntry::old::<crate::blocks::sm_core::SmCoreBench>(),
+        BlockEntry::of::<smrtl_hdl::blocks::sm_core::Params>(),
         BlockEntry::old::<crate::blocks::share_cfg::ShareCfgBench>(),
         BlockEntry::old::<crate::blocks::sp_access_unit::SpAccessUnitBench>(),
         BlockEntry::old::<crate::blocks::lock_table::LockTableBench>(),

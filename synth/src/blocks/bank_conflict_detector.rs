@@ -314,7 +314,8 @@ mod tests {
                 reg_out: true,
                 ..p.clone()
             };
-            assert_eq!(register_bits(&p), 0, "{name}");
+            assert_eq!(register_bits(&p), (p.reg_out as u64) * register_bits(&reg));
+            assert_eq!(build(&p).register_bits(), register_bits(&p), "{name}");
             assert_eq!(build(&reg).register_bits(), register_bits(&reg), "{name}");
         }
         let ep8 = Params::resolve_pairs(Some("ep8"), &[("REG_OUT", "true")]).unwrap();
