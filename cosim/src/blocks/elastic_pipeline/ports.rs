@@ -92,16 +92,26 @@ pub struct RecordPorts {
 }
 
 impl RecordPorts {
-    /// The output ports of `p`'s trace-mode top in `layout` (panics on a missing port).
+    /// The output ports of `p`'s trace-mode top in `layout`, the top's or one that contains
+    /// the pipeline (panics on a missing output).
     pub fn new(p: &Params, layout: &Layout) -> RecordPorts {
         let taps = |prefix: &str, range: std::ops::Range<usize>| -> Vec<Tap> {
             range
                 .map(|i| Tap::new(layout, &format!("{prefix}{i}")))
                 .collect()
         };
+        // The record maps outputs only. A top that contains the pipeline (`sm_core`) has its
+        // outputs under the same names but not its inputs: those take the places of the
+        // pipeline's own layout here, and are never read.
+        let own = Layout::new(&smrtl_hdl::blocks::elastic_pipeline::ports(p));
+        let outputs = Layout {
+            inputs: own.inputs,
+            in_words: own.in_words,
+            ..layout.clone()
+        };
         RecordPorts {
             mode: p.pipe_mode,
-            io: Io::new(p, layout),
+            io: Io::new(p, &outputs),
             f: Tap::new(layout, "f"),
             d: taps("d", 1..p.fe_depth as usize + 1),
             exe: Tap::new(layout, "exe"),
