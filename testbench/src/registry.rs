@@ -6,10 +6,10 @@ use crate::design::BlockEntry;
 /// Every block, in `smrtl list` order.
 pub fn blocks() -> Vec<BlockEntry> {
     vec![
-        BlockEntry::old::<crate::blocks::bank_conflict_detector::Detector>(),
-        BlockEntry::old::<crate::blocks::elastic_pipeline::ElasticPipeline>(),
-        BlockEntry::old::<crate::blocks::history_cache::HistoryCacheBench>(),
-        BlockEntry::old::<crate::blocks::sm_core::SmCoreBench>(),
+        BlockEntry::of::<smrtl_hdl::blocks::bank_conflict_detector::Params>(),
+        BlockEntry::of::<smrtl_hdl::blocks::elastic_pipeline::Params>(),
+        BlockEntry::of::<smrtl_hdl::blocks::history_cache::Params>(),
+        BlockEntry::of::<smrtl_hdl::blocks::sm_core::Params>(),
         BlockEntry::old::<crate::blocks::share_cfg::ShareCfgBench>(),
         BlockEntry::old::<crate::blocks::sp_access_unit::SpAccessUnitBench>(),
         BlockEntry::old::<crate::blocks::lock_table::LockTableBench>(),

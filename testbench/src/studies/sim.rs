@@ -2,7 +2,7 @@
 //! §3) or a scheduler-mode workload on the SM core (§5), on the behavioral model alone or with
 //! the block's RTL in lock-step beside it, every cycle compared.
 
-use crate::blocks::elastic_pipeline::{self as pipeline, ElasticPipeline};
+use crate::blocks::elastic_pipeline as pipeline;
 use crate::blocks::sm_core::{self, SmDivergence};
 use crate::studies::profiles;
 use crate::studies::trace::{self as traces, DriveError, Trace, TraceError};
@@ -14,6 +14,7 @@ use smrtl_cosim::blocks::elastic_pipeline::{Model, Record, Summary, SummaryAcc};
 use smrtl_cosim::harness::backend::{rusthdl::RustHdl, verilator::Verilator};
 use smrtl_cosim::harness::Trace as WaveRows;
 use smrtl_cosim::sm::elastic_sm::{SmParams, SmRecord, SmStats};
+use smrtl_cosim::BlockModel;
 use smrtl_cosim::{Layout, Rtl};
 use smrtl_hdl::blocks::elastic_pipeline::Params;
 use smrtl_hdl::{shown, BlockParams};
@@ -252,7 +253,7 @@ pub fn run_trace(name: &str, text: &str, o: Options) -> Result<Run<TraceReport>,
             traces::run_traced(&mut model, &layout, &trace, limit, rows.as_mut(), &mut each)
         }
         rtl => {
-            let mut dut = pipeline_rtl(&Design::old::<ElasticPipeline>(p), rtl)?;
+            let mut dut = pipeline_rtl(&Design::new(p), rtl)?;
             traces::cosim_traced(
                 &mut model,
                 dut.as_mut(),

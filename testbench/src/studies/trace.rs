@@ -28,7 +28,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use smrtl_cosim::blocks::elastic_pipeline::{record_from_outputs, Entry, Lanes, Model, Record, Wb};
 use smrtl_cosim::harness::{hex, Trace as WaveRows};
-use smrtl_cosim::{Layout, Simulator};
+use smrtl_cosim::{BlockModel, Layout, Simulator};
 use smrtl_hdl::blocks::elastic_pipeline::{port, Kind, Params, PipeMode};
 use smrtl_hdl::netlist::mask;
 use smrtl_hdl::{BlockParams, ParamError};
