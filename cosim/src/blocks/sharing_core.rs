@@ -111,7 +111,8 @@ pub struct Core {
     last: Vec<Option<usize>>,
     // Scratch, sized once.
     lock_view: Locks,
-    views: Vec<warp_scheduler::Warp>,
+    /// One scheduler's warps, as its ports see them.
+    sched_in: smrtl_hdl::blocks::warp_scheduler::port::Inputs,
     lock_in: lock_table::Inputs,
     events: Vec<Event>,
 }
@@ -132,7 +133,7 @@ impl Core {
                 valid: vec![false; s.kp()],
                 owner: vec![0; s.kp()],
             },
-            views: vec![warp_scheduler::Warp::default(); s.ws()],
+            sched_in: smrtl_hdl::blocks::warp_scheduler::port::Inputs::new(&p.child()),
             lock_in: lock_table::Inputs::idle(&lt),
             events: vec![Event::default(); s.nsched as usize],
         }
@@ -188,15 +189,14 @@ impl Core {
         for q in 0..ns {
             o.last_valid[q] = self.last[q].is_some();
             o.last_idx[q] = self.last[q].unwrap_or(0) as u64;
-            for (j, v) in self.views.iter_mut().enumerate() {
+            let si = &mut self.sched_in;
+            for j in 0..si.ready.len() {
                 let w = j * ns + q;
-                *v = warp_scheduler::Warp {
-                    ready: i.ready[w],
-                    cls: o.warp_class[w].code(),
-                    age: i.age[w],
-                };
+                si.ready[j] = i.ready[w];
+                si.cls[j] = o.warp_class[w].code();
+                si.age[j] = i.age[w];
             }
-            let pick = warp_scheduler::pick(&self.sched, self.last[q], &self.views);
+            let pick = warp_scheduler::pick(&self.sched, self.last[q], si);
             o.iss_valid[q] = pick.is_some();
             o.iss_idx[q] = pick.unwrap_or(0) as u64;
             let w = o.iss_idx[q] as usize * ns + q;
