@@ -14,7 +14,7 @@ pub fn blocks() -> Vec<BlockEntry> {
         BlockEntry::old::<crate::blocks::sp_access_unit::SpAccessUnitBench>(),
         BlockEntry::old::<crate::blocks::lock_table::LockTableBench>(),
         BlockEntry::old::<crate::blocks::owner_class::OwnerClassBench>(),
-        BlockEntry::old::<crate::blocks::relssp_unit::RelsspBench>(),
+        BlockEntry::of::<smrtl_hdl::blocks::relssp_unit::Params>(),
         BlockEntry::of::<smrtl_hdl::blocks::warp_scheduler::Params>(),
         BlockEntry::old::<crate::blocks::sharing_core::SharingCoreBench>(),
         BlockEntry::old::<crate::blocks::rbmi_arb::RbmiArbBench>(),

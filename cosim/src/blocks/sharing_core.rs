@@ -8,7 +8,7 @@
 
 use crate::blocks::lock_table::{self, LockTable};
 use crate::blocks::owner_class::{classify, Locks};
-use crate::blocks::relssp_unit::{Event, Relssp, WarpIn};
+use crate::blocks::relssp_unit::Relssp;
 use crate::blocks::share_cfg::{CfgWrite, Table};
 use crate::blocks::sp_access_unit::access;
 use crate::blocks::warp_scheduler;
@@ -17,11 +17,24 @@ use crate::harness::sim::Simulator;
 use smrtl_hdl::blocks::lock_table::port as lt_port;
 use smrtl_hdl::blocks::owner_class::port as oc_port;
 use smrtl_hdl::blocks::relssp_unit::port as rs_port;
+use smrtl_hdl::blocks::relssp_unit::port::{Inputs as RelIn, Outputs as RelOut};
 use smrtl_hdl::blocks::share_cfg;
 use smrtl_hdl::blocks::sharing::Class;
 use smrtl_hdl::blocks::sharing_core::{port, Params as CoreParams};
 use smrtl_hdl::blocks::sp_access_unit::port as sa_port;
 use smrtl_hdl::blocks::warp_scheduler::port as ws_port;
+
+/// Per-warp inputs of one cycle (spec §3).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct WarpIn {
+    pub valid: bool,
+    /// TB slot id; an id ≥ T matches no slot.
+    pub slot: usize,
+    /// Launched, not yet exited lanes at the start of the cycle.
+    pub live: u64,
+    /// A new warp starts here: its release bits clear.
+    pub launch: bool,
+}
 
 /// What the SM side tells the core about a scheduler's pick, in the same cycle (§5): the
 /// instruction is a shared access, a relssp, carries the exit flag; its lanes and offsets.
@@ -114,7 +127,8 @@ pub struct Core {
     /// One scheduler's warps, as its ports see them.
     sched_in: smrtl_hdl::blocks::warp_scheduler::port::Inputs,
     lock_in: lock_table::Inputs,
-    events: Vec<Event>,
+    rel_in: RelIn,
+    rel_out: RelOut,
 }
 
 impl Core {
@@ -135,7 +149,8 @@ impl Core {
             },
             sched_in: smrtl_hdl::blocks::warp_scheduler::port::Inputs::new(&p.child()),
             lock_in: lock_table::Inputs::idle(&lt),
-            events: vec![Event::default(); s.nsched as usize],
+            rel_in: RelIn::new(&p.child()),
+            rel_out: RelOut::new(&p.child()),
         }
     }
 
@@ -233,22 +248,30 @@ impl Core {
             (li.cpl_valid[q], li.cpl_slot[q]) = i.cpl[q];
         }
         self.locks.grant(li, &mut o.lock);
+        let ri = &mut self.rel_in;
+        for (w, x) in i.warps.iter().enumerate() {
+            ri.warp_valid[w] = x.valid;
+            ri.warp_slot[w] = x.slot as u64;
+            ri.live[w] = x.live;
+            ri.warp_launch[w] = x.launch;
+        }
         for q in 0..ns {
             let d = &i.dsc[q];
             o.issued[q] = o.iss_valid[q] && (!li.rq_valid[q] || o.lock.gnt[q]);
-            self.events[q] = Event {
-                valid: o.issued[q] && (d.rel || d.exit),
-                rel: d.rel,
-                exit: d.exit,
-                warp: o.iss_idx[q] as usize * ns + q,
-                mask: d.mask,
-            };
+            ri.ev_valid[q] = o.issued[q] && (d.rel || d.exit);
+            ri.ev_rel[q] = d.rel;
+            ri.ev_exit[q] = d.exit;
+            ri.ev_warp[q] = o.iss_idx[q] * ns as u64 + q as u64;
+            ri.ev_mask[q] = d.mask;
         }
-        let slots = self.relssp.eval(&i.warps, &self.events);
-        (o.done, o.tb_empty) = (slots.done, slots.tb_empty);
+        self.relssp.eval(ri, &mut self.rel_out);
+        let ro = &self.rel_out;
+        (o.done, o.tb_empty) = (0, 0);
         for sl in 0..li.done.len() {
-            li.done[sl] = slots.done >> sl & 1 == 1;
-            li.tb_empty[sl] = slots.tb_empty >> sl & 1 == 1;
+            li.done[sl] = ro.done[sl];
+            li.tb_empty[sl] = ro.tb_empty[sl];
+            o.done |= (ro.done[sl] as u64) << sl;
+            o.tb_empty |= (ro.tb_empty[sl] as u64) << sl;
         }
         (
             li.cfg_lock_we,
@@ -259,9 +282,7 @@ impl Core {
             Some((k, v, owner)) => (true, k, v, owner),
             None => (false, 0, false, 0),
         };
-        for (w, r) in o.rbits.iter_mut().enumerate() {
-            *r = self.relssp.rbits(w);
-        }
+        o.rbits.copy_from_slice(&ro.rbits);
         self.locks.step(li, &mut o.lock);
         // --- the edge ---
         self.relssp.tick(i.reset);

@@ -6,8 +6,8 @@
 
 use proptest::prelude::*;
 use proptest::strategy::BoxedStrategy;
-use smrtl_cosim::blocks::relssp_unit::WarpIn;
 use smrtl_cosim::blocks::share_cfg::CfgWrite;
+use smrtl_cosim::blocks::sharing_core::WarpIn;
 use smrtl_cosim::blocks::sharing_core::{CoreIn, CoreOut, CorePorts};
 use smrtl_cosim::harness::{first_difference, Trace as WaveRows};
 use smrtl_cosim::kernel::cfg::{BlockFile, Program, ProgramFile, Var};

@@ -4,8 +4,8 @@
 use super::params::SmParams;
 use super::record::{Check, CycleRecord, LoopError, Releases, SmError, SmStats, TbLife};
 use super::{Phase, SharingSm, Warp};
-use crate::blocks::relssp_unit::WarpIn;
 use crate::blocks::share_cfg::{CfgWrite, Table};
+use crate::blocks::sharing_core::WarpIn;
 use crate::blocks::sharing_core::{Core, CoreIn, CoreOut};
 use crate::kernel::program::{Kernel, Op, REGS};
 
