@@ -12,7 +12,7 @@ pub fn blocks() -> Vec<BlockEntry> {
         BlockEntry::old::<crate::blocks::sm_core::SmCoreBench>(),
         BlockEntry::old::<crate::blocks::share_cfg::ShareCfgBench>(),
         BlockEntry::old::<crate::blocks::sp_access_unit::SpAccessUnitBench>(),
-        BlockEntry::old::<crate::blocks::lock_table::LockTableBench>(),
+        BlockEntry::of::<smrtl_hdl::blocks::lock_table::Params>(),
         BlockEntry::old::<crate::blocks::owner_class::OwnerClassBench>(),
         BlockEntry::of::<smrtl_hdl::blocks::relssp_unit::Params>(),
         BlockEntry::of::<smrtl_hdl::blocks::warp_scheduler::Params>(),

@@ -6,7 +6,7 @@
 //! [`CorePorts`]). [`Model`] puts it on the ports. The SM around it is
 //! [`crate::sm::sharing_sm`].
 
-use crate::blocks::lock_table::{self, LockTable};
+use crate::blocks::lock_table::LockTable;
 use crate::blocks::owner_class::{classify, Locks};
 use crate::blocks::relssp_unit::Relssp;
 use crate::blocks::share_cfg::{CfgWrite, Table};
@@ -14,6 +14,7 @@ use crate::blocks::sp_access_unit::access;
 use crate::blocks::warp_scheduler;
 use crate::harness::layout::Layout;
 use crate::harness::sim::Simulator;
+use smrtl_hdl::blocks::lock_table::port as lock_table;
 use smrtl_hdl::blocks::lock_table::port as lt_port;
 use smrtl_hdl::blocks::owner_class::port as oc_port;
 use smrtl_hdl::blocks::relssp_unit::port as rs_port;
@@ -148,7 +149,7 @@ impl Core {
                 owner: vec![0; s.kp()],
             },
             sched_in: smrtl_hdl::blocks::warp_scheduler::port::Inputs::new(&p.child()),
-            lock_in: lock_table::Inputs::idle(&lt),
+            lock_in: lock_table::Inputs::new(&lt),
             rel_in: RelIn::new(&p.child()),
             rel_out: RelOut::new(&p.child()),
         }

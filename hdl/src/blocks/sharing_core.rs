@@ -113,23 +113,11 @@ pub fn ports(p: &Params) -> Vec<Port> {
 
 /// Builds the core from validated params.
 pub fn build(p: &Params) -> Module {
-    build_with(p, lock_table::Fault::None)
-}
-
-/// The core with a planted lock-table bug (tests only: the harness must catch it at SM level);
-/// a faulty core never shares a name with the real one.
-#[doc(hidden)]
-pub fn build_with(p: &Params, fault: lock_table::Fault) -> Module {
     let s = &p.shape;
     let (w, ns, lanes) = (s.warps as usize, s.nsched as usize, s.lanes as usize);
     let (aw, sw, tw, kw, ww) = (s.aw(), s.sw(), s.tw(), s.kw(), s.ww());
     let age_w = p.age_w as usize;
-    let name = crate::params::module_name(p);
-    let name = match fault {
-        lock_table::Fault::None => name,
-        _ => format!("{name}_fault"),
-    };
-    let mut m = Module::new(&name);
+    let mut m = Module::new(&crate::params::module_name(p));
     m.clock_reset();
 
     m.section("Inputs: configuration (kernel launch)");
@@ -184,10 +172,7 @@ pub fn build_with(p: &Params, fault: lock_table::Fault) -> Module {
     let shtb = cfg.output(share_cfg::port::SHTB);
     let base = cfg.output(share_cfg::port::BASE);
 
-    let locks = m.instance(
-        "lock_table",
-        &Arc::new(lock_table::build_with(&p.child(), fault)),
-    );
+    let locks = m.instance("lock_table", &Arc::new(lock_table::build(&p.child())));
     let lock_valid = locks.output(lock_table::port::LOCK_VALID);
     let lock_owner = locks.output(lock_table::port::LOCK_OWNER);
 
