@@ -7,7 +7,7 @@
 //! [`crate::sm::sharing_sm`].
 
 use crate::blocks::lock_table::LockTable;
-use crate::blocks::owner_class::{classify, Locks};
+use crate::blocks::owner_class::classify;
 use crate::blocks::relssp_unit::Relssp;
 use crate::blocks::share_cfg::{CfgWrite, Table};
 use crate::blocks::sp_access_unit::access;
@@ -124,7 +124,6 @@ pub struct Core {
     relssp: Relssp,
     last: Vec<Option<usize>>,
     // Scratch, sized once.
-    lock_view: Locks,
     /// One scheduler's warps, as its ports see them.
     sched_in: smrtl_hdl::blocks::warp_scheduler::port::Inputs,
     lock_in: lock_table::Inputs,
@@ -144,10 +143,6 @@ impl Core {
             locks: LockTable::new(&lt),
             relssp: Relssp::new(&p.child()),
             last: vec![None; s.nsched as usize],
-            lock_view: Locks {
-                valid: vec![false; s.kp()],
-                owner: vec![0; s.kp()],
-            },
             sched_in: smrtl_hdl::blocks::warp_scheduler::port::Inputs::new(&p.child()),
             lock_in: lock_table::Inputs::new(&lt),
             rel_in: RelIn::new(&p.child()),
@@ -186,15 +181,10 @@ impl Core {
         let ns = self.p.shape.nsched as usize;
         o.table.clone_from(&self.table);
         o.err_cfg = self.table.err_cfg();
-        for k in 0..self.lock_view.valid.len() {
-            let (v, owner) = self.locks.lock(k);
-            self.lock_view.valid[k] = v;
-            self.lock_view.owner[k] = owner;
-        }
         for (w, x) in i.warps.iter().enumerate() {
             let (bit, class) = classify(
                 &self.table,
-                &self.lock_view,
+                self.locks.locks(),
                 self.p.free_class,
                 x.valid,
                 x.slot as u64,
