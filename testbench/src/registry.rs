@@ -16,7 +16,7 @@ pub fn blocks() -> Vec<BlockEntry> {
         BlockEntry::of::<smrtl_hdl::blocks::owner_class::Params>(),
         BlockEntry::of::<smrtl_hdl::blocks::relssp_unit::Params>(),
         BlockEntry::of::<smrtl_hdl::blocks::warp_scheduler::Params>(),
-        BlockEntry::old::<crate::blocks::sharing_core::SharingCoreBench>(),
+        BlockEntry::of::<smrtl_hdl::blocks::sharing_core::Params>(),
         BlockEntry::old::<crate::blocks::rbmi_arb::RbmiArbBench>(),
         BlockEntry::old::<crate::blocks::qbmi_arb::QbmiArbBench>(),
         BlockEntry::of::<smrtl_hdl::blocks::milg::Params>(),

@@ -134,25 +134,18 @@ impl Table {
     }
 }
 
-/// One cycle's configuration writes (spec §2.2 `cfg_*`): ShSM, `u`, and one slot's
-/// `(slot, partner, base)`.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct CfgWrite {
-    pub shsm: Option<bool>,
-    pub u: Option<u64>,
-    pub slot: Option<(u64, u64, u64)>,
-}
-
 impl Table {
-    /// The writes' effect at the edge; a slot write to a slot id ≥ T is dropped.
-    pub fn write(&mut self, w: &CfgWrite) {
-        if let Some(v) = w.shsm {
+    /// The configuration writes' effect at the edge (spec §2.2 `cfg_*`): ShSM, `u`, and one
+    /// slot's `(slot, partner, base)`, each where written; a slot write to a slot id ≥ T is
+    /// dropped.
+    pub fn write(&mut self, shsm: Option<bool>, u: Option<u64>, slot: Option<(u64, u64, u64)>) {
+        if let Some(v) = shsm {
             self.shsm = v;
         }
-        if let Some(u) = w.u {
+        if let Some(u) = u {
             self.u = u;
         }
-        if let Some((slot, partner, base)) = w.slot {
+        if let Some((slot, partner, base)) = slot {
             if let (Some(e), Some(b)) = (
                 self.shtb.get_mut(slot as usize),
                 self.base.get_mut(slot as usize),
@@ -203,12 +196,11 @@ impl Simulator for Model {
             t.reset();
             return;
         }
-        t.write(&CfgWrite {
-            shsm: i.cfg_shsm_we.then_some(i.cfg_shsm),
-            u: i.cfg_u_we.then_some(i.cfg_u),
-            slot: i
-                .cfg_slot_we
+        t.write(
+            i.cfg_shsm_we.then_some(i.cfg_shsm),
+            i.cfg_u_we.then_some(i.cfg_u),
+            i.cfg_slot_we
                 .then_some((i.cfg_slot, i.cfg_partner, i.cfg_base)),
-        });
+        );
     }
 }
