@@ -56,37 +56,6 @@ pub fn encode<P: HasPorts>(p: &P, layout: &Layout, cycles: &[P::Inputs]) -> Case
         .collect()
 }
 
-/// The transition's descriptor (blocks not yet converted to [`Bench`]) (implemented once per block, in its file here; listed once in
-/// [`crate::registry`]). Params, ports and widths come from [`Bench::Params`].
-pub trait OldBench: 'static {
-    type Params: BlockParams + PartialEq + Send + Sync + 'static;
-    /// One line for `smrtl list`: what the block is and which seed it comes from.
-    const SUMMARY: &'static str;
-    /// The RTL.
-    fn module(p: &Self::Params) -> Module;
-    /// The behavioral model at the block's ports, in its reset state.
-    fn model(p: &Self::Params, layout: &Layout) -> Box<dyn Simulator + Send>;
-    /// Random cases for co-simulation; shrinking works on them.
-    fn cases(p: &Self::Params, layout: &Layout) -> BoxedStrategy<Case>;
-    /// The block's own lines in `smrtl synth` (its figures beside the paper's).
-    fn cost_notes(_p: &Self::Params) -> Result<Notes, ToolError> {
-        Ok(Notes::default())
-    }
-    /// The block's solver proof at `p` for `smrtl prove` (docs/prove.md): legal-stimulus
-    /// assumptions, invariants over its ports, registered-only outputs and the depths; `None`
-    /// for a block (or configuration) without properties.
-    fn properties(_p: &Self::Params) -> Option<Proof> {
-        None
-    }
-    /// The configurations `smrtl prove --all-configs` proves: by default the presets.
-    fn proof_configs() -> Vec<Self::Params> {
-        Self::Params::presets()
-            .into_iter()
-            .map(|(_, p)| p)
-            .collect()
-    }
-}
-
 /// A configured block.
 pub struct Design {
     pub name: &'static str,
@@ -130,23 +99,6 @@ impl Design {
                 .boxed(),
             notes: Box::new(move || pn.cost_notes()),
             proof: p.properties(),
-        }
-    }
-
-    pub fn old<B: OldBench>(p: &B::Params) -> Design {
-        let module = Arc::new(B::module(p));
-        let layout = Layout::new(&module.ports());
-        let cases = B::cases(p, &layout);
-        let (pm, lm, pn) = (p.clone(), layout.clone(), p.clone());
-        Design {
-            name: B::Params::BLOCK,
-            params: serde_json::to_value(p).expect("params serialize"),
-            module,
-            layout,
-            model: Box::new(move || B::model(&pm, &lm)),
-            cases,
-            notes: Box::new(move || B::cost_notes(&pn)),
-            proof: B::properties(p),
         }
     }
 
@@ -208,31 +160,6 @@ impl BlockEntry {
             faults: P::FAULTS,
         }
     }
-
-    /// The entry of a block not yet converted to [`Bench`].
-    pub fn old<B: OldBench>() -> BlockEntry {
-        BlockEntry {
-            name: B::Params::BLOCK,
-            summary: B::SUMMARY,
-            params: B::Params::describe,
-            presets: presets::<B::Params>,
-            configure: configure::<B>,
-            proof_configs: proof_configs::<B>,
-            #[cfg(feature = "faults")]
-            faults: &[],
-        }
-    }
-}
-
-fn proof_configs<B: OldBench>() -> Vec<Design> {
-    B::proof_configs().iter().map(Design::old::<B>).collect()
-}
-
-fn configure<B: OldBench>(
-    preset: Option<&str>,
-    sets: &[(String, String)],
-) -> Result<Design, ParamError> {
-    Ok(Design::old::<B>(&B::Params::resolve(preset, sets)?))
 }
 
 fn presets<P: BlockParams>() -> Vec<(&'static str, serde_json::Value)> {

@@ -8,7 +8,7 @@ pub mod registry;
 pub mod stimulus_file;
 pub mod studies;
 
-pub use design::{Bench, BlockEntry, Case, Design, OldBench};
+pub use design::{Bench, BlockEntry, Case, Design};
 pub use registry::{block, blocks};
 
 /// Whether tests may use external `tool` (see [`smrtl_hdl::tools::external`]).

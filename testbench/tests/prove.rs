@@ -6,16 +6,17 @@
 //! in every mode, `rbmi_arb` and `qbmi_arb` for N = 1..3, and the composed `mem_issue_ctl`
 //! for every scheme and N, each with a planted fault found.
 
-use smrtl_hdl::blocks::lock_table::{build_with, Fault, Params};
+use smrtl_hdl::blocks::lock_table::faults::RELEASE_IGNORES_DRAIN;
+use smrtl_hdl::blocks::lock_table::{build, Params};
 use smrtl_hdl::blocks::mem_issue_ctl::{Params as CtlParams, Scheme};
 use smrtl_hdl::blocks::milg::Params as MilgParams;
 use smrtl_hdl::BlockParams;
 use smrtl_synth::prove::{self, Kind, Property, Run, Verdict};
-use smrtl_testbench::blocks::lock_table::{proof, LockTableBench};
+use smrtl_testbench::blocks::lock_table::proof;
 use smrtl_testbench::blocks::mem_issue_ctl::proof as mem_issue_ctl_proof;
 use smrtl_testbench::blocks::milg::proof as milg_proof;
 use smrtl_testbench::blocks::rbmi_arb::proof as rbmi_proof;
-use smrtl_testbench::{external, Bench, Design, OldBench};
+use smrtl_testbench::{external, Bench, Design};
 
 fn small() -> Params {
     Params::resolve(Some("small"), &[]).unwrap()
@@ -52,12 +53,12 @@ fn lock_table_invariants_are_proven_on_every_proof_config() {
     if !prove::TOOLS.iter().all(|t| external(t)) {
         return;
     }
-    let configs = LockTableBench::proof_configs();
+    let configs = Params::proof_configs();
     for p in &configs {
-        let proof = Design::old::<LockTableBench>(p).proof.expect("declared");
+        let proof = Design::new(p).proof.expect("declared");
         assert!(proof.count(Kind::Assume) >= 10 && proof.count(Kind::Assert) >= 10);
     }
-    assert!(assert_proven(configs.iter().map(Design::old::<LockTableBench>).collect()) >= 5);
+    assert!(assert_proven(configs.iter().map(Design::new).collect()) >= 5);
 }
 
 #[test]
@@ -66,7 +67,7 @@ fn planted_drain_fault_fails_with_a_counterexample_vcd() {
         return;
     }
     let p = small();
-    let m = build_with(&p, Fault::ReleaseIgnoresDrain);
+    let m = smrtl_hdl::faults::plant_module(&RELEASE_IGNORES_DRAIN, || build(&p));
     let verilog = smrtl_hdl::verilog::emit(&m, &[]);
     let r = prove::prove(&verilog, &m.name, &m.ports(), &proof(&p)).unwrap();
     assert!(!r.proven());
@@ -109,7 +110,7 @@ fn a_mealy_output_is_not_registered_only() {
         return;
     }
     let p = small();
-    let d = Design::old::<LockTableBench>(&p);
+    let d = Design::new(&p);
     let mut pr = proof(&p);
     pr.properties.push(Property::registered("gnt"));
     let r = prove::prove(&d.verilog(), &d.module.name, &d.module.ports(), &pr).unwrap();
@@ -136,7 +137,7 @@ fn contradictory_assumptions_are_an_error() {
         return;
     }
     let p = small();
-    let d = Design::old::<LockTableBench>(&p);
+    let d = Design::new(&p);
     let mut pr = proof(&p);
     pr.properties
         .push(Property::assume("never", "rq_valid[0] && !rq_valid[0]"));
@@ -154,7 +155,7 @@ fn a_weak_invariant_is_not_inductive_until_strengthened() {
     // slot 0 has accesses in flight satisfies it forever, until the partner releases. The
     // strengthening `in_flight_holds_lock_*` (the holder is the slot itself) closes it.
     let p = small();
-    let d = Design::old::<LockTableBench>(&p);
+    let d = Design::new(&p);
     let full = proof(&p);
     let mut weak = full.clone();
     weak.properties.retain(|x| x.kind == Kind::Assume);

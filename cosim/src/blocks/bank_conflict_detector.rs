@@ -9,7 +9,6 @@ use crate::harness::sim::{BlockModel, Simulator};
 use serde::{Deserialize, Serialize};
 use smrtl_hdl::blocks::bank_conflict_detector::port::{Inputs, Io, Outputs};
 use smrtl_hdl::blocks::bank_conflict_detector::{Mode, Params};
-use smrtl_hdl::netlist::mask;
 use thiserror::Error;
 
 /// A bank-model configuration (spec §1.2): the model accepts more than the RTL.
@@ -258,18 +257,6 @@ impl Word {
     pub(crate) fn set(self, buf: &mut [u64], v: u64) {
         buf[self.0] = v;
     }
-}
-
-/// Lane `lane`'s field of a bus packing `width`-bit (≤ 64) fields from bit 0 up, in
-/// little-endian words (for the models not yet on a `ports!` declaration).
-pub(crate) fn lane_field(words: &[u64], lane: usize, width: usize) -> u64 {
-    let lo = lane * width;
-    let (i, shift) = (lo / 64, lo % 64);
-    let mut v = words[i] >> shift;
-    if shift + width > 64 {
-        v |= words[i + 1] << (64 - shift);
-    }
-    v & mask(width)
 }
 
 /// The detector's behavioral model on its ports: the same buffers as the RTL backends.
