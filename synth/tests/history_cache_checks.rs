@@ -1,6 +1,8 @@
-//! Checks on the emitted `history_cache`: Verilator lint and Icarus compile of `small`, `paper`
-//! and a 1-way variant, latch-free generic synthesis with exactly the register bits the params
-//! imply, and a short cycle-level run of the RTL (accumulate, write, hit, clear).
+//! Checks on the emitted `history_cache` beyond its presets (the conformance suite lints,
+//! compiles, replays and synthesizes every preset, docs/blocks.md "Conformance suite"):
+//! Verilator lint and Icarus compile of a 1-way and a 1-set variant, latch-free generic
+//! synthesis with exactly the register bits the params imply, and a short cycle-level run of the
+//! RTL (accumulate, write, hit, clear).
 //!
 //! A missing tool fails the tool tests when `SMRTL_REQUIRE_TOOLS=1`, and skips them otherwise.
 
@@ -62,13 +64,6 @@ fn check(preset: &str, sets: &[(&str, &str)], run_yosys: bool) {
 }
 
 #[test]
-fn small_lints_compiles_and_synthesizes() {
-    if have_tools() {
-        check("small", &[], true);
-    }
-}
-
-#[test]
 fn one_way_variant_lints_compiles_and_synthesizes() {
     if have_tools() {
         check(
@@ -87,13 +82,6 @@ fn one_set_variant_lints_compiles_and_synthesizes() {
             &[("hc_sets", "1"), ("counter_mode", "load_pred_plus_sm1")],
             true,
         );
-    }
-}
-
-#[test]
-fn paper_lints_compiles_and_synthesizes() {
-    if have_tools() {
-        check("paper", &[], true);
     }
 }
 

@@ -82,36 +82,4 @@ mod tests {
             assert_eq!(build(&p).register_bits(), Registers::of(&p).total, "T={t}");
         }
     }
-
-    /// Yosys finds exactly these flip-flops (138 at the defaults): none is constant or merged.
-    #[test]
-    fn yosys_confirms_the_flip_flops() {
-        if !smrtl_hdl::tools::external(&["yosys"]) {
-            return;
-        }
-        for preset in ["paper", "small"] {
-            let p = Params::resolve(Some(preset), &[]).unwrap();
-            let module = std::sync::Arc::new(build(&p));
-            let cost = crate::cost_of(&module, false).unwrap();
-            let r = Registers::of(&p);
-            assert_eq!(cost.generic.rtl_flip_flops, r.total, "{preset}");
-            assert_eq!(cost.generic.flip_flops, r.total, "{preset}");
-        }
-    }
-
-    /// The Verilog is clean under `verilator --lint-only -Wall` (with the project's waivers)
-    /// and compiles in Icarus, with either policy.
-    #[test]
-    fn verilog_lints_and_compiles() {
-        if !smrtl_hdl::tools::external(&["verilator", "iverilog"]) {
-            return;
-        }
-        for (preset, policy) in [("paper", "TRANSFER"), ("small", "FREE")] {
-            let p = Params::resolve_pairs(Some(preset), &[("POLICY", policy)]).unwrap();
-            let module = std::sync::Arc::new(build(&p));
-            let verilog = smrtl_hdl::rusthdl::emit_verilog(&module);
-            crate::lint_verilator(&verilog, &module.name).unwrap();
-            crate::compile_icarus(&verilog, &module.name).unwrap();
-        }
-    }
 }

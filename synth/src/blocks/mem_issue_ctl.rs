@@ -89,19 +89,4 @@ mod tests {
         let b = Registers::of(&Params::resolve(Some("baseline"), &[]).unwrap());
         assert_eq!((b.per_milg, b.total, b.paper), (36, 72, 0));
     }
-
-    /// Yosys counts the inventory's flip-flops in the hierarchical design, no latch.
-    #[test]
-    fn yosys_confirms_the_flip_flops() {
-        if !smrtl_hdl::tools::external(&["yosys"]) {
-            return;
-        }
-        for (preset, want) in [("paper", 88), ("baseline", 72), ("three", 132)] {
-            let p = Params::resolve(Some(preset), &[]).unwrap();
-            let module = std::sync::Arc::new(build(&p));
-            let cost = crate::cost_of(&module, false).unwrap();
-            assert_eq!(cost.generic.flip_flops, want, "{preset}");
-            assert!(cost.generic.latches.is_empty(), "{preset}");
-        }
-    }
 }

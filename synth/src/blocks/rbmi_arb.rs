@@ -59,24 +59,3 @@ pub fn notes(p: &Params) -> Result<crate::Notes, ToolError> {
     );
     Ok(n)
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// Yosys keeps exactly the pointer bits, latch-free, for every N; the Verilog lints and
-    /// compiles.
-    #[test]
-    fn yosys_confirms_the_pointer_and_no_latches() {
-        if !smrtl_hdl::tools::external(&["yosys"]) {
-            return;
-        }
-        for n in 1..=3 {
-            let p = Params { n };
-            let (s, g) = cost(&p).unwrap();
-            assert_eq!(s.yosys_bits, p.register_bits(), "N = {n}");
-            assert_eq!(g.rtl_flip_flops, p.register_bits(), "N = {n}");
-            assert!(g.latches.is_empty(), "N = {n}: {:?}", g.latches);
-        }
-    }
-}
