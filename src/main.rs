@@ -12,6 +12,7 @@ mod relssp;
 mod repro;
 mod run;
 mod sim;
+mod soak;
 mod sweep;
 mod synth;
 
@@ -202,6 +203,9 @@ enum Command {
     /// Prove a block's invariants on its emitted Verilog with a SAT solver (Yosys `sat`): BMC
     /// from reset and k-induction under the block's legal-stimulus assumptions.
     Prove(prove::ProveArgs),
+    /// Long random co-simulation on rust-hdl of a rotating part of every block × preset; each
+    /// failure prints the `smrtl cosim` command that reproduces it.
+    Soak(soak::SoakArgs),
     /// Scratchpad sharing's compiler pass (seed 001): the shared-region variables, their
     /// layout and the relssp placement (opt, postdom), and with -o the transformed kernel.
     Relssp(relssp::RelsspArgs),
@@ -349,6 +353,7 @@ fn main() -> ExitCode {
         Command::Launch(args) => launch::run(args),
         Command::Relssp(args) => relssp::run(args),
         Command::Prove(args) => prove::run(&args),
+        Command::Soak(args) => soak::run(args),
     };
     match result {
         Ok(code) => code,

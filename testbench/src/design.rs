@@ -67,6 +67,10 @@ pub struct Design {
     notes: Box<dyn Fn() -> Result<Notes, ToolError> + Send + Sync>,
     /// The block's proof at these params ([`Bench::properties`]).
     pub proof: Option<Proof>,
+    /// The register bits of the block's own inventory ([`BlockCost::register_inventory`]),
+    /// which the conformance suite holds against the IR and Yosys; `None` where the block
+    /// states none (and for blocks not yet converted to [`Bench`]).
+    pub inventory: Option<u64>,
 }
 
 impl Design {
@@ -80,6 +84,20 @@ impl Design {
     #[cfg(feature = "faults")]
     pub fn with_fault<P: Bench>(p: &P, fault: &smrtl_hdl::faults::Fault) -> Design {
         Design::with_module(p, smrtl_hdl::faults::plant_module(fault, || p.build()))
+    }
+
+    /// [`Design::with_fault`], or `None` when no generator builds `fault` at `p` (a fault on a
+    /// path these params do not build).
+    #[cfg(feature = "faults")]
+    pub fn with_fault_if_built<P: Bench>(
+        p: &P,
+        fault: &smrtl_hdl::faults::Fault,
+    ) -> Option<Design> {
+        let (mut module, hit) = smrtl_hdl::faults::plant(fault, || p.build());
+        hit.then(|| {
+            module.name = format!("{}_fault", module.name);
+            Design::with_module(p, module)
+        })
     }
 
     fn with_module<P: Bench>(p: &P, module: Module) -> Design {
@@ -99,6 +117,7 @@ impl Design {
                 .boxed(),
             notes: Box::new(move || pn.cost_notes()),
             proof: p.properties(),
+            inventory: p.register_inventory(),
         }
     }
 
@@ -132,7 +151,14 @@ impl Design {
 /// Builds a block's [`Design`] from an optional preset and `key=value` overrides.
 pub type Configure = fn(Option<&str>, &[(String, String)]) -> Result<Design, ParamError>;
 
+/// Builds a block's [`Design`] at an optional preset with one of its planted faults in the RTL
+/// (the model stays correct); `Ok(None)` when these params do not build the fault.
+#[cfg(feature = "faults")]
+pub type ConfigureWithFault =
+    fn(Option<&str>, &smrtl_hdl::faults::Fault) -> Result<Option<Design>, ParamError>;
+
 /// A block as `smrtl list` shows it, and how to configure it.
+#[derive(Clone)]
 pub struct BlockEntry {
     pub name: &'static str,
     pub summary: &'static str,
@@ -144,6 +170,10 @@ pub struct BlockEntry {
     /// The block's planted faults (docs/blocks.md §4).
     #[cfg(feature = "faults")]
     pub faults: &'static [smrtl_hdl::faults::Fault],
+    /// A preset's design with one of [`BlockEntry::faults`] planted: what the conformance
+    /// suite must catch (docs/blocks.md "Conformance suite").
+    #[cfg(feature = "faults")]
+    pub configure_with_fault: ConfigureWithFault,
 }
 
 impl BlockEntry {
@@ -158,6 +188,13 @@ impl BlockEntry {
             proof_configs: || P::proof_configs().iter().map(Design::new).collect(),
             #[cfg(feature = "faults")]
             faults: P::FAULTS,
+            #[cfg(feature = "faults")]
+            configure_with_fault: |preset, fault| {
+                Ok(Design::with_fault_if_built(
+                    &P::resolve(preset, &[])?,
+                    fault,
+                ))
+            },
         }
     }
 }

@@ -3,8 +3,10 @@
 
 pub mod blocks;
 pub mod check;
+pub mod conformance;
 pub mod design;
 pub mod registry;
+pub mod soak;
 pub mod stimulus_file;
 pub mod studies;
 
