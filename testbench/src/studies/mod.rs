@@ -1,11 +1,11 @@
-//! Studies over the SM-level systems: `smrtl sim` runs, sweeps, reproductions, profiles and
-//! the batch conflict evaluator.
+//! Studies over the SM-level systems ([`crate::systems`]): sweeps, reproductions, profiles,
+//! the memory pipeline with its control in the loop, and the batch conflict evaluator.
 
 pub mod conflict;
 pub mod mem_sm;
 pub mod profiles;
+pub mod registry;
 pub mod repro;
 pub mod sharing_profiles;
 pub mod sharing_repro;
-pub mod sim;
 pub mod sweep;

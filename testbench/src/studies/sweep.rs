@@ -3,8 +3,8 @@
 //! JSON lines, and shard outputs merged back into exactly the bytes of an unsharded run.
 //!
 //! The engine ([`Grid`], [`Shard`], [`par_map`], [`run_grid`], [`Table`], [`merge`]) does not
-//! know what a point runs. [`SmSweep`] is the experiment of `smrtl sweep`: the scheduler-mode SM
-//! model on the synthetic Table-5 profiles with params overridden per point.
+//! know what a point runs. [`Sweep`] is the experiment of `smrtl sweep`: a system's model
+//! ([`crate::systems`]) on its built-in profiles with its params overridden per point.
 //!
 //! # Output
 //! Every row starts with three columns: `point` (its index in the grid), `points` (the grid's
@@ -13,13 +13,11 @@
 //! in grid order and each depends on its point alone, so the bytes do not depend on the thread
 //! count, and [`merge`] can order, check and join the outputs of the shards.
 
-use crate::blocks::sm_core::{params_from_value, workload_from_value};
-use crate::studies::profiles::{self, LANES, SUBWARPS};
+use crate::systems::{self, System};
 use rayon::prelude::*;
 use serde::de::{Deserializer, Error as _, MapAccess, Visitor};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use smrtl_cosim::blocks::sm_core::{SmParams, SmStats};
 use std::fmt;
 use std::num::NonZeroUsize;
 use std::str::FromStr;
@@ -448,70 +446,16 @@ fn merge_raw(shards: &[(String, String)]) -> Result<String, String> {
 }
 
 // ---------------------------------------------------------------------------------------------
-// The SM sweep of `smrtl sweep`.
-
-/// Metrics of one point, after its coordinates (the [`SmStats`] of the run).
-pub const SM_METRICS: [&str; 11] = [
-    "cycles",
-    "issued_warp_instructions",
-    "issue",
-    "bank_conflict",
-    "other",
-    "sched_fail",
-    "idle",
-    "wb_bubbles",
-    "hc_hits",
-    "hc_misses",
-    "ipc",
-];
-
-fn metrics(s: &SmStats) -> Vec<Value> {
-    let o = &s.outcomes;
-    vec![
-        s.cycles.into(),
-        s.issued_warp_instructions.into(),
-        o.issue.into(),
-        o.bank_conflict.into(),
-        o.other.into(),
-        o.sched_fail.into(),
-        o.idle.into(),
-        s.wb_bubbles.into(),
-        s.hc_hits.into(),
-        s.hc_misses.into(),
-        s.ipc.into(),
-    ]
-}
+// The sweep of `smrtl sweep`: any system's params × profiles × waves × seeds.
 
 /// Largest `waves` of a point.
 pub use crate::studies::profiles::MAX_WAVES;
 
-/// Profiles drawn for [`SmSweep::new`]'s checks, by (name, lanes, subwarps): their params, first
-/// warp and number of warps.
-#[derive(Default)]
-struct Bodies(std::collections::HashMap<(String, u32, u32), (Value, Value, usize)>);
-
-impl Bodies {
-    fn get(
-        &mut self,
-        name: &str,
-        seed: u64,
-        lanes: u32,
-        subwarps: u32,
-    ) -> Result<&(Value, Value, usize), String> {
-        let key = (name.to_string(), lanes, subwarps);
-        if !self.0.contains_key(&key) {
-            let mut w = profiles::profile(name)?.workload(seed, 1, lanes, subwarps);
-            let warps = w["warps"].as_array_mut().expect("a profile has warps");
-            let n = warps.len();
-            let first = warps.first().cloned().unwrap_or_default();
-            self.0.insert(key.clone(), (w["params"].take(), first, n));
-        }
-        Ok(&self.0[&key])
-    }
-}
-
 /// Most points of a sweep's grid (README "Limits").
 pub const MAX_POINTS: usize = 1_000_000;
+
+/// The system of a spec without a `"system"` field (every spec before systems had one).
+pub const DEFAULT_SYSTEM: &str = "elastic_sm";
 
 /// A JSON object read with its keys in file order (serde_json's map sorts them).
 #[derive(Default)]
@@ -544,9 +488,11 @@ impl<'de> Deserialize<'de> for Ordered {
 #[derive(Deserialize)]
 #[serde(
     deny_unknown_fields,
-    expecting = "a sweep spec {\"params\", \"workloads\", \"seeds\", \"waves\"}"
+    expecting = "a sweep spec {\"system\", \"params\", \"workloads\", \"seeds\", \"waves\"}"
 )]
 struct SpecFile {
+    #[serde(default)]
+    system: Option<String>,
     #[serde(default)]
     params: Ordered,
     workloads: Value,
@@ -554,21 +500,32 @@ struct SpecFile {
     waves: Option<Value>,
 }
 
+fn is_default_system(s: &str) -> bool {
+    s == DEFAULT_SYSTEM
+}
+
 /// A sweep spec, every field a list (its canonical JSON identifies the spec).
 ///
-/// File format (JSON; every value may be one value or a list of values):
+/// File format (JSON; every value but `system` may be one value or a list of values):
 /// ```json
-/// {"params": {"sched": ["rr", "bcaws"], "pipe_mode": ["unified", "elastic"]},
+/// {"system": "elastic_sm",
+///  "params": {"sched": ["rr", "bcaws"], "pipe_mode": ["unified", "elastic"]},
 ///  "workloads": ["aes_encrypt", "dct"], "seeds": [1, 2], "waves": 1}
 /// ```
-/// * `params`: sm_core params by their spec names (as in a workload's `params` or
-///   `smrtl sim --set`), each overriding the profile's workload params; default none.
-/// * `workloads`: Table-5 profile names (required).
-/// * `seeds`: workload seeds, default 1; `waves`: repetitions per warp context, default 1.
+/// * `system`: the system (`smrtl list --systems`), default `elastic_sm`.
+/// * `params`: the system's params by their names (as `smrtl sim --set` takes them), each
+///   overriding the profile's; default none.
+/// * `workloads`: the system's profile names (required).
+/// * `seeds`: profile seeds, default 1; `waves`: 1..=256, default 1 (what a wave is depends on
+///   the system's profiles).
 ///
 /// The grid's axes, slowest first: `workload`, the params in file order, `waves`, `seed`.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Spec {
+    /// Left out of the canonical form when it is the default, so a spec written before systems
+    /// keeps its id.
+    #[serde(skip_serializing_if = "is_default_system")]
+    pub system: String,
     pub params: Vec<Axis>,
     pub workloads: Vec<String>,
     pub waves: Vec<u32>,
@@ -611,7 +568,7 @@ fn uints(at: &str, v: Value, range: std::ops::RangeInclusive<u64>) -> Result<Vec
 }
 
 impl Spec {
-    /// Parses and checks a spec's JSON (names and shapes; [`SmSweep::new`] checks the params'
+    /// Parses and checks a spec's JSON (names and shapes; [`Sweep::new`] checks the params'
     /// values). Errors are one line.
     pub fn parse(text: &str) -> Result<Spec, String> {
         Self::parse_raw(text).map_err(|e| smrtl_hdl::shown(&e))
@@ -620,40 +577,12 @@ impl Spec {
     /// [`Self::parse`] before control characters in echoed text are escaped.
     fn parse_raw(text: &str) -> Result<Spec, String> {
         let file: SpecFile = serde_json::from_str(text).map_err(|e| format!("spec: {e}"))?;
-        let known = serde_json::to_value(SmParams::default()).expect("params serialize");
-        let mut params = Vec::new();
-        for (name, v) in file.params.0 {
-            if known.get(&name).is_none() {
-                let allowed: Vec<&String> = known.as_object().expect("an object").keys().collect();
-                return Err(format!(
-                    "params: unknown parameter `{name}`; allowed: {}",
-                    allowed
-                        .iter()
-                        .map(|s| s.as_str())
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ));
-            }
-            let values = list(&format!("params.{name}"), v)?;
-            params.push(Axis { name, values });
-        }
-        let workloads = list("workloads", file.workloads)?
-            .iter()
-            .map(|w| {
-                let name = w
-                    .as_str()
-                    .ok_or_else(|| format!("workloads: expected profile names, got {w}"))?;
-                let p = profiles::profile(name).map_err(|e| format!("workloads: {e}"))?;
-                Ok(p.name.to_string())
-            })
-            .collect::<Result<Vec<_>, String>>()?;
-        if let Some(w) = workloads
-            .iter()
-            .enumerate()
-            .find(|(i, w)| workloads[..*i].contains(w))
-        {
-            return Err(format!("workloads: {} listed twice", w.1));
-        }
+        let system = match &file.system {
+            Some(name) => systems::system(name).map_err(|e| format!("system: {e}"))?,
+            None => systems::system(DEFAULT_SYSTEM).expect("the default system is registered"),
+        };
+        let params = Self::axes_of(system, file.params)?;
+        let workloads = Self::profiles_of(system, file.workloads)?;
         let seeds = uints("seeds", file.seeds.unwrap_or(1.into()), 0..=u64::MAX)?;
         let waves = uints(
             "waves",
@@ -661,6 +590,7 @@ impl Spec {
             1..=u64::from(MAX_WAVES),
         )?;
         let spec = Spec {
+            system: system.name().to_string(),
             params,
             workloads,
             waves: waves.into_iter().map(|w| w as u32).collect(),
@@ -673,6 +603,55 @@ impl Spec {
             ));
         }
         Ok(spec)
+    }
+
+    /// The params axes: each a param of `system` by its exact name.
+    fn axes_of(system: &dyn System, params: Ordered) -> Result<Vec<Axis>, String> {
+        let mut known: Vec<&str> = system.params().iter().map(|p| p.name).collect();
+        known.sort_unstable();
+        params
+            .0
+            .into_iter()
+            .map(|(name, v)| {
+                if !known.contains(&name.as_str()) {
+                    return Err(format!(
+                        "params: unknown parameter `{name}`; allowed: {}",
+                        known.join(", ")
+                    ));
+                }
+                let values = list(&format!("params.{name}"), v)?;
+                Ok(Axis { name, values })
+            })
+            .collect()
+    }
+
+    /// The profiles of `workloads`, by their canonical names.
+    fn profiles_of(system: &dyn System, workloads: Value) -> Result<Vec<String>, String> {
+        let profiles = system
+            .profiles()
+            .ok_or_else(|| format!("workloads: {} has no built-in profiles", system.name()))?;
+        let names = list("workloads", workloads)?
+            .iter()
+            .map(|w| {
+                let name = w
+                    .as_str()
+                    .ok_or_else(|| format!("workloads: expected profile names, got {w}"))?;
+                (profiles.lookup)(name).map_err(|e| format!("workloads: {e}"))
+            })
+            .collect::<Result<Vec<_>, String>>()?;
+        if let Some(w) = names
+            .iter()
+            .enumerate()
+            .find(|(i, w)| names[..*i].contains(w))
+        {
+            return Err(format!("workloads: {} listed twice", w.1));
+        }
+        Ok(names)
+    }
+
+    /// The spec's system.
+    pub fn system(&self) -> &'static dyn System {
+        systems::system(&self.system).expect("checked by Spec::parse")
     }
 
     /// [`spec_id`] of the canonical form.
@@ -703,27 +682,27 @@ impl Spec {
     }
 }
 
-/// The scheduler-mode SM model ([`smrtl_cosim::blocks::sm_core::run`]) on a synthetic Table-5 profile
-/// workload ([`profiles::Profile::workload`]) per point, with the point's params over the
-/// profile's. The workload is generated for the point's `L` and `S` (the defaults unless
-/// swept), so a row is reproduced by `smrtl sim --profile W --seed S --waves N --set k=v …`.
+/// A checked sweep: a run of the spec's system's model per point ([`System::sweep_point`]),
+/// its profile with the point's params over the profile's, so a row is reproduced by
+/// `smrtl sim --system S --profile W --seed S --waves N --set k=v …`.
 #[derive(Clone, Debug)]
-pub struct SmSweep {
+pub struct Sweep {
     spec: Spec,
     grid: Grid,
 }
 
-impl SmSweep {
-    /// A checked sweep: every workload × params combination is built and checked once, so a
-    /// bad value fails here, before any point runs.
-    pub fn new(spec: Spec) -> Result<SmSweep, String> {
+impl Sweep {
+    /// A checked sweep: every workload × params combination is built and checked once (by
+    /// the system's [`System::sweep_checker`]), so a bad value fails here, before any point
+    /// runs.
+    pub fn new(spec: Spec) -> Result<Sweep, String> {
         let grid = spec.grid();
         let params = Grid::new(spec.params.clone()).expect("params axes are checked");
-        let mut bodies = Bodies::default();
+        let mut check = spec.system().sweep_checker();
         for w in &spec.workloads {
             for i in 0..params.len() {
                 let coords = params.point(i).coords;
-                Self::check(&mut bodies, w, &coords, spec.seeds[0]).map_err(|e| {
+                check(w, &coords, spec.seeds[0]).map_err(|e| {
                     let with = if coords.is_empty() {
                         String::new()
                     } else {
@@ -733,12 +712,12 @@ impl SmSweep {
                 })?;
             }
         }
-        Ok(SmSweep { spec, grid })
+        Ok(Sweep { spec, grid })
     }
 
     /// Parses, checks and builds a sweep from a spec file's text.
-    pub fn parse(text: &str) -> Result<SmSweep, String> {
-        SmSweep::new(Spec::parse(text)?)
+    pub fn parse(text: &str) -> Result<Sweep, String> {
+        Sweep::new(Spec::parse(text)?)
     }
 
     pub fn spec(&self) -> &Spec {
@@ -749,54 +728,11 @@ impl SmSweep {
         &self.grid
     }
 
-    /// The experiment's columns: the grid's axes, then [`SM_METRICS`].
+    /// The experiment's columns: the grid's axes, then the system's metrics.
     pub fn columns(&self) -> Vec<String> {
         let axes = self.grid.axes().iter().map(|a| a.name.clone());
-        axes.chain(SM_METRICS.map(String::from)).collect()
-    }
-
-    /// Profile `name`'s workload with `overrides` on its params.
-    fn workload(
-        name: &str,
-        overrides: &[(String, Value)],
-        seed: u64,
-        waves: u32,
-    ) -> Result<Value, String> {
-        let profile = profiles::profile(name)?;
-        let mut w = profile.workload(seed, waves, LANES, SUBWARPS);
-        for (k, v) in overrides {
-            w["params"][k] = v.clone();
-        }
-        let p = params_from_value(&w["params"])?;
-        if (p.pipe.lanes, p.pipe.subwarps) != (LANES, SUBWARPS) {
-            let params = w["params"].take();
-            w = profile.workload(seed, waves, p.pipe.lanes, p.pipe.subwarps);
-            w["params"] = params;
-        }
-        Ok(w)
-    }
-
-    /// Checks profile `name` with `overrides`: its params, and its first warp (every warp runs
-    /// the same body) against them. Each profile is drawn once per lane and subwarp count.
-    fn check(
-        bodies: &mut Bodies,
-        name: &str,
-        overrides: &[(String, Value)],
-        seed: u64,
-    ) -> Result<(), String> {
-        let mut params = bodies.get(name, seed, LANES, SUBWARPS)?.0.clone();
-        for (k, v) in overrides {
-            params[k] = v.clone();
-        }
-        let p = params_from_value(&params)?;
-        let (_, first, n) = bodies.get(name, seed, p.pipe.lanes, p.pipe.subwarps)?;
-        let n = *n;
-        let w = serde_json::json!({"params": params, "warps": [first]});
-        let limit = workload_from_value(&w)?.params.warps as usize;
-        if n > limit {
-            return Err(format!("warps: {n} warps exceed W = {limit}"));
-        }
-        Ok(())
+        let metrics = self.spec.system().sweep_metrics();
+        axes.chain(metrics.into_iter().map(String::from)).collect()
     }
 
     /// Runs one point: its coordinates, then its metrics.
@@ -811,10 +747,12 @@ impl SmSweep {
         let seed = at("seed").as_u64().expect("seeds are integers");
         let waves = at("waves").as_u64().expect("waves are integers") as u32;
         let name = at("workload").as_str().expect("workloads are names");
-        let w = workload_from_value(&Self::workload(name, &overrides, seed, waves)?)?;
-        let stats = smrtl_cosim::blocks::sm_core::run_stats(&w)?;
+        let metrics = self
+            .spec
+            .system()
+            .sweep_point(name, &overrides, seed, waves)?;
         let mut cells: Vec<Value> = point.coords.iter().map(|(_, v)| v.clone()).collect();
-        cells.extend(metrics(&stats));
+        cells.extend(metrics);
         Ok(cells)
     }
 
@@ -955,7 +893,7 @@ mod tests {
             (r#"{"workloads": "dct", "params": {"W": 2}}"#, "exceed W"),
         ];
         for (text, want) in cases {
-            let e = SmSweep::parse(text).unwrap_err();
+            let e = Sweep::parse(text).unwrap_err();
             assert!(e.contains(want) && !e.contains('\n'), "{text}: {e}");
         }
     }
