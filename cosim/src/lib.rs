@@ -8,4 +8,4 @@ pub mod kernel;
 pub mod sm;
 
 pub use harness::layout::{Layout, Slot};
-pub use harness::sim::{Rtl, Simulator};
+pub use harness::sim::{BlockModel, Rtl, Simulator};

@@ -42,6 +42,21 @@ impl Notes {
     }
 }
 
+/// A block's cost layer (implemented once per block, in `synth/src/blocks/<block>.rs`;
+/// docs/blocks.md §1): its own lines in `smrtl synth` and its register inventory, which the
+/// conformance suite holds against the IR and Yosys.
+pub trait BlockCost: smrtl_hdl::Block {
+    /// The block's own lines in `smrtl synth`, its figures beside the paper's (may run Yosys).
+    fn cost_notes(&self) -> Result<Notes, ToolError> {
+        Ok(Notes::default())
+    }
+    /// The register bits the spec's inventory gives (its formula, counted independently of
+    /// the generator); `None` where the block states none.
+    fn register_inventory(&self) -> Option<u64> {
+        None
+    }
+}
+
 /// Yosys figures of any block: the generic flow always, the iCE40 and Xilinx flows and the
 /// iCE40 Fmax on request.
 #[derive(Clone, Debug, PartialEq, Serialize)]

@@ -1,7 +1,7 @@
 //! Random co-simulation: proptest cases (each from reset) until the cycle budget is spent; the
 //! first failing case is shrunk by proptest to a minimal one, which is what gets saved and shown.
 
-use crate::design::{Case, Design};
+use crate::design::{encode, Bench, Case, Design};
 use proptest::strategy::{Strategy, ValueTree};
 use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
 use smrtl_cosim::harness::{self, Mismatch, Outcome};
@@ -169,6 +169,29 @@ fn shrink(
     shrink_tree(tree, (best, mismatch), |c| {
         run_case(design, rtl, c, None).mismatch
     })
+}
+
+/// Runs typed `cycles` of block `P` from reset on its model and on rust-hdl's simulator,
+/// asserts that every output is equal every cycle (panicking with the first difference: cycle,
+/// port, expected, actual) and returns the typed outputs: the directed scenarios of the
+/// per-block tests.
+pub fn directed<P: Bench>(p: &P, cycles: &[P::Inputs]) -> Vec<P::Outputs> {
+    let d = Design::new(p);
+    let case = encode(p, &d.layout, cycles);
+    let mut rtl = smrtl_cosim::harness::backend::rusthdl::RustHdl::new(d.module.clone());
+    let run = run_vectors(&d, Some(&mut rtl), &case, None);
+    if let Some(m) = run.mismatch {
+        panic!("{} {}: model vs rusthdl: {m}", d.name, d.params);
+    }
+    let io = p.io(&d.layout);
+    run.outputs
+        .iter()
+        .map(|o| {
+            let mut out = p.zero_outputs();
+            P::read_outputs(&io, o, &mut out);
+            out
+        })
+        .collect()
 }
 
 /// A run of user vectors (`smrtl run`): every cycle's outputs, and with an RTL backend the

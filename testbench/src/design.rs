@@ -1,22 +1,64 @@
 //! What a block provides to the tools ([`Bench`]), and a block with chosen params ready for
 //! every tool ([`Design`]): its RTL, ports, model, random stimulus and cost notes. The CLI and
 //! the tests reach every block through this one shape; the list of blocks is
-//! [`crate::registry`].
+//! [`crate::registry`] (docs/blocks.md §1).
+//!
+//! A block's descriptor is its params type with one trait per layer, each implemented in the
+//! block's file of that layer: [`Block`] (`hdl/`: ports declared once, the generator, planted
+//! faults), [`BlockModel`] (`cosim/`: the model), [`BlockCost`] (`synth/`: cost lines and the
+//! register inventory) and [`Bench`] (`testbench/`: the summary, the random stimulus as typed
+//! cycles, proofs).
 
-use proptest::strategy::BoxedStrategy;
-use smrtl_cosim::{Layout, Simulator};
+use proptest::strategy::{BoxedStrategy, Strategy};
+use smrtl_cosim::{BlockModel, Layout, Simulator};
 use smrtl_hdl::tools::ToolError;
-use smrtl_hdl::{BlockParams, Module, ParamError, ParamInfo};
+use smrtl_hdl::{Block, BlockParams, HasPorts, Module, ParamError, ParamInfo};
 use smrtl_synth::prove::Proof;
-use smrtl_synth::Notes;
+use smrtl_synth::{BlockCost, Notes};
 use std::sync::Arc;
 
 /// One random test case: an input buffer per cycle, starting from reset.
 pub type Case = Vec<Vec<u64>>;
 
-/// A block's descriptor (implemented once per block, in its file here; listed once in
+/// A block's test-bench layer (implemented once per block on its params, in
+/// `testbench/src/blocks/<block>.rs`; listed once in [`crate::registry`]). Ports, widths, the
+/// RTL, the model and the cost lines come from the other layers' traits.
+pub trait Bench: Block + BlockCost + PartialEq + Send + Sync + 'static {
+    /// The block's behavioral model.
+    type Model: BlockModel<Params = Self>;
+    /// One line for `smrtl list`: what the block is and which seed it comes from.
+    const SUMMARY: &'static str;
+    /// Random stimulus: cases of typed cycles from reset, for co-simulation and shrinking.
+    fn stimulus(&self) -> BoxedStrategy<Vec<Self::Inputs>>;
+    /// The block's solver proof at these params for `smrtl prove` (docs/prove.md): legal-
+    /// stimulus assumptions, invariants over its ports, registered-only outputs and the
+    /// depths; `None` for a block (or configuration) without properties.
+    fn properties(&self) -> Option<Proof> {
+        None
+    }
+    /// The configurations `smrtl prove --all-configs` proves: by default the presets.
+    fn proof_configs() -> Vec<Self> {
+        Self::presets().into_iter().map(|(_, p)| p).collect()
+    }
+}
+
+/// The input buffers of `cycles` in `layout` (each cycle from idle: a port a cycle does not
+/// set is 0).
+pub fn encode<P: HasPorts>(p: &P, layout: &Layout, cycles: &[P::Inputs]) -> Case {
+    let io = p.io(layout);
+    cycles
+        .iter()
+        .map(|c| {
+            let mut buf = vec![0u64; layout.in_words];
+            P::encode(&io, c, &mut buf);
+            buf
+        })
+        .collect()
+}
+
+/// The transition's descriptor (blocks not yet converted to [`Bench`]) (implemented once per block, in its file here; listed once in
 /// [`crate::registry`]). Params, ports and widths come from [`Bench::Params`].
-pub trait Bench: 'static {
+pub trait OldBench: 'static {
     type Params: BlockParams + PartialEq + Send + Sync + 'static;
     /// One line for `smrtl list`: what the block is and which seed it comes from.
     const SUMMARY: &'static str;
@@ -59,7 +101,39 @@ pub struct Design {
 }
 
 impl Design {
-    pub fn new<B: Bench>(p: &B::Params) -> Design {
+    /// Block `P` at params `p`.
+    pub fn new<P: Bench>(p: &P) -> Design {
+        Design::with_module(p, p.build())
+    }
+
+    /// Block `P` at `p` with `fault` planted in its RTL (the model stays correct): what the
+    /// conformance suite must catch (docs/blocks.md §4).
+    #[cfg(feature = "faults")]
+    pub fn with_fault<P: Bench>(p: &P, fault: &smrtl_hdl::faults::Fault) -> Design {
+        Design::with_module(p, smrtl_hdl::faults::plant_module(fault, || p.build()))
+    }
+
+    fn with_module<P: Bench>(p: &P, module: Module) -> Design {
+        let module = Arc::new(module);
+        let layout = Layout::new(&module.ports());
+        let (pm, lm, pn, pc) = (p.clone(), layout.clone(), p.clone(), p.clone());
+        let lc = layout.clone();
+        Design {
+            name: P::BLOCK,
+            params: serde_json::to_value(p).expect("params serialize"),
+            module,
+            layout,
+            model: Box::new(move || Box::new(P::Model::new(&pm, &lm))),
+            cases: p
+                .stimulus()
+                .prop_map(move |cycles| encode(&pc, &lc, &cycles))
+                .boxed(),
+            notes: Box::new(move || pn.cost_notes()),
+            proof: p.properties(),
+        }
+    }
+
+    pub fn old<B: OldBench>(p: &B::Params) -> Design {
         let module = Arc::new(B::module(p));
         let layout = Layout::new(&module.ports());
         let cases = B::cases(p, &layout);
@@ -115,11 +189,28 @@ pub struct BlockEntry {
     pub configure: Configure,
     /// The configurations `smrtl prove --all-configs` proves ([`Bench::proof_configs`]).
     pub proof_configs: fn() -> Vec<Design>,
+    /// The block's planted faults (docs/blocks.md §4).
+    #[cfg(feature = "faults")]
+    pub faults: &'static [smrtl_hdl::faults::Fault],
 }
 
 impl BlockEntry {
-    /// The entry of block `B`.
-    pub fn of<B: Bench>() -> BlockEntry {
+    /// The entry of block `P`.
+    pub fn of<P: Bench>() -> BlockEntry {
+        BlockEntry {
+            name: P::BLOCK,
+            summary: P::SUMMARY,
+            params: P::describe,
+            presets: presets::<P>,
+            configure: |preset, sets| Ok(Design::new(&P::resolve(preset, sets)?)),
+            proof_configs: || P::proof_configs().iter().map(Design::new).collect(),
+            #[cfg(feature = "faults")]
+            faults: P::FAULTS,
+        }
+    }
+
+    /// The entry of a block not yet converted to [`Bench`].
+    pub fn old<B: OldBench>() -> BlockEntry {
         BlockEntry {
             name: B::Params::BLOCK,
             summary: B::SUMMARY,
@@ -127,19 +218,21 @@ impl BlockEntry {
             presets: presets::<B::Params>,
             configure: configure::<B>,
             proof_configs: proof_configs::<B>,
+            #[cfg(feature = "faults")]
+            faults: &[],
         }
     }
 }
 
-fn proof_configs<B: Bench>() -> Vec<Design> {
-    B::proof_configs().iter().map(Design::new::<B>).collect()
+fn proof_configs<B: OldBench>() -> Vec<Design> {
+    B::proof_configs().iter().map(Design::old::<B>).collect()
 }
 
-fn configure<B: Bench>(
+fn configure<B: OldBench>(
     preset: Option<&str>,
     sets: &[(String, String)],
 ) -> Result<Design, ParamError> {
-    Ok(Design::new::<B>(&B::Params::resolve(preset, sets)?))
+    Ok(Design::old::<B>(&B::Params::resolve(preset, sets)?))
 }
 
 fn presets<P: BlockParams>() -> Vec<(&'static str, serde_json::Value)> {

@@ -12,7 +12,7 @@ pub mod stimulus_file;
 pub mod studies;
 pub mod systems;
 
-pub use design::{Bench, BlockEntry, Case, Design};
+pub use design::{Bench, BlockEntry, Case, Design, OldBench};
 pub use registry::{block, blocks};
 
 /// Whether tests may use external `tool` (see [`smrtl_hdl::tools::external`]).

@@ -6,22 +6,22 @@ use crate::design::BlockEntry;
 /// Every block, in `smrtl list` order.
 pub fn blocks() -> Vec<BlockEntry> {
     vec![
-        BlockEntry::of::<crate::blocks::bank_conflict_detector::Detector>(),
-        BlockEntry::of::<crate::blocks::elastic_pipeline::ElasticPipeline>(),
-        BlockEntry::of::<crate::blocks::history_cache::HistoryCacheBench>(),
-        BlockEntry::of::<crate::blocks::sm_core::SmCoreBench>(),
-        BlockEntry::of::<crate::blocks::share_cfg::ShareCfgBench>(),
-        BlockEntry::of::<crate::blocks::sp_access_unit::SpAccessUnitBench>(),
-        BlockEntry::of::<crate::blocks::lock_table::LockTableBench>(),
-        BlockEntry::of::<crate::blocks::owner_class::OwnerClassBench>(),
-        BlockEntry::of::<crate::blocks::relssp_unit::RelsspBench>(),
-        BlockEntry::of::<crate::blocks::warp_scheduler::WarpSchedulerBench>(),
-        BlockEntry::of::<crate::blocks::sharing_core::SharingCoreBench>(),
-        BlockEntry::of::<crate::blocks::rbmi_arb::RbmiArbBench>(),
-        BlockEntry::of::<crate::blocks::qbmi_arb::QbmiArbBench>(),
-        BlockEntry::of::<crate::blocks::milg::MilgBench>(),
-        BlockEntry::of::<crate::blocks::req_counter::ReqCounterBench>(),
-        BlockEntry::of::<crate::blocks::mem_issue_ctl::MemIssueCtlBench>(),
+        BlockEntry::old::<crate::blocks::bank_conflict_detector::Detector>(),
+        BlockEntry::old::<crate::blocks::elastic_pipeline::ElasticPipeline>(),
+        BlockEntry::old::<crate::blocks::history_cache::HistoryCacheBench>(),
+        BlockEntry::old::<crate::blocks::sm_core::SmCoreBench>(),
+        BlockEntry::old::<crate::blocks::share_cfg::ShareCfgBench>(),
+        BlockEntry::old::<crate::blocks::sp_access_unit::SpAccessUnitBench>(),
+        BlockEntry::old::<crate::blocks::lock_table::LockTableBench>(),
+        BlockEntry::old::<crate::blocks::owner_class::OwnerClassBench>(),
+        BlockEntry::old::<crate::blocks::relssp_unit::RelsspBench>(),
+        BlockEntry::old::<crate::blocks::warp_scheduler::WarpSchedulerBench>(),
+        BlockEntry::old::<crate::blocks::sharing_core::SharingCoreBench>(),
+        BlockEntry::old::<crate::blocks::rbmi_arb::RbmiArbBench>(),
+        BlockEntry::old::<crate::blocks::qbmi_arb::QbmiArbBench>(),
+        BlockEntry::of::<smrtl_hdl::blocks::milg::Params>(),
+        BlockEntry::of::<smrtl_hdl::blocks::req_counter::Params>(),
+        BlockEntry::old::<crate::blocks::mem_issue_ctl::MemIssueCtlBench>(),
     ]
 }
 

@@ -18,7 +18,7 @@ fn params(preset: &str, sets: &[(&str, &str)]) -> Params {
 /// (degree, cycles) of `a` on the model function, the model on ports, rusthdl and Verilator;
 /// asserts they all agree and returns the value.
 fn evaluate_all(p: &Params, accesses: &[Access]) -> Vec<(u32, u32)> {
-    let d = Design::new::<Detector>(p);
+    let d = Design::old::<Detector>(p);
     let mut sims: Vec<Box<dyn Simulator>> =
         vec![d.model(), Box::new(RustHdl::new(d.module.clone()))];
     if external("verilator") {
@@ -98,7 +98,7 @@ fn mode_examples_e1_to_e6() {
 #[test]
 fn e6_all_inactive_reports_no_activity() {
     let p = params("ep8", &[]);
-    let d = Design::new::<Detector>(&p);
+    let d = Design::old::<Detector>(&p);
     let a = Access::words(&[None; 8]);
     let mut out = vec![0; d.layout.out_words];
     RustHdl::new(d.module.clone()).step(&encode(&p, &d.layout, &a), &mut out);
@@ -281,7 +281,7 @@ fn structured_sweep_model_vs_rusthdl() {
             let mut sets = sets.clone();
             sets.push(("MODE", mode));
             let p = params(preset, &sets);
-            let d = Design::new::<Detector>(&p);
+            let d = Design::old::<Detector>(&p);
             let mut model = d.model();
             let mut rtl = RustHdl::new(d.module.clone());
             let lanes = p.lanes as u64;

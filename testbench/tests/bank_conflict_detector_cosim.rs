@@ -14,7 +14,7 @@ use smrtl_hdl::blocks::bank_conflict_detector::{build_with, Fault, Params};
 use smrtl_hdl::{BlockParams, Module};
 use smrtl_testbench::blocks::bank_conflict_detector::{access, encode, Detector, CASE_CYCLES};
 use smrtl_testbench::check::{self, run_case};
-use smrtl_testbench::{external, Bench, Case, Design};
+use smrtl_testbench::{external, Case, Design, OldBench};
 use std::sync::Arc;
 
 const CYCLES: u64 = 100_000;
@@ -24,7 +24,7 @@ fn design(preset: &str, sets: &[(&str, String)]) -> Design {
         .iter()
         .map(|(k, v)| (k.to_string(), v.clone()))
         .collect();
-    Design::new::<Detector>(&Params::resolve(Some(preset), &sets).unwrap())
+    Design::old::<Detector>(&Params::resolve(Some(preset), &sets).unwrap())
 }
 
 fn rusthdl(m: &Arc<Module>) -> impl Fn() -> Box<dyn smrtl_cosim::Rtl> + '_ {
@@ -112,7 +112,7 @@ fn random_verilator_presets() {
 /// The detector with a planted bug, for the harness to find.
 struct Broken;
 
-impl Bench for Broken {
+impl OldBench for Broken {
     type Params = Params;
     const SUMMARY: &'static str = "the detector with a deliberate bug";
     fn module(p: &Params) -> Module {
@@ -127,7 +127,7 @@ impl Bench for Broken {
 }
 
 fn broken_design() -> Design {
-    Design::new::<Broken>(&Params::resolve(Some("ep8"), &[]).unwrap())
+    Design::old::<Broken>(&Params::resolve(Some("ep8"), &[]).unwrap())
 }
 
 /// Lane 1 in lane 0's bank but another layer: the broken RTL merges them, degree 1 instead of 2.

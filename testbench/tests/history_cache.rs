@@ -555,11 +555,11 @@ fn model_components_api() {
 }
 
 fn design(preset: &str) -> Design {
-    Design::new::<HistoryCacheBench>(&params(preset, &[]))
+    Design::old::<HistoryCacheBench>(&params(preset, &[]))
 }
 
 fn random(preset: &str, sets: &[(&str, &str)], seed: u64) {
-    let d = Design::new::<HistoryCacheBench>(&params(preset, sets));
+    let d = Design::old::<HistoryCacheBench>(&params(preset, sets));
     let m = d.module.clone();
     let factory = move || Box::new(RustHdl::new(m.clone())) as Box<dyn smrtl_cosim::Rtl>;
     let r = check::random(&d, &factory, 100_000, seed);

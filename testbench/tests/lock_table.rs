@@ -18,7 +18,7 @@ use smrtl_hdl::netlist::mask;
 use smrtl_hdl::{BlockParams, Module};
 use smrtl_testbench::blocks::lock_table::{cycles, encode, LockTableBench, CASE_CYCLES};
 use smrtl_testbench::check::{self, run_case};
-use smrtl_testbench::{external, Bench, Case, Design};
+use smrtl_testbench::{external, Case, Design, OldBench};
 use std::sync::Arc;
 
 fn params(preset: &str, sets: &[(&str, &str)]) -> Params {
@@ -581,7 +581,7 @@ fn rusthdl(m: &Arc<Module>) -> impl Fn() -> Box<dyn smrtl_cosim::Rtl> + '_ {
 
 /// `cycles` random cycles of `p` on rusthdl, no mismatch allowed.
 fn random_rusthdl(p: &Params, cycles: u64, seed: u64) {
-    let d = Design::new::<LockTableBench>(p);
+    let d = Design::old::<LockTableBench>(p);
     let r = check::random(&d, &rusthdl(&d.module), cycles, seed);
     assert!(
         r.failure.is_none(),
@@ -620,7 +620,7 @@ fn random_verilator_small() {
         return;
     }
     for policy in ["TRANSFER", "FREE"] {
-        let d = Design::new::<LockTableBench>(&small(&[("POLICY", policy), ("PEND_W", "2")]));
+        let d = Design::old::<LockTableBench>(&small(&[("POLICY", policy), ("PEND_W", "2")]));
         let lib = VerilatorLib::load(&d.module, &d.verilog()).unwrap();
         let factory = || Box::new(lib.instance().unwrap()) as Box<dyn smrtl_cosim::Rtl>;
         let r = check::random(&d, &factory, 4_000, 4);
@@ -639,7 +639,7 @@ fn random_icarus_small() {
     if !external("iverilog") {
         return;
     }
-    let d = Design::new::<LockTableBench>(&small(&[("PEND_W", "2")]));
+    let d = Design::old::<LockTableBench>(&small(&[("PEND_W", "2")]));
     let case = check::first_cycles(&d, 5, 2_000);
     let run = icarus::run_batch(&d.module, &d.verilog(), &case).unwrap();
     let mut replay = check::Replayed::new("icarus", run.outputs);
@@ -706,7 +706,7 @@ fn stimulus_reaches_the_interesting_cases() {
 /// The lock table with a release that ignores the drain.
 struct Broken;
 
-impl Bench for Broken {
+impl OldBench for Broken {
     type Params = Params;
     const SUMMARY: &'static str = "the lock table with a deliberate protocol bug";
     fn module(p: &Params) -> Module {
@@ -721,7 +721,7 @@ impl Bench for Broken {
 }
 
 fn broken_design() -> Design {
-    Design::new::<Broken>(&small(&[]))
+    Design::old::<Broken>(&small(&[]))
 }
 
 /// The owner is done with an access in flight: the broken RTL fires the release that the
@@ -811,7 +811,7 @@ fn planted_bug_is_caught_on_verilator() {
 #[test]
 fn seeds_are_deterministic() {
     let p = small(&[]);
-    let d = Design::new::<LockTableBench>(&p);
+    let d = Design::old::<LockTableBench>(&p);
     let draw = |seed| {
         let mut runner = check::runner(seed);
         let strategy = cycles(&p, CASE_CYCLES);

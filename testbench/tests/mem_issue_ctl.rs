@@ -15,7 +15,7 @@ use smrtl_hdl::blocks::mem_issue_ctl::{build_with, port, Fault, Params};
 use smrtl_hdl::{BlockParams, Module};
 use smrtl_testbench::blocks::mem_issue_ctl::{encode, Cycle, MemIssueCtlBench};
 use smrtl_testbench::check;
-use smrtl_testbench::{external, Bench, Case, Design};
+use smrtl_testbench::{external, Case, Design, OldBench};
 use std::time::Instant;
 
 fn params(preset: &str, sets: &[(&str, &str)]) -> Params {
@@ -59,7 +59,7 @@ fn decode(p: &Params, layout: &Layout, o: &[u64]) -> Out {
 
 /// `cycles` from reset on the model and rusthdl: equal outputs every cycle; returns them.
 fn run(p: &Params, cycles: &[Cycle]) -> Vec<Out> {
-    let d = Design::new::<MemIssueCtlBench>(p);
+    let d = Design::old::<MemIssueCtlBench>(p);
     let case: Case = cycles.iter().map(|c| encode(p, &d.layout, c)).collect();
     let sims: Vec<Box<dyn Simulator>> = vec![d.model(), Box::new(RustHdl::new(d.module.clone()))];
     let runs: Vec<Vec<Out>> = sims
@@ -239,7 +239,7 @@ fn rbmi_grants_rotate_and_skip() {
 fn qbmi_sample_is_the_milg_boundary() {
     for preset in ["small_qbmi", "small_qbmi_dmil"] {
         let p = params(preset, &[]);
-        let d = Design::new::<MemIssueCtlBench>(&p);
+        let d = Design::old::<MemIssueCtlBench>(&p);
         let base = CtlIn {
             mem_req: 0b10,
             slot_free: true,
@@ -296,7 +296,7 @@ fn reset_state() {
 // ---------------------------------------------------------------------------------------------
 
 fn random(p: &Params, n: u64, seed: u64) {
-    let d = Design::new::<MemIssueCtlBench>(p);
+    let d = Design::old::<MemIssueCtlBench>(p);
     let t = Instant::now();
     check::assert_random_on_rusthdl(&d, n, seed);
     println!(
@@ -392,7 +392,7 @@ fn random_verilator() {
         ("small_rbmi", vec![("N", "3")]),
         ("small_qbmi_dmil", vec![("N", "3")]),
     ] {
-        let d = Design::new::<MemIssueCtlBench>(&params(preset, &sets));
+        let d = Design::old::<MemIssueCtlBench>(&params(preset, &sets));
         let lib = VerilatorLib::load(&d.module, &d.verilog()).unwrap();
         let factory = || Box::new(lib.instance().unwrap()) as Box<dyn smrtl_cosim::Rtl>;
         let r = check::random(&d, &factory, 5_000, 4);
@@ -417,7 +417,7 @@ fn verilog_lints_and_runs_on_icarus() {
         ("qbmi_dmil", vec![]),
         ("small_qbmi", vec![("N", "1")]),
     ] {
-        let d = Design::new::<MemIssueCtlBench>(&params(preset, &sets));
+        let d = Design::old::<MemIssueCtlBench>(&params(preset, &sets));
         let v = d.verilog();
         let modules = if preset.contains("bmi") { 3 } else { 2 };
         assert_eq!(v.matches("\nmodule ").count(), modules, "{preset}");
@@ -447,7 +447,7 @@ fn synthesis_is_latch_free_with_the_inventory() {
         ("qbmi", 136),
         ("qbmi_dmil", 152),
     ] {
-        let d = Design::new::<MemIssueCtlBench>(&params(preset, &[]));
+        let d = Design::old::<MemIssueCtlBench>(&params(preset, &[]));
         let cost = smrtl_synth::cost_of(&d.module, false).unwrap();
         assert_eq!(cost.generic.flip_flops, want, "{preset}");
         assert!(cost.generic.latches.is_empty(), "{preset}");
@@ -466,7 +466,7 @@ fn synthesis_is_latch_free_with_the_inventory() {
 
 struct Broken;
 
-impl Bench for Broken {
+impl OldBench for Broken {
     type Params = Params;
     const SUMMARY: &'static str = "mem_issue_ctl with a deliberate wiring bug";
     fn module(p: &Params) -> Module {
@@ -484,7 +484,7 @@ impl Bench for Broken {
 /// cycles.
 #[test]
 fn planted_bug_is_caught_and_shrunk() {
-    let d = Design::new::<Broken>(&params("small", &[]));
+    let d = Design::old::<Broken>(&params("small", &[]));
     let m = d.module.clone();
     let factory = move || Box::new(RustHdl::new(m.clone())) as Box<dyn smrtl_cosim::Rtl>;
     let r = check::random(&d, &factory, 100_000, 7);

@@ -1,80 +1,30 @@
 //! The `Milg` (docs/memory-issue-control.md §4, §5): the spec's §4.5 acceptance examples as
 //! directed scenarios, each run on the behavioral model AND the rusthdl RTL (outputs equal every
-//! cycle, then the example's claims checked); random co-simulation of legal event streams on
-//! rusthdl (10^6 cycles on each of nine configurations) and on
-//! Verilator, a replay on Icarus; a planted RTL bug caught and shrunk; lint, Icarus compile and
-//! latch-free synthesis with the flip-flop count.
+//! cycle, then the example's claims checked), and the reach of the random stimulus. Random
+//! co-simulation on every backend, lint, Icarus, synthesis, the flip-flop inventory and the
+//! planted fault are the conformance suite's (`tests/conformance.rs`).
 
 use smrtl_cosim::blocks::milg::{Milg, MilgCfg, MilgEvents};
-use smrtl_cosim::harness::backend::icarus::run_batch;
-use smrtl_cosim::harness::backend::{rusthdl::RustHdl, verilator::VerilatorLib};
-use smrtl_cosim::{Layout, Simulator};
-use smrtl_hdl::blocks::milg::{build_with, port, Fault, Params};
-use smrtl_hdl::{BlockParams, Module};
-use smrtl_testbench::blocks::milg::{case_cycles, cycles, encode, Cycle, MilgBench};
+use smrtl_hdl::blocks::milg::port::{Inputs, Outputs as Out};
+use smrtl_hdl::blocks::milg::Params;
+use smrtl_hdl::BlockParams;
+use smrtl_testbench::blocks::milg::{case_cycles, cycles};
 use smrtl_testbench::check;
-use smrtl_testbench::{external, Bench, Case, Design};
-use std::time::Instant;
 
 fn params(preset: &str, sets: &[(&str, &str)]) -> Params {
     Params::resolve_pairs(Some(preset), sets).unwrap()
 }
 
-/// One cycle's outputs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct Out {
-    mem_ok: bool,
-    mil: u64,
-    unl: bool,
-    boundary: bool,
-    inflight: u64,
-    peak: u64,
-    rsfail: u64,
-    reqcnt: u64,
-}
-
 /// Runs `cycles` from reset on the model and on rusthdl; asserts equal outputs every cycle and
 /// returns them.
-fn run(p: &Params, cycles: &[Cycle]) -> Vec<Out> {
-    let d = Design::new::<MilgBench>(p);
-    let case: Case = cycles.iter().map(|c| encode(p, &d.layout, c)).collect();
-    let sims: Vec<Box<dyn Simulator>> = vec![d.model(), Box::new(RustHdl::new(d.module.clone()))];
-    let runs: Vec<Vec<Out>> = sims
-        .into_iter()
-        .map(|mut sim| {
-            case.iter()
-                .map(|inputs| {
-                    let mut o = vec![0; d.layout.out_words];
-                    sim.step(inputs, &mut o);
-                    decode(&d.layout, &o)
-                })
-                .collect()
-        })
-        .collect();
-    for (c, (m, r)) in runs[0].iter().zip(&runs[1]).enumerate() {
-        assert_eq!(m, r, "model vs rusthdl at cycle {c}");
-    }
-    runs.into_iter().next().unwrap()
-}
-
-fn decode(layout: &Layout, o: &[u64]) -> Out {
-    let g = |n: &str| layout.read_out(o, n);
-    Out {
-        mem_ok: g(port::MEM_OK) == 1,
-        mil: g(port::MIL),
-        unl: g(port::UNL) == 1,
-        boundary: g(port::BOUNDARY) == 1,
-        inflight: g(port::INFLIGHT),
-        peak: g(port::PEAK),
-        rsfail: g(port::RSFAIL),
-        reqcnt: g(port::REQCNT),
-    }
+fn run(p: &Params, cycles: &[Inputs]) -> Vec<Out> {
+    check::directed(p, cycles)
 }
 
 /// Builds a cycle list event by event.
 #[derive(Default)]
 struct Script {
-    cycles: Vec<Cycle>,
+    cycles: Vec<Inputs>,
     smil: (u32, bool),
 }
 
@@ -87,15 +37,13 @@ impl Script {
     }
     fn push(&mut self, n: usize, issue: bool, done: u8, acc: bool, fail: bool) -> &mut Self {
         for _ in 0..n {
-            self.cycles.push(Cycle {
+            self.cycles.push(Inputs {
                 reset: false,
-                ev: MilgEvents {
-                    issue,
-                    done,
-                    acc,
-                    fail,
-                },
-                smil_limit: self.smil.0,
+                issue,
+                done: u64::from(done),
+                acc,
+                fail,
+                smil_limit: u64::from(self.smil.0),
                 smil_unl: self.smil.1,
             });
         }
@@ -342,107 +290,6 @@ fn off_mode_counters_run() {
 // Random co-simulation
 // ---------------------------------------------------------------------------------------------
 
-/// `n` random cycles of `p` on rusthdl; prints the measured time.
-fn random(p: &Params, n: u64, seed: u64) {
-    let d = Design::new::<MilgBench>(p);
-    let t = Instant::now();
-    check::assert_random_on_rusthdl(&d, n, seed);
-    println!(
-        "milg {} rusthdl: {n} cycles in {:.2} s",
-        d.module.name,
-        t.elapsed().as_secs_f64()
-    );
-}
-
-/// 10^6 random legal cycles of the paper's DMIL configuration on rusthdl.
-#[test]
-fn random_rusthdl_paper_1m() {
-    random(&Params::default(), 1_000_000, 1);
-}
-
-/// The other configurations: Smil, Off, the increment policy, and the small widths (8-request
-/// intervals: boundaries every few cycles, every ratio and saturation), 10^6 cycles each.
-#[test]
-fn random_rusthdl_configurations() {
-    for (preset, sets) in [
-        ("smil", vec![]),
-        ("off", vec![]),
-        ("paper", vec![("ratio0_policy", "increment")]),
-        ("small", vec![]),
-        ("small_increment", vec![]),
-        ("small_smil", vec![]),
-        ("small", vec![("mode", "Off")]),
-        (
-            "small",
-            vec![
-                ("inflight_bits", "2"),
-                ("rsfail_bits", "3"),
-                ("reqcnt_bits", "1"),
-            ],
-        ),
-    ] {
-        random(&params(preset, &sets), 1_000_000, 2);
-    }
-}
-
-#[test]
-fn random_verilator() {
-    if !external("verilator") {
-        return;
-    }
-    for preset in ["paper", "small", "small_smil"] {
-        let d = Design::new::<MilgBench>(&params(preset, &[]));
-        let lib = VerilatorLib::load(&d.module, &d.verilog()).unwrap();
-        let factory = || Box::new(lib.instance().unwrap()) as Box<dyn smrtl_cosim::Rtl>;
-        let r = check::random(&d, &factory, 5_000, 4);
-        assert!(
-            r.failure.is_none(),
-            "{preset}: {:?}",
-            r.failure.map(|f| f.mismatch)
-        );
-        assert!(r.cycles >= 5_000);
-    }
-}
-
-/// The Verilog lints clean (project waivers), and Icarus replays random cycles like the model,
-/// in every mode.
-#[test]
-fn verilog_lints_and_runs_on_icarus() {
-    for preset in ["paper", "smil", "off", "small_increment"] {
-        let d = Design::new::<MilgBench>(&params(preset, &[]));
-        let v = d.verilog();
-        if external("verilator") {
-            smrtl_synth::lint_verilator(&v, &d.module.name).unwrap();
-        }
-        if external("iverilog") {
-            let case = check::first_cycles(&d, 8, 3_000);
-            let want = check::run_vectors(&d, None, &case, None).outputs;
-            let got = run_batch(&d.module, &v, &case).unwrap().outputs;
-            assert!(got == want, "Icarus differs from the model on {preset}");
-        }
-    }
-}
-
-/// Yosys: the inventory's flip-flops (44 Dmil, 44 Smil, 36 Off), no latch.
-#[test]
-fn synthesis_is_latch_free_with_the_inventory() {
-    if !external("yosys") {
-        return;
-    }
-    for (preset, want) in [("paper", 44), ("smil", 44), ("off", 36)] {
-        let d = Design::new::<MilgBench>(&params(preset, &[]));
-        let cost = smrtl_synth::cost_of(&d.module, false).unwrap();
-        assert_eq!(cost.generic.flip_flops, want, "{preset}");
-        assert!(cost.generic.latches.is_empty(), "{preset}");
-        let n = d.cost_notes().unwrap();
-        assert!(
-            n.lines[0].contains(&format!("{want} DFF bits")),
-            "{}",
-            n.lines[0]
-        );
-    }
-}
-
 /// The stimulus reaches what the module doc promises: boundaries, every ratio 0..7 of the
 /// small widths, saturation, the guard, the gate closed by a limit, and all of it legal.
 #[test]
@@ -457,11 +304,17 @@ fn stimulus_reaches_the_interesting_cases() {
         let case = strategy.new_tree(&mut runner).unwrap().current();
         let mut g = Milg::new(&MilgCfg::of(&p));
         for c in &case {
-            assert!(!(c.ev.acc && c.ev.fail));
-            assert!(!c.ev.issue || g.mem_ok() || c.reset);
-            assert!(u32::from(c.ev.done) <= g.inflight + c.ev.issue as u32);
-            if g.boundary(c.ev.acc) {
-                let rs = (g.rsfail + c.ev.fail as u32).min(63);
+            let ev = MilgEvents {
+                issue: c.issue,
+                done: c.done as u8,
+                acc: c.acc,
+                fail: c.fail,
+            };
+            assert!(!(ev.acc && ev.fail));
+            assert!(!ev.issue || g.mem_ok() || c.reset);
+            assert!(u32::from(ev.done) <= g.inflight + ev.issue as u32);
+            if g.boundary(ev.acc) {
+                let rs = (g.rsfail + ev.fail as u32).min(63);
                 ratios[(rs >> 3) as usize] += 1;
             }
             guard += (g.inflight == 15) as u32;
@@ -471,7 +324,7 @@ fn stimulus_reaches_the_interesting_cases() {
             if c.reset {
                 g = Milg::new(&MilgCfg::of(&p));
             } else {
-                g.tick(c.ev, c.smil_limit, c.smil_unl);
+                g.tick(ev, c.smil_limit as u32, c.smil_unl);
             }
             assert!(g.inflight <= 15 && g.peak >= g.inflight);
         }
@@ -479,51 +332,4 @@ fn stimulus_reaches_the_interesting_cases() {
     println!("{n} cycles: boundaries by ratio {ratios:?}, guard {guard}, limited {limited}, saturated {saturated}");
     assert!(ratios.iter().all(|&k| k >= 10), "{ratios:?}");
     assert!(guard >= 50 && limited >= 1000 && saturated >= 100);
-}
-
-// ---------------------------------------------------------------------------------------------
-// The planted bug
-// ---------------------------------------------------------------------------------------------
-
-/// The Milg whose `peak` is not restarted at the boundary.
-struct Broken;
-
-impl Bench for Broken {
-    type Params = Params;
-    const SUMMARY: &'static str = "milg with a deliberate bug";
-    fn module(p: &Params) -> Module {
-        build_with(p, Fault::PeakNotRestarted)
-    }
-    fn model(p: &Params, layout: &Layout) -> Box<dyn Simulator + Send> {
-        MilgBench::model(p, layout)
-    }
-    fn cases(p: &Params, layout: &Layout) -> proptest::strategy::BoxedStrategy<Case> {
-        MilgBench::cases(p, layout)
-    }
-}
-
-#[test]
-fn planted_bug_is_caught_and_shrunk() {
-    let p = params("small", &[]);
-    let d = Design::new::<Broken>(&p);
-    let m = d.module.clone();
-    let factory = move || Box::new(RustHdl::new(m.clone())) as Box<dyn smrtl_cosim::Rtl>;
-    let r = check::random(&d, &factory, 200_000, 7);
-    let f = r.failure.expect("the broken RTL must be caught");
-    println!(
-        "caught at cycle {} on {}: shrunk from {} to {} cycles in {} steps",
-        f.mismatch.cycle,
-        f.mismatch.port,
-        f.original_cycles,
-        f.minimal.len(),
-        f.shrink_steps
-    );
-    assert_eq!(f.mismatch.port, port::PEAK);
-    // Minimal: an issue, eight requests (the boundary) with a completion in the last, then the
-    // compare: the mismatch shows in cycle 8 at the earliest.
-    assert!(f.mismatch.cycle <= 16, "at cycle {}", f.mismatch.cycle);
-    assert!(f.minimal.len() <= 24, "{} cycles", f.minimal.len());
-    assert!(f.minimal.len() < f.original_cycles);
-    let again = check::run_case(&d, &factory, &f.minimal, None);
-    assert_eq!(again.mismatch, Some(f.mismatch));
 }

@@ -12,7 +12,7 @@ use smrtl_hdl::blocks::elastic_pipeline::{Kind, Params, PipeMode};
 use smrtl_testbench::blocks::bank_conflict_detector::Detector;
 use smrtl_testbench::blocks::elastic_pipeline;
 use smrtl_testbench::check::runner;
-use smrtl_testbench::{Bench, Case};
+use smrtl_testbench::{Case, OldBench};
 use std::alloc::{GlobalAlloc, Layout as AllocLayout, System};
 use std::cell::Cell;
 use std::time::Instant;

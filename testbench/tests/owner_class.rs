@@ -20,7 +20,7 @@ fn params(preset: &str, sets: &[(&str, &str)]) -> Params {
 
 /// Per cycle, each warp's (owner_bit, class), on the model and on rusthdl (asserted equal).
 fn run(p: &Params, cycles: &[Cycle]) -> Vec<Vec<(bool, Class)>> {
-    let d = Design::new::<OwnerClassBench>(p);
+    let d = Design::old::<OwnerClassBench>(p);
     let case: Case = cycles.iter().map(|c| encode(p, &d.layout, c)).collect();
     let model = run_vectors(&d, None, &case, None);
     let mut rtl = RustHdl::new(d.module.clone());
@@ -212,7 +212,7 @@ fn out_of_range_slots_partners_and_pairs() {
 const CYCLES: u64 = 100_000;
 
 fn random_rusthdl(p: &Params, cycles: u64, seed: u64) {
-    check::assert_random_on_rusthdl(&Design::new::<OwnerClassBench>(p), cycles, seed);
+    check::assert_random_on_rusthdl(&Design::old::<OwnerClassBench>(p), cycles, seed);
 }
 
 #[test]
@@ -240,7 +240,7 @@ fn random_verilator_small() {
         return;
     }
     for free_class in ["NONOWNER", "UNSHARED"] {
-        let d = Design::new::<OwnerClassBench>(&params("small", &[("FREE_CLASS", free_class)]));
+        let d = Design::old::<OwnerClassBench>(&params("small", &[("FREE_CLASS", free_class)]));
         let lib = VerilatorLib::load(&d.module, &d.verilog()).unwrap();
         let factory = || Box::new(lib.instance().unwrap()) as Box<dyn smrtl_cosim::Rtl>;
         let r = check::random(&d, &factory, 3_000, 6);
@@ -253,7 +253,7 @@ fn random_verilator_small() {
 #[test]
 fn random_stimulus_reaches_every_class() {
     for preset in ["paper", "small"] {
-        let d = Design::new::<OwnerClassBench>(&params(preset, &[]));
+        let d = Design::old::<OwnerClassBench>(&params(preset, &[]));
         let case = check::first_cycles(&d, 9, 2_000);
         let mut model = d.model();
         let mut out = vec![0; d.layout.out_words];

@@ -8,25 +8,25 @@
 
 use smrtl_hdl::blocks::lock_table::{build_with, Fault, Params};
 use smrtl_hdl::blocks::mem_issue_ctl::Scheme;
+use smrtl_hdl::blocks::milg::Params as MilgParams;
 use smrtl_hdl::BlockParams;
 use smrtl_synth::prove::{self, Kind, Property, Run, Verdict};
 use smrtl_testbench::blocks::lock_table::{proof, LockTableBench};
 use smrtl_testbench::blocks::mem_issue_ctl::{proof as mem_issue_ctl_proof, MemIssueCtlBench};
-use smrtl_testbench::blocks::milg::{proof as milg_proof, MilgBench};
+use smrtl_testbench::blocks::milg::proof as milg_proof;
 use smrtl_testbench::blocks::qbmi_arb::QbmiArbBench;
 use smrtl_testbench::blocks::rbmi_arb::{proof as rbmi_proof, RbmiArbBench};
-use smrtl_testbench::{external, Bench, Design};
+use smrtl_testbench::{external, Bench, Design, OldBench};
 
 fn small() -> Params {
     Params::resolve(Some("small"), &[]).unwrap()
 }
 
-/// Proves every configuration of `configs` of block `B`; panics naming the first property that
-/// is not proven. Returns how many configurations ran.
-fn assert_proven<B: Bench>(configs: Vec<B::Params>) -> usize {
-    let count = configs.len();
-    for p in configs {
-        let d = Design::new::<B>(&p);
+/// Proves every configuration of `designs`; panics naming the first property that is not
+/// proven. Returns how many configurations ran.
+fn assert_proven(designs: Vec<Design>) -> usize {
+    let count = designs.len();
+    for d in designs {
         let proof = d.proof.as_ref().expect("the block declares properties");
         let r = prove::prove(&d.verilog(), &d.module.name, &d.module.ports(), proof).unwrap();
         eprintln!(
@@ -55,10 +55,10 @@ fn lock_table_invariants_are_proven_on_every_proof_config() {
     }
     let configs = LockTableBench::proof_configs();
     for p in &configs {
-        let proof = Design::new::<LockTableBench>(p).proof.expect("declared");
+        let proof = Design::old::<LockTableBench>(p).proof.expect("declared");
         assert!(proof.count(Kind::Assume) >= 10 && proof.count(Kind::Assert) >= 10);
     }
-    assert!(assert_proven::<LockTableBench>(configs) >= 5);
+    assert!(assert_proven(configs.iter().map(Design::old::<LockTableBench>).collect()) >= 5);
 }
 
 #[test]
@@ -110,7 +110,7 @@ fn a_mealy_output_is_not_registered_only() {
         return;
     }
     let p = small();
-    let d = Design::new::<LockTableBench>(&p);
+    let d = Design::old::<LockTableBench>(&p);
     let mut pr = proof(&p);
     pr.properties.push(Property::registered("gnt"));
     let r = prove::prove(&d.verilog(), &d.module.name, &d.module.ports(), &pr).unwrap();
@@ -137,7 +137,7 @@ fn contradictory_assumptions_are_an_error() {
         return;
     }
     let p = small();
-    let d = Design::new::<LockTableBench>(&p);
+    let d = Design::old::<LockTableBench>(&p);
     let mut pr = proof(&p);
     pr.properties
         .push(Property::assume("never", "rq_valid[0] && !rq_valid[0]"));
@@ -155,7 +155,7 @@ fn a_weak_invariant_is_not_inductive_until_strengthened() {
     // slot 0 has accesses in flight satisfies it forever, until the partner releases. The
     // strengthening `in_flight_holds_lock_*` (the holder is the slot itself) closes it.
     let p = small();
-    let d = Design::new::<LockTableBench>(&p);
+    let d = Design::old::<LockTableBench>(&p);
     let full = proof(&p);
     let mut weak = full.clone();
     weak.properties.retain(|x| x.kind == Kind::Assume);
@@ -190,7 +190,15 @@ fn milg_invariants_are_proven_in_every_mode() {
     if !prove::TOOLS.iter().all(|t| external(t)) {
         return;
     }
-    assert_eq!(assert_proven::<MilgBench>(MilgBench::proof_configs()), 8);
+    assert_eq!(
+        assert_proven(
+            MilgParams::proof_configs()
+                .iter()
+                .map(Design::new)
+                .collect()
+        ),
+        8
+    );
 }
 
 #[test]
@@ -199,8 +207,10 @@ fn milg_planted_peak_fault_fails_at_a_boundary() {
         return;
     }
     let p = smrtl_hdl::blocks::milg::Params::resolve(Some("small"), &[]).unwrap();
-    let m =
-        smrtl_hdl::blocks::milg::build_with(&p, smrtl_hdl::blocks::milg::Fault::PeakNotRestarted);
+    let m = smrtl_hdl::faults::plant_module(
+        &smrtl_hdl::blocks::milg::faults::PEAK_NOT_RESTARTED,
+        || smrtl_hdl::blocks::milg::build(&p),
+    );
     let verilog = smrtl_hdl::verilog::emit(&m, &[]);
     let r = prove::prove(&verilog, &m.name, &m.ports(), &milg_proof(&p)).unwrap();
     let cex = r.counterexample.as_ref().expect("a counterexample");
@@ -217,7 +227,12 @@ fn rbmi_invariants_are_proven_for_every_n_and_the_pointer_fault_fails() {
         return;
     }
     assert_eq!(
-        assert_proven::<RbmiArbBench>(RbmiArbBench::proof_configs()),
+        assert_proven(
+            RbmiArbBench::proof_configs()
+                .iter()
+                .map(Design::old::<RbmiArbBench>)
+                .collect()
+        ),
         3
     );
     let p = smrtl_hdl::blocks::rbmi_arb::Params { n: 3 };
@@ -245,7 +260,7 @@ fn qbmi_invariants_are_proven_for_every_n() {
     for n in 1..=3 {
         assert!(configs.iter().any(|p| p.n == n), "N = {n} proven");
     }
-    assert_proven::<QbmiArbBench>(configs);
+    assert_proven(configs.iter().map(Design::old::<QbmiArbBench>).collect());
 }
 
 /// `mem_issue_ctl` without QBMI: every MILG mode (Baseline / Rbmi Off, Smil, Dmil) × N = 1..3,
@@ -259,7 +274,10 @@ fn mem_issue_ctl_is_proven_for_every_scheme_without_qbmi_and_n() {
         .into_iter()
         .partition(|p| p.has_qbmi());
     assert_eq!((qbmi.len(), rest.len()), (6, 12));
-    assert_eq!(assert_proven::<MemIssueCtlBench>(rest), 12);
+    assert_eq!(
+        assert_proven(rest.iter().map(Design::old::<MemIssueCtlBench>).collect()),
+        12
+    );
 }
 
 /// `mem_issue_ctl` with QBMI (Qbmi, QbmiDmil) × N = 1..3: the QBMI invariants with the MILGs'
@@ -273,7 +291,10 @@ fn mem_issue_ctl_is_proven_for_every_qbmi_scheme_and_n() {
         .into_iter()
         .filter(|p| p.has_qbmi())
         .collect();
-    assert_eq!(assert_proven::<MemIssueCtlBench>(qbmi), 6);
+    assert_eq!(
+        assert_proven(qbmi.iter().map(Design::old::<MemIssueCtlBench>).collect()),
+        6
+    );
 }
 
 /// The planted wiring bug (kernel 1's MILG counts kernel 0's accesses) breaks kernel 1's
@@ -320,21 +341,23 @@ fn smtbmc_with_z3_agrees_on_the_milg_the_rbmi_and_small_tops() {
         );
         assert!(r.bmc_passed && r.induction_passed, "{}: {r:?}", d.params);
     }
-    for p in MilgBench::proof_configs() {
-        agree(&Design::new::<MilgBench>(&p));
+    for p in MilgParams::proof_configs() {
+        agree(&Design::new(&p));
     }
     for p in RbmiArbBench::proof_configs() {
-        agree(&Design::new::<RbmiArbBench>(&p));
+        agree(&Design::old::<RbmiArbBench>(&p));
     }
     for p in MemIssueCtlBench::proof_configs()
         .into_iter()
         .filter(|p| p.n == 1 && !p.scheme.has_arbiter() || p.n == 2 && p.scheme == Scheme::Baseline)
     {
-        agree(&Design::new::<MemIssueCtlBench>(&p));
+        agree(&Design::old::<MemIssueCtlBench>(&p));
     }
     let p = smrtl_hdl::blocks::milg::Params::resolve(Some("small"), &[]).unwrap();
-    let m =
-        smrtl_hdl::blocks::milg::build_with(&p, smrtl_hdl::blocks::milg::Fault::PeakNotRestarted);
+    let m = smrtl_hdl::faults::plant_module(
+        &smrtl_hdl::blocks::milg::faults::PEAK_NOT_RESTARTED,
+        || smrtl_hdl::blocks::milg::build(&p),
+    );
     let verilog = smrtl_hdl::verilog::emit(&m, &[]);
     let r = prove::smtbmc(&verilog, &m.name, &m.ports(), &milg_proof(&p)).unwrap();
     assert!(!r.bmc_passed, "{r:?}");

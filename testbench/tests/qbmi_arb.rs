@@ -15,7 +15,7 @@ use smrtl_hdl::blocks::qbmi_arb::{build_with, port, Fault, Params, BASE_BITS};
 use smrtl_hdl::{BlockParams, Module};
 use smrtl_testbench::blocks::qbmi_arb::{encode, Cycle, QbmiArbBench, CASE_CYCLES};
 use smrtl_testbench::check::{self, run_vectors};
-use smrtl_testbench::{external, Bench, Case, Design};
+use smrtl_testbench::{external, Case, Design, OldBench};
 use std::collections::BTreeSet;
 use std::time::Instant;
 
@@ -53,7 +53,7 @@ fn decode(p: &Params, layout: &Layout, o: &[u64]) -> Out {
 /// Per cycle the decoded outputs (the registers at the start of the cycle), on the model and
 /// on rusthdl, asserted equal.
 fn run(p: &Params, cycles: &[Cycle]) -> Vec<Out> {
-    let d = Design::new::<QbmiArbBench>(p);
+    let d = Design::old::<QbmiArbBench>(p);
     let case = encode(&d.layout, cycles);
     let model = run_vectors(&d, None, &case, None);
     let mut rtl = RustHdl::new(d.module.clone());
@@ -315,7 +315,7 @@ struct Coverage {
 /// The invariants of §3.4 / §3.5 on every cycle of `cycles` random cycles of `p`, on the RTL's
 /// outputs (also compared with the model).
 fn invariants(p: &Params, cycles: usize, seed: u64) -> Coverage {
-    let d = Design::new::<QbmiArbBench>(p);
+    let d = Design::old::<QbmiArbBench>(p);
     let case = check::first_cycles(&d, seed, cycles);
     let mut rtl = RustHdl::new(d.module.clone());
     let r = run_vectors(&d, Some(&mut rtl), &case, None);
@@ -393,7 +393,7 @@ fn invariants_hold_every_random_cycle_and_stimulus_reaches_the_corners() {
 const MILLION: u64 = 1_000_000;
 
 fn random_rusthdl(p: &Params, cycles: u64, seed: u64) {
-    let d = Design::new::<QbmiArbBench>(p);
+    let d = Design::old::<QbmiArbBench>(p);
     let t = Instant::now();
     check::assert_random_on_rusthdl(&d, cycles, seed);
     println!(
@@ -467,7 +467,7 @@ fn random_verilator() {
         return;
     }
     for p in [Params::default(), bp_sv_ks(), params("small", &[])] {
-        let d = Design::new::<QbmiArbBench>(&p);
+        let d = Design::old::<QbmiArbBench>(&p);
         let lib = VerilatorLib::load(&d.module, &d.verilog()).unwrap();
         let factory = || Box::new(lib.instance().unwrap()) as Box<dyn smrtl_cosim::Rtl>;
         let r = check::random(&d, &factory, 5_000, 8);
@@ -489,7 +489,7 @@ fn verilog_lints_runs_on_icarus_and_synthesizes() {
     all.push(params("small", &[("rpm_round", "floor")]));
     all.push(params("small", &[("N", "1"), ("rpm_init", "2")]));
     for p in all {
-        let d = Design::new::<QbmiArbBench>(&p);
+        let d = Design::old::<QbmiArbBench>(&p);
         let v = d.verilog();
         if external("verilator") {
             smrtl_synth::lint_verilator(&v, &d.module.name).unwrap();
@@ -518,7 +518,7 @@ fn typed_api_matches_the_ports() {
     // The SM model's view (Qbmi) and the port model agree on a random run: the port model is
     // a thin adapter.
     let p = bp_sv_ks();
-    let d = Design::new::<QbmiArbBench>(&p);
+    let d = Design::old::<QbmiArbBench>(&p);
     let case = check::first_cycles(&d, 12, 5_000);
     let outs = run_vectors(&d, None, &case, None).outputs;
     let mut q = Qbmi::new(&QbmiCfg::of(&p));
@@ -544,7 +544,7 @@ fn typed_api_matches_the_ports() {
 /// QbmiArb with the refill-timing bug of [`Fault::RefillWithNewRpm`].
 struct Broken;
 
-impl Bench for Broken {
+impl OldBench for Broken {
     type Params = Params;
     const SUMMARY: &'static str = "qbmi_arb with a deliberate refill-timing bug";
     fn module(p: &Params) -> Module {
@@ -562,7 +562,7 @@ impl Bench for Broken {
 /// (a refill with a sample), and the minimal case fails again the same way.
 #[test]
 fn planted_refill_bug_is_caught_and_shrunk() {
-    let d = Design::new::<Broken>(&Params::default());
+    let d = Design::old::<Broken>(&Params::default());
     let m = d.module.clone();
     let factory = move || Box::new(RustHdl::new(m.clone())) as Box<dyn smrtl_cosim::Rtl>;
     let r = check::random(&d, &factory, 200_000, 9);

@@ -12,11 +12,11 @@ use smrtl_hdl::blocks::rbmi_arb::{build_with, port, Fault, Params};
 use smrtl_hdl::Module;
 use smrtl_testbench::blocks::rbmi_arb::{encode, Cycle, RbmiArbBench, CASE_CYCLES};
 use smrtl_testbench::check::{self, run_vectors};
-use smrtl_testbench::{external, Bench, Case, Design};
+use smrtl_testbench::{external, Case, Design, OldBench};
 use std::time::Instant;
 
 fn design(n: u32) -> Design {
-    Design::new::<RbmiArbBench>(&Params { n })
+    Design::old::<RbmiArbBench>(&Params { n })
 }
 
 /// Per cycle (grant, last) on the model and on rusthdl, asserted equal.
@@ -261,7 +261,7 @@ fn verilog_lints_runs_on_icarus_and_synthesizes() {
 /// RbmiArb with the pointer bug of [`Fault::PointerSteps`].
 struct Broken;
 
-impl Bench for Broken {
+impl OldBench for Broken {
     type Params = Params;
     const SUMMARY: &'static str = "rbmi_arb with a deliberate pointer bug";
     fn module(p: &Params) -> Module {
@@ -279,7 +279,7 @@ impl Bench for Broken {
 /// skips a kernel, then the pointer read back), and the minimal case fails again the same way.
 #[test]
 fn planted_pointer_bug_is_caught_and_shrunk() {
-    let d = Design::new::<Broken>(&Params { n: 3 });
+    let d = Design::old::<Broken>(&Params { n: 3 });
     let m = d.module.clone();
     let factory = move || Box::new(RustHdl::new(m.clone())) as Box<dyn smrtl_cosim::Rtl>;
     let r = check::random(&d, &factory, 100_000, 5);

@@ -12,7 +12,7 @@ use smrtl_hdl::blocks::relssp_unit::{build_with, port, Fault, Params};
 use smrtl_hdl::{BlockParams, Module};
 use smrtl_testbench::blocks::relssp_unit::{encode, Cycle, RelsspBench};
 use smrtl_testbench::check;
-use smrtl_testbench::{external, Bench, Case, Design};
+use smrtl_testbench::{external, Case, Design, OldBench};
 use std::sync::Arc;
 
 fn params(preset: &str, sets: &[(&str, &str)]) -> Params {
@@ -33,7 +33,7 @@ struct Runs {
 impl Runs {
     /// `cycles` on the model and on rusthdl, from reset.
     fn of(p: &Params, cycles: &[Cycle]) -> Runs {
-        let d = Design::new::<RelsspBench>(p);
+        let d = Design::old::<RelsspBench>(p);
         let case: Case = cycles.iter().map(|c| encode(p, &d.layout, c)).collect();
         let sims: Vec<Box<dyn Simulator>> =
             vec![d.model(), Box::new(RustHdl::new(d.module.clone()))];
@@ -320,7 +320,7 @@ fn paper_shape_tb_of_four_warps() {
 
 /// ≥ 100k random cycles on rusthdl for `p`.
 fn random(p: &Params, cycles: u64, seed: u64) {
-    let d = Design::new::<RelsspBench>(p);
+    let d = Design::old::<RelsspBench>(p);
     let r = check::random(&d, &rusthdl(&d.module), cycles, seed);
     assert!(
         r.failure.is_none(),
@@ -374,7 +374,7 @@ fn random_verilator_small() {
     if !external("verilator") {
         return;
     }
-    let d = Design::new::<RelsspBench>(&small());
+    let d = Design::old::<RelsspBench>(&small());
     let lib = VerilatorLib::load(&d.module, &d.verilog()).unwrap();
     let factory = || Box::new(lib.instance().unwrap()) as Box<dyn smrtl_cosim::Rtl>;
     let r = check::random(&d, &factory, 5_000, 6);
@@ -387,7 +387,7 @@ fn random_verilator_small() {
 #[test]
 fn verilog_lints_and_runs_on_icarus() {
     for p in [small(), Params::default()] {
-        let d = Design::new::<RelsspBench>(&p);
+        let d = Design::old::<RelsspBench>(&p);
         let v = d.verilog();
         if external("verilator") {
             smrtl_synth::lint_verilator(&v, &d.module.name).unwrap();
@@ -404,7 +404,7 @@ fn verilog_lints_and_runs_on_icarus() {
 /// The unit with a planted bug: warp_launch keeps R.
 struct Broken;
 
-impl Bench for Broken {
+impl OldBench for Broken {
     type Params = Params;
     const SUMMARY: &'static str = "relssp_unit with a deliberate bug";
     fn module(p: &Params) -> Module {
@@ -420,7 +420,7 @@ impl Bench for Broken {
 
 #[test]
 fn broken_rtl_is_caught_and_shrunk() {
-    let d = Design::new::<Broken>(&small());
+    let d = Design::old::<Broken>(&small());
     let r = check::random(&d, &rusthdl(&d.module), 100_000, 7);
     let f = r.failure.expect("the broken RTL must be caught");
     assert!(

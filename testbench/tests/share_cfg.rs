@@ -12,7 +12,7 @@ use smrtl_testbench::check::{self, run_vectors};
 use smrtl_testbench::{external, Design};
 
 fn design(preset: &str, sets: &[(&str, &str)]) -> Design {
-    Design::new::<ShareCfgBench>(&Params::resolve_pairs(Some(preset), sets).unwrap())
+    Design::old::<ShareCfgBench>(&Params::resolve_pairs(Some(preset), sets).unwrap())
 }
 
 /// The registered table and `err_cfg` seen in each cycle of `writes`, on the model and on

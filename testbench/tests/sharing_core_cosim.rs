@@ -8,7 +8,7 @@ use smrtl_testbench::blocks::sharing_core::SharingCoreBench;
 use smrtl_testbench::{check, Design};
 
 fn random(sets: &[(&str, &str)], cycles: u64, seed: u64) {
-    let d = Design::new::<SharingCoreBench>(&Params::resolve_pairs(Some("small"), sets).unwrap());
+    let d = Design::old::<SharingCoreBench>(&Params::resolve_pairs(Some("small"), sets).unwrap());
     check::assert_random_on_rusthdl(&d, cycles, seed);
 }
 

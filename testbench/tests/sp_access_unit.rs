@@ -13,10 +13,10 @@ use smrtl_hdl::netlist::mask;
 use smrtl_hdl::{BlockParams, Module};
 use smrtl_testbench::blocks::sp_access_unit::{encode, Cycle, Request, SpAccessUnitBench};
 use smrtl_testbench::check::{self, run_vectors};
-use smrtl_testbench::{external, Bench, Case, Design};
+use smrtl_testbench::{external, Case, Design, OldBench};
 
 fn design(preset: &str, sets: &[(&str, &str)]) -> Design {
-    Design::new::<SpAccessUnitBench>(&Params::resolve_pairs(Some(preset), sets).unwrap())
+    Design::old::<SpAccessUnitBench>(&Params::resolve_pairs(Some(preset), sets).unwrap())
 }
 
 /// One port's answer: needs_lock, pair, phys per lane.
@@ -408,7 +408,7 @@ fn random_verilator_small() {
 /// The unit with the Fig. 3 "≤" slip planted: `off = u` is taken as private.
 struct Broken;
 
-impl Bench for Broken {
+impl OldBench for Broken {
     type Params = Params;
     const SUMMARY: &'static str = "sp_access_unit with off <= u private";
     fn module(p: &Params) -> Module {
@@ -424,7 +424,7 @@ impl Bench for Broken {
 
 #[test]
 fn planted_boundary_bug_is_caught_and_shrunk() {
-    let d = Design::new::<Broken>(&Params::resolve(Some("small"), &[]).unwrap());
+    let d = Design::old::<Broken>(&Params::resolve(Some("small"), &[]).unwrap());
     let m = d.module.clone();
     let factory = move || Box::new(RustHdl::new(m.clone())) as Box<dyn smrtl_cosim::Rtl>;
     let r = check::random(&d, &factory, CYCLES, 5);

@@ -14,7 +14,7 @@ use smrtl_hdl::blocks::warp_scheduler::{build_with, port, Fault, Params};
 use smrtl_hdl::{BlockParams, Module};
 use smrtl_testbench::blocks::warp_scheduler::{encode, Cycle, WarpSchedulerBench};
 use smrtl_testbench::check;
-use smrtl_testbench::{external, Bench, Case, Design};
+use smrtl_testbench::{external, Case, Design, OldBench};
 use std::sync::Arc;
 
 fn params(preset: &str, sets: &[(&str, &str)]) -> Params {
@@ -65,7 +65,7 @@ fn idx(p: &Params, js: &[usize]) -> Cycle {
 /// (`None` = `iss_valid` 0, with `iss_idx` 0) and the `last` state shown in that cycle.
 fn expect(p: &Params, cycles: &[Cycle], picks: &[Option<u64>]) {
     assert_eq!(cycles.len(), picks.len());
-    let d = Design::new::<WarpSchedulerBench>(p);
+    let d = Design::old::<WarpSchedulerBench>(p);
     let case: Case = cycles.iter().map(|c| encode(p, &d.layout, c)).collect();
     // last as the state shows it: cleared by reset, else the previous cycle's pick.
     let mut lasts = vec![];
@@ -312,7 +312,7 @@ fn random_rusthdl_every_setting_and_shape() {
         for (s, &(w, nsched, age_w)) in SHAPES.iter().enumerate() {
             let mut sets = setting.clone();
             sets.extend([("W", w), ("NSCHED", nsched), ("AGE_W", age_w)]);
-            let d = Design::new::<WarpSchedulerBench>(&params("paper", &sets));
+            let d = Design::old::<WarpSchedulerBench>(&params("paper", &sets));
             let r = check::random(&d, &rusthdl(&d.module), per_shape, (k * 16 + s) as u64);
             assert!(
                 r.failure.is_none(),
@@ -337,7 +337,7 @@ fn random_verilator_small() {
         &[("SCHED", "GTO"), ("AGE_W", "3")],
     ];
     for (k, sets) in runs.into_iter().enumerate() {
-        let d = Design::new::<WarpSchedulerBench>(&params("small", sets));
+        let d = Design::old::<WarpSchedulerBench>(&params("small", sets));
         let lib = VerilatorLib::load(&d.module, &d.verilog()).unwrap();
         let factory = || Box::new(lib.instance().unwrap()) as Box<dyn smrtl_cosim::Rtl>;
         let r = check::random(&d, &factory, 3_000, 40 + k as u64);
@@ -357,7 +357,7 @@ fn verilog_lints_and_runs_on_icarus() {
     for setting in settings() {
         let mut sets = setting.clone();
         sets.extend([("W", "24"), ("NSCHED", "1"), ("AGE_W", "3")]);
-        let d = Design::new::<WarpSchedulerBench>(&params("paper", &sets));
+        let d = Design::old::<WarpSchedulerBench>(&params("paper", &sets));
         let v = d.verilog();
         if external("verilator") {
             smrtl_synth::lint_verilator(&v, &d.module.name).unwrap();
@@ -374,7 +374,7 @@ fn verilog_lints_and_runs_on_icarus() {
 /// The scheduler with a planted bug: key ties go to the higher index.
 struct Broken;
 
-impl Bench for Broken {
+impl OldBench for Broken {
     type Params = Params;
     const SUMMARY: &'static str = "warp_scheduler with a deliberate bug";
     fn module(p: &Params) -> Module {
@@ -390,7 +390,7 @@ impl Bench for Broken {
 
 #[test]
 fn broken_tie_break_is_caught_and_shrunk() {
-    let d = Design::new::<Broken>(&params("small", &[("AGE_W", "3")]));
+    let d = Design::old::<Broken>(&params("small", &[("AGE_W", "3")]));
     let r = check::random(&d, &rusthdl(&d.module), 100_000, 9);
     let f = r.failure.expect("the broken RTL must be caught");
     assert_eq!(f.mismatch.port, port::ISS_IDX, "{}", f.mismatch);

@@ -6,11 +6,10 @@
 //! and 7: [`Milg::mem_ok`] before issue, [`Milg::tick`] with the cycle's events); [`Model`] puts
 //! it on the block's ports for co-simulation. Nothing allocates per cycle.
 
-use crate::harness::layout::{Layout, Slot};
-use crate::harness::sim::Simulator;
-use smrtl_hdl::blocks::milg::{port, Params};
+use crate::{BlockModel, Layout, Simulator};
+use smrtl_hdl::blocks::milg::port::{Inputs, Io, Outputs};
+use smrtl_hdl::blocks::milg::Params;
 pub use smrtl_hdl::blocks::milg::{Mode, Ratio0Policy};
-use smrtl_hdl::netlist::mask;
 
 /// The Milg's configuration (the block's params as the SM model holds them).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -154,44 +153,19 @@ impl Milg {
 /// The Milg on its ports: the same buffers as the RTL backends.
 pub struct Model {
     milg: Milg,
-    reset: Slot,
-    issue: Slot,
-    done: Slot,
-    acc: Slot,
-    fail: Slot,
-    smil_limit: Slot,
-    smil_unl: Slot,
-    mem_ok: Slot,
-    mil: Slot,
-    unl: Slot,
-    boundary: Slot,
-    inflight: Slot,
-    peak: Slot,
-    rsfail: Slot,
-    reqcnt: Slot,
+    io: Io,
+    inputs: Inputs,
+    outputs: Outputs,
 }
 
-impl Model {
-    pub fn new(p: &Params, layout: &Layout) -> Model {
-        let i = |n: &str| layout.in_slot(n).clone();
-        let o = |n: &str| layout.out_slot(n).clone();
+impl BlockModel for Model {
+    type Params = Params;
+    fn new(p: &Params, layout: &Layout) -> Model {
         Model {
             milg: Milg::new(&MilgCfg::of(p)),
-            reset: i("reset"),
-            issue: i(port::ISSUE),
-            done: i(port::DONE),
-            acc: i(port::ACC),
-            fail: i(port::FAIL),
-            smil_limit: i(port::SMIL_LIMIT),
-            smil_unl: i(port::SMIL_UNL),
-            mem_ok: o(port::MEM_OK),
-            mil: o(port::MIL),
-            unl: o(port::UNL),
-            boundary: o(port::BOUNDARY),
-            inflight: o(port::INFLIGHT),
-            peak: o(port::PEAK),
-            rsfail: o(port::RSFAIL),
-            reqcnt: o(port::REQCNT),
+            io: Io::new(p, layout),
+            inputs: Inputs::new(p),
+            outputs: Outputs::new(p),
         }
     }
 }
@@ -202,27 +176,29 @@ impl Simulator for Model {
     }
 
     fn step(&mut self, inputs: &[u64], outputs: &mut [u64]) {
-        let g = &self.milg;
-        let get = |s: &Slot| s.get(inputs) & mask(s.width);
+        let (g, i, o) = (&self.milg, &mut self.inputs, &mut self.outputs);
+        self.io.read_inputs(inputs, i);
         let ev = MilgEvents {
-            issue: get(&self.issue) == 1,
-            done: get(&self.done) as u8,
-            acc: get(&self.acc) == 1,
-            fail: get(&self.fail) == 1,
+            issue: i.issue,
+            done: i.done as u8,
+            acc: i.acc,
+            fail: i.fail,
         };
-        self.mem_ok.set(outputs, g.mem_ok() as u64);
-        self.mil.set(outputs, u64::from(g.mil));
-        self.unl.set(outputs, g.unl as u64);
-        self.boundary.set(outputs, g.boundary(ev.acc) as u64);
-        self.inflight.set(outputs, u64::from(g.inflight));
-        self.peak.set(outputs, u64::from(g.peak));
-        self.rsfail.set(outputs, u64::from(g.rsfail));
-        self.reqcnt.set(outputs, u64::from(g.reqcnt));
-        if get(&self.reset) == 1 {
+        *o = Outputs {
+            mem_ok: g.mem_ok(),
+            mil: u64::from(g.mil),
+            unl: g.unl,
+            boundary: g.boundary(ev.acc),
+            inflight: u64::from(g.inflight),
+            peak: u64::from(g.peak),
+            rsfail: u64::from(g.rsfail),
+            reqcnt: u64::from(g.reqcnt),
+        };
+        self.io.write_outputs(o, outputs);
+        if i.reset {
             self.milg = Milg::new(&self.milg.cfg);
         } else {
-            let (limit, unl) = (get(&self.smil_limit) as u32, get(&self.smil_unl) == 1);
-            self.milg.tick(ev, limit, unl);
+            self.milg.tick(ev, i.smil_limit as u32, i.smil_unl);
         }
     }
 }

@@ -1,9 +1,9 @@
 //! Behavioral model of the `ReqCounter` (docs/memory-issue-control.md §3.3, §5): a kernel's
 //! wrapping count of accepted requests; the interval's last request is the `boundary`.
 
-use crate::harness::layout::{Layout, Slot};
-use crate::harness::sim::Simulator;
-use smrtl_hdl::blocks::req_counter::{port, Params};
+use crate::{BlockModel, Layout, Simulator};
+use smrtl_hdl::blocks::req_counter::port::{Inputs, Io, Outputs};
+use smrtl_hdl::blocks::req_counter::Params;
 
 /// The counter (spec §3.3).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -41,21 +41,20 @@ impl ReqCounter {
 pub struct Model {
     counter: ReqCounter,
     bits: u32,
-    reset: Slot,
-    acc: Slot,
-    boundary: Slot,
-    reqcnt: Slot,
+    io: Io,
+    inputs: Inputs,
+    outputs: Outputs,
 }
 
-impl Model {
-    pub fn new(p: &Params, layout: &Layout) -> Model {
+impl BlockModel for Model {
+    type Params = Params;
+    fn new(p: &Params, layout: &Layout) -> Model {
         Model {
             counter: ReqCounter::new(p.reqcnt_bits),
             bits: p.reqcnt_bits,
-            reset: layout.in_slot("reset").clone(),
-            acc: layout.in_slot(port::ACC).clone(),
-            boundary: layout.out_slot(port::BOUNDARY).clone(),
-            reqcnt: layout.out_slot(port::REQCNT).clone(),
+            io: Io::new(p, layout),
+            inputs: Inputs::new(p),
+            outputs: Outputs::new(p),
         }
     }
 }
@@ -66,14 +65,15 @@ impl Simulator for Model {
     }
 
     fn step(&mut self, inputs: &[u64], outputs: &mut [u64]) {
-        let acc = self.acc.get(inputs) & 1 == 1;
-        self.boundary
-            .set(outputs, self.counter.boundary(acc) as u64);
-        self.reqcnt.set(outputs, u64::from(self.counter.reqcnt));
-        if self.reset.get(inputs) & 1 == 1 {
+        let (i, o) = (&mut self.inputs, &mut self.outputs);
+        self.io.read_inputs(inputs, i);
+        o.boundary = self.counter.boundary(i.acc);
+        o.reqcnt = u64::from(self.counter.reqcnt);
+        self.io.write_outputs(o, outputs);
+        if i.reset {
             self.counter = ReqCounter::new(self.bits);
         } else {
-            self.counter.tick(acc);
+            self.counter.tick(i.acc);
         }
     }
 }

@@ -52,3 +52,13 @@ pub trait Rtl: Simulator {
     /// The rising clock edge with the inputs of the last `eval`.
     fn edge(&mut self);
 }
+
+/// A block's behavioral model on its ports (implemented once per block, in
+/// `cosim/src/blocks/<block>.rs`; docs/blocks.md §1): written from the spec, constructed in its
+/// reset state for the block's params and the layout of its port buffers.
+pub trait BlockModel: Simulator + Send + Sized + 'static {
+    /// The block's params.
+    type Params: smrtl_hdl::Block;
+    /// The model of `p` in its reset state, reading and writing buffers of `layout`.
+    fn new(p: &Self::Params, layout: &crate::Layout) -> Self;
+}

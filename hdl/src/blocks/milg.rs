@@ -11,7 +11,7 @@
 //! the boundary a small restoring divider `P div r` (`r` is `rsfail`'s bits above `reqcnt_bits`,
 //! the paper's right shifter: wires).
 
-use crate::netlist::{concat, mask, Dir, Expr, Module, Port};
+use crate::netlist::{concat, mask, Expr, Module};
 use crate::params::{module_name, Allowed, BlockParams, ParamError};
 use serde::{Deserialize, Serialize};
 
@@ -169,71 +169,62 @@ impl BlockParams for Params {
     }
 }
 
-/// Port names (spec §5 `Milg`).
-pub mod port {
-    /// A memory instruction of the kernel issues this cycle.
-    pub const ISSUE: &str = "issue";
-    /// Memory instructions of the kernel completing this cycle (0..2).
-    pub const DONE: &str = "done";
-    /// The L1D accepted one of the kernel's accesses (a request).
-    pub const ACC: &str = "acc";
-    /// The kernel's head access failed (one reservation failure).
-    pub const FAIL: &str = "fail";
-    /// SMIL configuration: the limit and "unlimited" (Smil mode only).
-    pub const SMIL_LIMIT: &str = "smil_limit";
-    pub const SMIL_UNL: &str = "smil_unl";
-    /// The gate (Moore): the kernel may issue a memory instruction this cycle.
-    pub const MEM_OK: &str = "mem_ok";
-    pub const MIL: &str = "mil";
-    pub const UNL: &str = "unl";
-    /// Combinational: `acc` and `reqcnt` all ones, the last request of an interval.
-    pub const BOUNDARY: &str = "boundary";
-    pub const INFLIGHT: &str = "inflight";
-    pub const PEAK: &str = "peak";
-    pub const RSFAIL: &str = "rsfail";
-    pub const REQCNT: &str = "reqcnt";
+crate::ports! {
+    Params as p;
+    let ib = p.inflight_bits as usize;
+    inputs {
+        /// A memory instruction of the kernel issues this cycle.
+        issue[1]: bool,
+        /// Memory instructions of the kernel completing this cycle (0..2).
+        done[2],
+        /// The L1D accepted one of the kernel's accesses (a request).
+        acc[1]: bool,
+        /// The kernel's head access failed (one reservation failure).
+        fail[1]: bool,
+        /// SMIL configuration: the limit (read in Smil mode only).
+        smil_limit[ib],
+        /// SMIL configuration: "unlimited" (read in Smil mode only).
+        smil_unl[1]: bool,
+    }
+    outputs {
+        /// The gate (Moore): the kernel may issue a memory instruction this cycle.
+        mem_ok[1]: bool,
+        /// The limit.
+        mil[ib],
+        /// No limit.
+        unl[1]: bool,
+        /// Combinational: `acc` and `reqcnt` all ones, the last request of an interval.
+        boundary[1]: bool,
+        inflight[ib],
+        peak[ib],
+        rsfail[p.rsfail_bits as usize],
+        reqcnt[p.reqcnt_bits as usize],
+    }
 }
 
-/// The block's ports (spec §5), in declaration order.
-pub fn ports(p: &Params) -> Vec<Port> {
-    let (ib, fb, qb) = (
-        p.inflight_bits as usize,
-        p.rsfail_bits as usize,
-        p.reqcnt_bits as usize,
-    );
-    crate::netlist::port_list(&[
-        ("clock", Dir::In, 1),
-        ("reset", Dir::In, 1),
-        (port::ISSUE, Dir::In, 1),
-        (port::DONE, Dir::In, 2),
-        (port::ACC, Dir::In, 1),
-        (port::FAIL, Dir::In, 1),
-        (port::SMIL_LIMIT, Dir::In, ib),
-        (port::SMIL_UNL, Dir::In, 1),
-        (port::MEM_OK, Dir::Out, 1),
-        (port::MIL, Dir::Out, ib),
-        (port::UNL, Dir::Out, 1),
-        (port::BOUNDARY, Dir::Out, 1),
-        (port::INFLIGHT, Dir::Out, ib),
-        (port::PEAK, Dir::Out, ib),
-        (port::RSFAIL, Dir::Out, fb),
-        (port::REQCNT, Dir::Out, qb),
-    ])
+impl crate::Block for Params {
+    fn build(&self) -> Module {
+        build(self)
+    }
+    #[cfg(feature = "faults")]
+    const FAULTS: &'static [crate::faults::Fault] = &[faults::PEAK_NOT_RESTARTED];
 }
 
-/// A deliberate RTL bug, so tests can prove the harness catches and shrinks one.
-#[doc(hidden)]
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Fault {
-    None,
+/// Planted faults (docs/blocks.md §4).
+#[cfg(feature = "faults")]
+pub mod faults {
+    use crate::faults::Fault;
+
     /// At the boundary `peak` keeps `P` instead of restarting at `inflight'` (the next
-    /// interval's peak then remembers the last one's).
-    PeakNotRestarted,
-}
-
-/// Builds the Milg's RTL from validated params (spec §4.4).
-pub fn build(p: &Params) -> Module {
-    build_with(p, Fault::None)
+    /// interval's peak then remembers the last one's; §4.4).
+    pub const PEAK_NOT_RESTARTED: Fault = Fault {
+        block: "milg",
+        name: "peak_not_restarted",
+        what: "at the interval boundary peak keeps P instead of restarting at inflight' (§4.4)",
+        port: super::port::PEAK,
+        // An issue, eight requests (the boundary at the small widths), then the compare.
+        within: 24,
+    };
 }
 
 /// `P div r` by restoring division (spec §4.4: integer floor), `r ≠ 0` assumed (the quotient
@@ -263,20 +254,15 @@ pub fn divide(m: &mut Module, name: &str, dividend: &Expr, divisor: &Expr) -> Ex
     concat(&q)
 }
 
-/// [`build`], with a planted [`Fault`] (tests only).
-#[doc(hidden)]
-pub fn build_with(p: &Params, fault: Fault) -> Module {
+/// Builds the Milg's RTL from validated params (spec §4.4).
+pub fn build(p: &Params) -> Module {
     let (ib, fb, qb, rb) = (
         p.inflight_bits as usize,
         p.rsfail_bits as usize,
         p.reqcnt_bits as usize,
         p.ratio_bits(),
     );
-    let name = match fault {
-        Fault::None => module_name(p),
-        _ => format!("{}_fault", module_name(p)),
-    };
-    let mut m = Module::new(&name);
+    let mut m = Module::new(&module_name(p));
     let (inp, out) = m.declare_ports(&ports(p));
     let i = |name: &str| inp[name].clone();
     let (issue, done, acc, fail) = (i(port::ISSUE), i(port::DONE), i(port::ACC), i(port::FAIL));
@@ -321,10 +307,11 @@ pub fn build_with(p: &Params, fault: Fault) -> Module {
         boundary.mux(&Expr::lit(0, qb), &(&reqcnt + &acc.zext(qb))),
     );
     m.next(&rsfail, boundary.mux(&Expr::lit(0, fb), &rs));
-    let peak_at_boundary = match fault {
-        Fault::None => inflight_nx.clone(),
-        Fault::PeakNotRestarted => pmax.clone(),
-    };
+    let peak_at_boundary = crate::planted!(
+        faults::PEAK_NOT_RESTARTED,
+        pmax.clone(),
+        inflight_nx.clone()
+    );
     m.next(&peak, boundary.mux(&peak_at_boundary, &pmax));
     match p.mode {
         Mode::Off => {}

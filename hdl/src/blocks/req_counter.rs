@@ -3,7 +3,7 @@
 //! MILG is present to share its `reqcnt`. `boundary` = `acc` with the counter all ones: the
 //! cycle of the interval's last (1024th) accepted request, exactly the MILG's `boundary`.
 
-use crate::netlist::{mask, Dir, Expr, Module, Port};
+use crate::netlist::{mask, Expr, Module};
 use crate::params::{module_name, Allowed, BlockParams};
 
 crate::block_params! {
@@ -35,25 +35,24 @@ impl BlockParams for Params {
     }
 }
 
-/// Port names (spec §5 `ReqCounter`).
-pub mod port {
-    /// The L1D accepted one of the kernel's accesses.
-    pub const ACC: &str = "acc";
-    /// Combinational: `acc` with the counter all ones (QBMI's `sample`).
-    pub const BOUNDARY: &str = "boundary";
-    /// The counter (debug).
-    pub const REQCNT: &str = "reqcnt";
+crate::ports! {
+    Params as p;
+    inputs {
+        /// The L1D accepted one of the kernel's accesses.
+        acc[1]: bool,
+    }
+    outputs {
+        /// Combinational: `acc` with the counter all ones (QBMI's `sample`).
+        boundary[1]: bool,
+        /// The counter (debug).
+        reqcnt[p.reqcnt_bits as usize],
+    }
 }
 
-/// The block's ports (spec §5).
-pub fn ports(p: &Params) -> Vec<Port> {
-    crate::netlist::port_list(&[
-        ("clock", Dir::In, 1),
-        ("reset", Dir::In, 1),
-        (port::ACC, Dir::In, 1),
-        (port::BOUNDARY, Dir::Out, 1),
-        (port::REQCNT, Dir::Out, p.reqcnt_bits as usize),
-    ])
+impl crate::Block for Params {
+    fn build(&self) -> Module {
+        build(self)
+    }
 }
 
 /// Builds the counter's RTL (spec §3.3: `reqcnt' = reqcnt + acc`, wrapping).

@@ -2,7 +2,7 @@
 //! flip-flops, needed only where no MILG shares its request counter with QBMI.
 
 use serde::Serialize;
-use smrtl_hdl::blocks::req_counter::{build, Params};
+use smrtl_hdl::blocks::req_counter::Params;
 use smrtl_hdl::tools::ToolError;
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -10,13 +10,20 @@ pub struct Registers {
     pub reqcnt: u64,
 }
 
+impl crate::BlockCost for Params {
+    fn cost_notes(&self) -> Result<crate::Notes, ToolError> {
+        notes(self)
+    }
+    fn register_inventory(&self) -> Option<u64> {
+        Some(self.register_bits())
+    }
+}
+
 /// The counter's line in `smrtl synth`.
 pub fn notes(p: &Params) -> Result<crate::Notes, ToolError> {
     let r = Registers {
         reqcnt: p.register_bits(),
     };
-    let built = build(p).register_bits();
-    assert_eq!(built, r.reqcnt, "req_counter RTL has {built} register bits");
     let mut n = crate::Notes::default();
     n.add(
         format!(
@@ -33,22 +40,12 @@ pub fn notes(p: &Params) -> Result<crate::Notes, ToolError> {
 mod tests {
     use super::*;
 
+    /// The inventory (10 bits at the paper's widths) is what the notes state; the conformance
+    /// suite holds it against the IR and Yosys.
     #[test]
-    fn yosys_confirms_the_flip_flops() {
-        if !smrtl_hdl::tools::external(&["yosys", "verilator", "iverilog"]) {
-            return;
-        }
+    fn notes_state_the_inventory() {
         let p = Params::default();
-        let module = std::sync::Arc::new(build(&p));
-        let cost = crate::cost_of(&module, false).unwrap();
-        assert_eq!(
-            (cost.generic.rtl_flip_flops, cost.generic.flip_flops),
-            (10, 10)
-        );
-        assert!(cost.generic.latches.is_empty());
-        let verilog = smrtl_hdl::rusthdl::emit_verilog(&module);
-        crate::lint_verilator(&verilog, &module.name).unwrap();
-        crate::compile_icarus(&verilog, &module.name).unwrap();
+        assert_eq!(crate::BlockCost::register_inventory(&p), Some(10));
         assert!(notes(&p).unwrap().lines[0].starts_with("storage: 10 DFF bits"));
     }
 }

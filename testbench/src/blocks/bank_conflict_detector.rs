@@ -2,7 +2,7 @@
 //! (docs/bank-conflicts.md §1.5, §5) and proptest strategies biased to collide in group, layer and
 //! element (§2.4).
 
-use crate::design::{Bench, Case};
+use crate::design::{Case, OldBench};
 use proptest::prelude::*;
 use smrtl_cosim::blocks::bank_conflict_detector::Model;
 use smrtl_cosim::{Layout, Simulator};
@@ -133,7 +133,7 @@ pub const CASE_CYCLES: usize = 64;
 
 pub struct Detector;
 
-impl Bench for Detector {
+impl OldBench for Detector {
     type Params = Params;
     const SUMMARY: &'static str = "shared-memory bank-conflict detector: lane addresses -> degree, service cycles (seeds 000, 002)";
 

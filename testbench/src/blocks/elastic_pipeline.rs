@@ -19,7 +19,7 @@
 //!   `deg` (override, 1..=L). An `smem` object needs `addrs` or `deg`.
 //! - `icnt_valid_cycles`: cycles t with `icnt_valid(t)`: ICNT data occupies WB during t+1.
 
-use crate::design::{Bench, Case};
+use crate::design::{Case, OldBench};
 use crate::stimulus_file::params_as_sets;
 use proptest::prelude::*;
 use proptest::strategy::ValueTree;
@@ -849,7 +849,7 @@ pub fn cases(p: &Params, layout: &Layout) -> BoxedStrategy<Case> {
 /// The block for the tools (`smrtl list`, `gen`, `cosim`, `synth`): RTL, model, random cases.
 pub struct ElasticPipeline;
 
-impl Bench for ElasticPipeline {
+impl OldBench for ElasticPipeline {
     type Params = Params;
     const SUMMARY: &'static str = "SM pipeline, trace mode: front end + unified / split / elastic backend (PREMEM, NONMEM FIFOs, WB priority) (seed 000)";
 

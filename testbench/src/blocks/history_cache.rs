@@ -3,7 +3,7 @@
 //! updates — PCs from a small pool that maps mostly to one set, accumulator sequences that mostly walk
 //! sw = 0..S−1 in order, lookups of recently written PCs — plus random counter and ready traffic.
 
-use crate::design::{Bench, Case};
+use crate::design::{Case, OldBench};
 use proptest::prelude::*;
 use smrtl_cosim::blocks::history_cache::{Inputs, Model};
 use smrtl_cosim::{Layout, Simulator};
@@ -167,7 +167,7 @@ pub fn cycles(p: &Params, max: usize) -> impl Strategy<Value = Vec<Inputs>> {
 
 pub struct HistoryCacheBench;
 
-impl Bench for HistoryCacheBench {
+impl OldBench for HistoryCacheBench {
     type Params = Params;
     const SUMMARY: &'static str = "BCAWS: conflict history cache, degree accumulator, distance counter and memory-warp mask (seed 000)";
 

@@ -6,7 +6,7 @@
 //! run (the generator steps the behavioral model to know `pend`); `done` / `tb_empty` toggle as
 //! levels (mostly `tb_empty ⇒ done`); rare lock presets and resets.
 
-use crate::design::{Bench, Case};
+use crate::design::{Case, OldBench};
 use proptest::prelude::*;
 use smrtl_cosim::blocks::lock_table::{Inputs, LockTable, Model, Outputs, Ports};
 use smrtl_cosim::{Layout, Simulator};
@@ -211,7 +211,7 @@ pub fn cycles(p: &Params, max: usize) -> impl Strategy<Value = Vec<Inputs>> {
 
 pub struct LockTableBench;
 
-impl Bench for LockTableBench {
+impl OldBench for LockTableBench {
     type Params = Params;
     const SUMMARY: &'static str = "scratchpad sharing: per-pair shared-region locks, FCFS grant/NACK, drain, release and transfer (seed 001)";
 

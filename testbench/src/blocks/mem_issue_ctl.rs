@@ -9,7 +9,7 @@
 //! switches profile now and then; cases last several of one kernel's intervals.
 
 use crate::blocks::milg::ACC_FAIL;
-use crate::design::{Bench, Case};
+use crate::design::{Case, OldBench};
 use proptest::prelude::*;
 use smrtl_cosim::blocks::mem_issue_ctl::{CtlIn, MemIssueCtl, Model, MAX_KERNELS};
 use smrtl_cosim::{Layout, Simulator};
@@ -189,7 +189,7 @@ pub fn cycles(p: &Params, max: usize) -> impl Strategy<Value = Vec<Cycle>> {
 
 pub struct MemIssueCtlBench;
 
-impl Bench for MemIssueCtlBench {
+impl OldBench for MemIssueCtlBench {
     type Params = Params;
     const SUMMARY: &'static str = "SM memory-issue control: N MILGs (Off / SMIL / DMIL) and the BMI arbiter, elig and grant (seed 004)";
 

@@ -1,5 +1,4 @@
-//! Stimulus for the `Milg` (docs/memory-issue-control.md §4, §5): one [`Cycle`] per cycle and a
-//! proptest strategy of legal event streams (spec §5): `acc` and `fail` never together, `issue`
+//! Stimulus for the `Milg` (docs/memory-issue-control.md §4, §5): a proptest strategy of legal event streams (spec §5): `acc` and `fail` never together, `issue`
 //! only while the gate is open, `done` at most what is in flight (plus this cycle's issue), so
 //! the in-flight count stays in range. The generator steps the behavioral model to know the
 //! gate and the count.
@@ -12,43 +11,14 @@
 //! them; the small presets (8-request intervals) end one every few cycles. SMIL limits are drawn
 //! per case (0 and all ones included) and sometimes change; resets are rare.
 
-use crate::design::{Bench, Case};
+use crate::design::Bench;
 use proptest::prelude::*;
 use smrtl_cosim::blocks::milg::{Milg, MilgCfg, MilgEvents, Model};
-use smrtl_cosim::{Layout, Simulator};
-use smrtl_hdl::blocks::milg::{build, port, Mode, Params, Ratio0Policy};
+use smrtl_hdl::blocks::milg::port::{self, Inputs};
+use smrtl_hdl::blocks::milg::{Mode, Params, Ratio0Policy};
 use smrtl_hdl::netlist::mask;
-use smrtl_hdl::tools::ToolError;
 use smrtl_hdl::BlockParams;
-use smrtl_hdl::Module;
 use smrtl_synth::prove::{Proof, Property};
-
-/// All the Milg's inputs of one cycle.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Cycle {
-    pub reset: bool,
-    pub ev: MilgEvents,
-    pub smil_limit: u32,
-    pub smil_unl: bool,
-}
-
-/// The cycle as one input buffer (values cut to the port widths).
-pub fn encode(p: &Params, layout: &Layout, c: &Cycle) -> Vec<u64> {
-    let mut buf = vec![0u64; layout.in_words];
-    let mut set = |name: &str, v: u64| {
-        let s = layout.in_slot(name);
-        s.set_field(&mut buf, 0, s.width, v);
-    };
-    set("reset", c.reset as u64);
-    set(port::ISSUE, c.ev.issue as u64);
-    set(port::DONE, u64::from(c.ev.done));
-    set(port::ACC, c.ev.acc as u64);
-    set(port::FAIL, c.ev.fail as u64);
-    let limit = u64::from(c.smil_limit) & mask(p.inflight_bits as usize);
-    set(port::SMIL_LIMIT, limit);
-    set(port::SMIL_UNL, c.smil_unl as u64);
-    buf
-}
 
 /// Longest random case for `p`: six intervals and a bit (6208 cycles at the paper's 1024
 /// requests), at least 320 (dozens of 8-request intervals). A failing case shrinks from at
@@ -117,7 +87,7 @@ fn limit(p: &Params, kind: u8, bits: u32) -> u32 {
 }
 
 /// A legal case of `1..=max` cycles for `p` (see the module doc).
-pub fn cycles(p: &Params, max: usize) -> impl Strategy<Value = Vec<Cycle>> {
+pub fn cycles(p: &Params, max: usize) -> impl Strategy<Value = Vec<Inputs>> {
     let p = p.clone();
     (start(), prop::collection::vec(raw(), 1..=max)).prop_map(
         move |((mut af, mut is, mut dn, kind, bits, unl), raws)| {
@@ -158,10 +128,13 @@ pub fn cycles(p: &Params, max: usize) -> impl Strategy<Value = Vec<Cycle>> {
                     acc: a < pa,
                     fail: a >= pa && a < pa + pf,
                 };
-                let c = Cycle {
+                let c = Inputs {
                     reset,
-                    ev,
-                    smil_limit,
+                    issue: ev.issue,
+                    done: u64::from(ev.done),
+                    acc: ev.acc,
+                    fail: ev.fail,
+                    smil_limit: u64::from(smil_limit),
                     smil_unl,
                 };
                 if reset {
@@ -176,33 +149,16 @@ pub fn cycles(p: &Params, max: usize) -> impl Strategy<Value = Vec<Cycle>> {
     )
 }
 
-pub struct MilgBench;
-
-impl Bench for MilgBench {
-    type Params = Params;
+impl Bench for Params {
+    type Model = Model;
     const SUMMARY: &'static str = "MILG: per-kernel in-flight memory-instruction limiter, SMIL / DMIL limit every 1024 requests (seed 004)";
 
-    fn module(p: &Params) -> Module {
-        build(p)
+    fn stimulus(&self) -> BoxedStrategy<Vec<Inputs>> {
+        cycles(self, case_cycles(self)).boxed()
     }
 
-    fn model(p: &Params, layout: &Layout) -> Box<dyn Simulator + Send> {
-        Box::new(Model::new(p, layout))
-    }
-
-    fn cases(p: &Params, layout: &Layout) -> BoxedStrategy<Case> {
-        let (p2, layout) = (p.clone(), layout.clone());
-        cycles(p, case_cycles(p))
-            .prop_map(move |cs| cs.iter().map(|c| encode(&p2, &layout, c)).collect())
-            .boxed()
-    }
-
-    fn cost_notes(p: &Params) -> Result<smrtl_synth::Notes, ToolError> {
-        smrtl_synth::blocks::milg::notes(p)
-    }
-
-    fn properties(p: &Params) -> Option<Proof> {
-        Some(proof(p))
+    fn properties(&self) -> Option<Proof> {
+        Some(proof(self))
     }
 
     /// Every mode and `r = 0` policy at the paper's widths, and the `small` widths (where an

@@ -3,7 +3,7 @@
 //! few naming another slot) while the warp map changes every cycle; warps sit mostly in shared
 //! slots, also in unshared ones and sometimes in a slot id ≥ T, and are mostly valid.
 
-use crate::design::{Bench, Case};
+use crate::design::{Case, OldBench};
 use proptest::prelude::*;
 use smrtl_cosim::blocks::owner_class::{Locks, Model};
 use smrtl_cosim::blocks::share_cfg::{Table, TablePorts};
@@ -132,7 +132,7 @@ pub fn cycles(shape: &Shape) -> impl Strategy<Value = Vec<Cycle>> {
 
 pub struct OwnerClassBench;
 
-impl Bench for OwnerClassBench {
+impl OldBench for OwnerClassBench {
     type Params = Params;
     const SUMMARY: &'static str =
         "scratchpad sharing's per-warp owner bit and OWF class (owner, unshared, non-owner) (seed 001)";

@@ -6,7 +6,7 @@
 //! same cycle, so rpm changes coincide with refills (spec §3.4: the refill uses the
 //! start-of-cycle rpm). A rare reset restarts the state mid-case.
 
-use crate::design::{Bench, Case};
+use crate::design::{Case, OldBench};
 use proptest::prelude::*;
 use smrtl_cosim::blocks::qbmi_arb::{eligible, Model, Qbmi, QbmiCfg};
 use smrtl_cosim::{Layout, Simulator};
@@ -140,7 +140,7 @@ pub fn cycles(p: &Params, max: usize) -> impl Strategy<Value = Vec<Cycle>> {
 
 pub struct QbmiArbBench;
 
-impl Bench for QbmiArbBench {
+impl OldBench for QbmiArbBench {
     type Params = Params;
     const SUMMARY: &'static str =
         "QBMI: quota-based memory-issue arbiter, quotas LCM(rpm)/rpm_k, run-time Req/Minst sampling (seed 004)";

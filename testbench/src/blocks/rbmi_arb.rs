@@ -3,7 +3,7 @@
 //! an ineligible kernel both happen often; `mem_ok` is mostly open, `slot_free` mostly set, and
 //! a rare reset puts the pointer back mid-case.
 
-use crate::design::{Bench, Case};
+use crate::design::{Case, OldBench};
 use proptest::prelude::*;
 use smrtl_cosim::blocks::rbmi_arb::Model;
 use smrtl_cosim::{Layout, Simulator};
@@ -87,7 +87,7 @@ pub fn cycles(n: usize, max: usize) -> impl Strategy<Value = Vec<Cycle>> {
 
 pub struct RbmiArbBench;
 
-impl Bench for RbmiArbBench {
+impl OldBench for RbmiArbBench {
     type Params = Params;
     const SUMMARY: &'static str =
         "RBMI: loose round-robin over kernels for the SM's memory-issue slot (seed 004)";

@@ -7,7 +7,7 @@
 //! warp is issued), invalidated and moved, slot ids ≥ T and warp ids ≥ W occur where the widths
 //! allow them, and resets are rare.
 
-use crate::design::{Bench, Case};
+use crate::design::{Case, OldBench};
 use proptest::prelude::*;
 use smrtl_cosim::blocks::relssp_unit::{Event, Model, WarpIn};
 use smrtl_cosim::{Layout, Simulator};
@@ -256,7 +256,7 @@ pub fn cycles(p: &Params, max: usize) -> impl Strategy<Value = Vec<Cycle>> {
 
 pub struct RelsspBench;
 
-impl Bench for RelsspBench {
+impl OldBench for RelsspBench {
     type Params = Params;
     const SUMMARY: &'static str =
         "relssp release logic: per-thread release bits, per-TB-slot done and tb_empty (seed 001)";

@@ -5,7 +5,7 @@
 //! random writes, ShSM / `u` writes and rare resets mixed in, so the registered table passes
 //! through half-built states on its way to a valid pairing.
 
-use crate::design::{Bench, Case};
+use crate::design::{Case, OldBench};
 use proptest::prelude::*;
 use smrtl_cosim::blocks::share_cfg::{Model, Table};
 use smrtl_cosim::{Layout, Simulator};
@@ -228,7 +228,7 @@ pub fn writes(shape: &Shape) -> impl Strategy<Value = Vec<Write>> {
 
 pub struct ShareCfgBench;
 
-impl Bench for ShareCfgBench {
+impl OldBench for ShareCfgBench {
     type Params = Params;
     const SUMMARY: &'static str =
         "scratchpad sharing's ShSM bit, ShTB pairing table, u and bases, with err_cfg (seed 001)";

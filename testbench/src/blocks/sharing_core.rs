@@ -618,7 +618,7 @@ fn core_cycle(p: &CoreParams) -> impl Strategy<Value = CoreIn> {
 /// The `sharing_core` block's descriptor (see [`crate::registry`]).
 pub struct SharingCoreBench;
 
-impl crate::Bench for SharingCoreBench {
+impl crate::OldBench for SharingCoreBench {
     type Params = CoreParams;
     const SUMMARY: &'static str = "scratchpad sharing's SM top: share_cfg, owner_class, NSCHED warp_schedulers, sp_access_unit, lock_table, relssp_unit (seed 001)";
 

@@ -751,7 +751,7 @@ pub fn cases(p: &SmParams, layout: &Layout) -> BoxedStrategy<Vec<Vec<u64>>> {
 /// The `sm_core` block's descriptor (see [`crate::registry`]).
 pub struct SmCoreBench;
 
-impl crate::design::Bench for SmCoreBench {
+impl crate::design::OldBench for SmCoreBench {
     type Params = SmParams;
     const SUMMARY: &'static str = "SM core, scheduler mode: RR scheduler + BCAWS mask, issue unit, history cache and the pipeline; block level on its ports, SM level with workloads (`smrtl sim --workload`) (seed 000)";
 

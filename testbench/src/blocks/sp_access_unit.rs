@@ -3,7 +3,7 @@
 //! the private/shared boundary (`u − 1`, `u`, `u + 1`), at 0 and at the top offset; masks are
 //! full, empty, one lane or random; slots mostly name a real slot, sometimes one ≥ T.
 
-use crate::design::{Bench, Case};
+use crate::design::{Case, OldBench};
 use proptest::prelude::*;
 use smrtl_cosim::blocks::share_cfg::{Table, TablePorts};
 use smrtl_cosim::blocks::sp_access_unit::Model;
@@ -162,7 +162,7 @@ pub fn cycles(shape: &Shape) -> impl Strategy<Value = Vec<Cycle>> {
 
 pub struct SpAccessUnitBench;
 
-impl Bench for SpAccessUnitBench {
+impl OldBench for SpAccessUnitBench {
     type Params = Params;
     const SUMMARY: &'static str =
         "scratchpad sharing's per-port lock check (off >= u) and physical address translation (seed 001)";

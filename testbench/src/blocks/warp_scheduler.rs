@@ -6,7 +6,7 @@
 //! a few values in some cases (ties at any AGE_W) and are reassigned as warps relaunch; resets
 //! are rare.
 
-use crate::design::{Bench, Case};
+use crate::design::{Case, OldBench};
 use proptest::prelude::*;
 use smrtl_cosim::blocks::warp_scheduler::{Model, Warp};
 use smrtl_cosim::{Layout, Simulator};
@@ -169,7 +169,7 @@ pub fn cycles(p: &Params, max: usize) -> impl Strategy<Value = Vec<Cycle>> {
 
 pub struct WarpSchedulerBench;
 
-impl Bench for WarpSchedulerBench {
+impl OldBench for WarpSchedulerBench {
     type Params = Params;
     const SUMMARY: &'static str =
         "one warp scheduler: Owner Warp First, LRR, GTO or two-level, with its last pick (seed 001)";

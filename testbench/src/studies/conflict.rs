@@ -151,7 +151,7 @@ impl Batch {
         let key = format!("{sets:?}");
         if !self.rtls.contains_key(&key) {
             let params = Params::resolve(None, &sets).map_err(|e| e.to_string())?;
-            let design = Design::new::<Detector>(&params);
+            let design = Design::old::<Detector>(&params);
             let sim: Box<dyn Simulator> = match self.backend {
                 Backend::Rusthdl => Box::new(RustHdl::new(design.module.clone())),
                 _ => Box::new(

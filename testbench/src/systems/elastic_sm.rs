@@ -280,7 +280,7 @@ impl Loaded for TraceInput {
                 pipeline::run_traced(&mut model, &layout, trace, limit, rows.as_mut(), &mut each)
             }
             rtl => {
-                let mut dut = Self::rtl(&Design::new::<ElasticPipeline>(p), rtl)?;
+                let mut dut = Self::rtl(&Design::old::<ElasticPipeline>(p), rtl)?;
                 pipeline::cosim_traced(
                     &mut model,
                     dut.as_mut(),
@@ -347,7 +347,7 @@ impl Loaded for TraceInput {
     }
 
     fn rtl_passes(&self, backend: Backend) -> Result<RtlPasses<'_>, String> {
-        let design = Design::new::<ElasticPipeline>(&self.trace.params);
+        let design = Design::old::<ElasticPipeline>(&self.trace.params);
         Self::rtl(&design, backend)?;
         let (trace, layout) = (&self.trace, pipeline::layout(&self.trace.params));
         Ok(Box::new(move || {
