@@ -434,7 +434,8 @@ fn list_systems_shows_kinds_params_and_profiles() {
         "    scheme ",
         "aes_encrypt",
         "heartwall",
-        "  sweep metrics: cycles, warp_instructions, ipc",
+        "  sweep metrics (\"workloads\"): cycles, warp_instructions, ipc",
+        "      sweep metrics (\"inputs\"): cycles, stalls, bank_conflict",
     ] {
         assert!(text.contains(needle), "{needle}");
     }

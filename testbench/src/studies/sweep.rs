@@ -13,7 +13,7 @@
 //! in grid order and each depends on its point alone, so the bytes do not depend on the thread
 //! count, and [`merge`] can order, check and join the outputs of the shards.
 
-use crate::systems::{self, System};
+use crate::systems::{self, metric, sets_of, Input, InputKind, RunOptions, System};
 use rayon::prelude::*;
 use serde::de::{Deserializer, Error as _, MapAccess, Visitor};
 use serde::{Deserialize, Serialize};
@@ -488,14 +488,15 @@ impl<'de> Deserialize<'de> for Ordered {
 #[derive(Deserialize)]
 #[serde(
     deny_unknown_fields,
-    expecting = "a sweep spec {\"system\", \"params\", \"workloads\", \"seeds\", \"waves\"}"
+    expecting = "a sweep spec {\"system\", \"params\", \"workloads\" or \"inputs\", \"seeds\", \"waves\"}"
 )]
 struct SpecFile {
     #[serde(default)]
     system: Option<String>,
     #[serde(default)]
     params: Ordered,
-    workloads: Value,
+    workloads: Option<Value>,
+    inputs: Option<Value>,
     seeds: Option<Value>,
     waves: Option<Value>,
 }
@@ -515,11 +516,14 @@ fn is_default_system(s: &str) -> bool {
 /// * `system`: the system (`smrtl list --systems`), default `elastic_sm`.
 /// * `params`: the system's params by their names (as `smrtl sim --set` takes them), each
 ///   overriding the profile's; default none.
-/// * `workloads`: the system's profile names (required).
+/// * `workloads`: the system's profile names; or
+/// * `inputs`: input files of the system, all of one kind (paths from the working directory;
+///   each file carries its own seed, so neither `seeds` nor `waves` apply).
 /// * `seeds`: profile seeds, default 1; `waves`: 1..=256, default 1 (what a wave is depends on
 ///   the system's profiles).
 ///
-/// The grid's axes, slowest first: `workload`, the params in file order, `waves`, `seed`.
+/// The grid's axes, slowest first: `workload`, the params in file order, `waves`, `seed`; or
+/// `input` and the params.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Spec {
     /// Left out of the canonical form when it is the default, so a spec written before systems
@@ -528,6 +532,9 @@ pub struct Spec {
     pub system: String,
     pub params: Vec<Axis>,
     pub workloads: Vec<String>,
+    /// Left out of the canonical form when empty (a spec of profiles).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub inputs: Vec<String>,
     pub waves: Vec<u32>,
     pub seeds: Vec<u64>,
 }
@@ -582,18 +589,46 @@ impl Spec {
             None => systems::system(DEFAULT_SYSTEM).expect("the default system is registered"),
         };
         let params = Self::axes_of(system, file.params)?;
-        let workloads = Self::profiles_of(system, file.workloads)?;
-        let seeds = uints("seeds", file.seeds.unwrap_or(1.into()), 0..=u64::MAX)?;
-        let waves = uints(
-            "waves",
-            file.waves.unwrap_or(1.into()),
-            1..=u64::from(MAX_WAVES),
-        )?;
+        let (workloads, inputs, waves, seeds) = match (file.workloads, file.inputs) {
+            (Some(w), None) => {
+                let seeds = uints("seeds", file.seeds.unwrap_or(1.into()), 0..=u64::MAX)?;
+                let waves = uints(
+                    "waves",
+                    file.waves.unwrap_or(1.into()),
+                    1..=u64::from(MAX_WAVES),
+                )?;
+                let waves = waves.into_iter().map(|w| w as u32).collect();
+                (Self::profiles_of(system, w)?, vec![], waves, seeds)
+            }
+            (None, Some(i)) => {
+                if let Some(key) = [("seeds", &file.seeds), ("waves", &file.waves)]
+                    .iter()
+                    .find_map(|(k, v)| v.is_some().then_some(k))
+                {
+                    return Err(format!(
+                        "{key}: apply to `workloads` (built-in profiles); an input file carries its own"
+                    ));
+                }
+                (vec![], Self::paths_of(i)?, vec![], vec![])
+            }
+            (Some(_), Some(_)) => {
+                return Err(
+                    "give `workloads` (built-in profiles) or `inputs` (files), not both".into(),
+                )
+            }
+            (None, None) => {
+                return Err(
+                    "spec: missing field `workloads` (built-in profiles) or `inputs` (files)"
+                        .into(),
+                )
+            }
+        };
         let spec = Spec {
             system: system.name().to_string(),
             params,
             workloads,
-            waves: waves.into_iter().map(|w| w as u32).collect(),
+            inputs,
+            waves,
             seeds,
         };
         let points = Grid::new(spec.axes())?.len();
@@ -649,6 +684,18 @@ impl Spec {
         Ok(names)
     }
 
+    /// The paths of `inputs`.
+    fn paths_of(inputs: Value) -> Result<Vec<String>, String> {
+        list("inputs", inputs)?
+            .iter()
+            .map(|v| {
+                v.as_str()
+                    .map(str::to_string)
+                    .ok_or_else(|| format!("inputs: expected file paths, got {v}"))
+            })
+            .collect()
+    }
+
     /// The spec's system.
     pub fn system(&self) -> &'static dyn System {
         systems::system(&self.system).expect("checked by Spec::parse")
@@ -665,6 +712,14 @@ impl Spec {
     }
 
     fn axes(&self) -> Vec<Axis> {
+        if !self.inputs.is_empty() {
+            let mut axes = vec![Axis {
+                name: "input".into(),
+                values: self.inputs.iter().map(|i| i.as_str().into()).collect(),
+            }];
+            axes.extend(self.params.iter().cloned());
+            return axes;
+        }
         let mut axes = vec![Axis {
             name: "workload".into(),
             values: self.workloads.iter().map(|w| w.as_str().into()).collect(),
@@ -685,10 +740,14 @@ impl Spec {
 /// A checked sweep: a run of the spec's system's model per point ([`System::sweep_point`]),
 /// its profile with the point's params over the profile's, so a row is reproduced by
 /// `smrtl sim --system S --profile W --seed S --waves N --set k=v …`.
+/// With `inputs`, a point is the system's model on its file with the point's params, so a
+/// row is reproduced by `smrtl sim FILE --set k=v …`.
 #[derive(Clone, Debug)]
 pub struct Sweep {
     spec: Spec,
     grid: Grid,
+    /// The input files: their one kind and their texts (in `inputs` order).
+    files: Option<(&'static InputKind, Vec<String>)>,
 }
 
 impl Sweep {
@@ -698,6 +757,14 @@ impl Sweep {
     pub fn new(spec: Spec) -> Result<Sweep, String> {
         let grid = spec.grid();
         let params = Grid::new(spec.params.clone()).expect("params axes are checked");
+        if !spec.inputs.is_empty() {
+            let files = Self::read_inputs(&spec, &params)?;
+            return Ok(Sweep {
+                spec,
+                grid,
+                files: Some(files),
+            });
+        }
         let mut check = spec.system().sweep_checker();
         for w in &spec.workloads {
             for i in 0..params.len() {
@@ -712,7 +779,67 @@ impl Sweep {
                 })?;
             }
         }
-        Ok(Sweep { spec, grid })
+        Ok(Sweep {
+            spec,
+            grid,
+            files: None,
+        })
+    }
+
+    /// Reads the spec's input files (each of the spec's system, all of one kind) and checks
+    /// every input × params combination.
+    fn read_inputs(
+        spec: &Spec,
+        params: &Grid,
+    ) -> Result<(&'static InputKind, Vec<String>), String> {
+        let system = spec.system();
+        let mut kind: Option<(&'static InputKind, &str)> = None;
+        let mut texts = vec![];
+        for path in &spec.inputs {
+            let (_, k, text) = systems::cli::read_input(path.as_ref(), Some(system))
+                .map_err(|e| format!("inputs: {e}"))?;
+            match kind {
+                Some((first, at)) if first.name != k.name => {
+                    return Err(format!(
+                        "inputs: {at} is a {} file and {path} a {} file; one kind per sweep (its metrics are the columns)",
+                        first.name, k.name
+                    ))
+                }
+                _ => kind = Some((k, path)),
+            }
+            for i in 0..params.len() {
+                let coords = params.point(i).coords;
+                let input = Input::File {
+                    kind: k,
+                    name: path,
+                    text: &text,
+                };
+                system.load(input, &sets_of(&coords)).map_err(|e| {
+                    let with = if coords.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" with {}", describe(&coords))
+                    };
+                    format!("input {path}{with}: {e}")
+                })?;
+            }
+            texts.push(text);
+        }
+        Ok((kind.expect("inputs are not empty").0, texts))
+    }
+
+    /// The id of the sweep: its spec's, and with input files, their contents' too.
+    pub fn id(&self) -> String {
+        match &self.files {
+            None => self.spec.id(),
+            Some((_, texts)) => {
+                let mut canonical = serde_json::to_string(&self.spec).expect("spec serializes");
+                for t in texts {
+                    canonical += &format!("\n{:016x}", smrtl_hdl::params::fnv1a(t.as_bytes()));
+                }
+                spec_id(&canonical)
+            }
+        }
     }
 
     /// Parses, checks and builds a sweep from a spec file's text.
@@ -731,7 +858,10 @@ impl Sweep {
     /// The experiment's columns: the grid's axes, then the system's metrics.
     pub fn columns(&self) -> Vec<String> {
         let axes = self.grid.axes().iter().map(|a| a.name.clone());
-        let metrics = self.spec.system().sweep_metrics();
+        let metrics = match &self.files {
+            Some((kind, _)) => kind.metrics.iter().map(|m| m.0).collect(),
+            None => self.spec.system().sweep_metrics(),
+        };
         axes.chain(metrics.into_iter().map(String::from)).collect()
     }
 
@@ -744,13 +874,31 @@ impl Sweep {
             .iter()
             .map(|a| (a.name.clone(), at(&a.name).clone()))
             .collect();
-        let seed = at("seed").as_u64().expect("seeds are integers");
-        let waves = at("waves").as_u64().expect("waves are integers") as u32;
-        let name = at("workload").as_str().expect("workloads are names");
-        let metrics = self
-            .spec
-            .system()
-            .sweep_point(name, &overrides, seed, waves)?;
+        let metrics = match &self.files {
+            Some((kind, texts)) => {
+                let name = at("input").as_str().expect("inputs are paths");
+                let i = self.spec.inputs.iter().position(|p| p == name);
+                let text = &texts[i.expect("an input of the spec")];
+                let input = Input::File { kind, name, text };
+                let loaded = self.spec.system().load(input, &sets_of(&overrides))?;
+                let report = match loaded.run(RunOptions::model())?.result {
+                    Ok(r) => r.json(),
+                    Err(f) => return Err(f.to_string()),
+                };
+                kind.metrics
+                    .iter()
+                    .map(|(_, at)| metric(&report, at))
+                    .collect()
+            }
+            None => {
+                let seed = at("seed").as_u64().expect("seeds are integers");
+                let waves = at("waves").as_u64().expect("waves are integers") as u32;
+                let name = at("workload").as_str().expect("workloads are names");
+                self.spec
+                    .system()
+                    .sweep_point(name, &overrides, seed, waves)?
+            }
+        };
         let mut cells: Vec<Value> = point.coords.iter().map(|(_, v)| v.clone()).collect();
         cells.extend(metrics);
         Ok(cells)
@@ -765,7 +913,7 @@ impl Sweep {
     ) -> Result<Table, String> {
         let rows = run_grid(&self.grid, shard, threads, progress, |p| self.run_point(p))?;
         Ok(Table {
-            spec: self.spec.id(),
+            spec: self.id(),
             points: self.grid.len(),
             columns: self.columns(),
             rows,
@@ -896,6 +1044,25 @@ mod tests {
             let e = Sweep::parse(text).unwrap_err();
             assert!(e.contains(want) && !e.contains('\n'), "{text}: {e}");
         }
+    }
+
+    #[test]
+    fn the_default_system_keeps_spec_ids() {
+        let plain = Spec::parse(r#"{"workloads": "dct", "seeds": [1, 2]}"#).unwrap();
+        let named = Spec::parse(r#"{"system": "elastic_sm", "workloads": "dct", "seeds": [1, 2]}"#)
+            .unwrap();
+        assert_eq!(plain, named);
+        assert_eq!(plain.id(), named.id());
+        // The canonical form of a spec before systems, byte for byte.
+        assert_eq!(
+            serde_json::to_string(&plain).unwrap(),
+            r#"{"params":[],"workloads":["dct"],"waves":[1],"seeds":[1,2]}"#
+        );
+        let mem = Spec::parse(r#"{"system": "mem_sm", "workloads": ["BP+sv"]}"#).unwrap();
+        assert_eq!(mem.workloads, ["bp+sv"]);
+        assert!(serde_json::to_string(&mem)
+            .unwrap()
+            .starts_with(r#"{"system":"mem_sm","#));
     }
 
     #[test]

@@ -285,6 +285,14 @@ fn file_of(path: PathBuf, system: Option<&'static dyn System>) -> Chosen {
     }
 }
 
+/// File `path` read and recognised (see [`recognise`]), named as given.
+pub fn read_input(
+    path: &std::path::Path,
+    system: Option<&'static dyn System>,
+) -> Result<(&'static dyn System, &'static InputKind, String), String> {
+    recognise(&path.display().to_string(), path, system)
+}
+
 /// The system and kind of file `path` (named `name`), and its text without a `"kind"` field:
 /// recognised among every system's kinds; with `--system`, it must be one of that system's,
 /// and a file no kind claims is read as the system's only kind, if it has one (its parser
@@ -494,6 +502,7 @@ pub fn list_json() -> Value {
                         "block": k.block,
                         "records": k.records,
                         "vcd": k.vcd,
+                        "sweep_metrics": k.metrics.iter().map(|m| m.0).collect::<Vec<_>>(),
                     })
                 })
                 .collect();
@@ -546,6 +555,11 @@ pub fn list_text() -> String {
             line(format!("      RTL in the loop: {}", k.block));
             line(format!("      records: {}", k.records));
             line(format!("      vcd: {}", k.vcd));
+            let metrics: Vec<&str> = k.metrics.iter().map(|m| m.0).collect();
+            line(format!(
+                "      sweep metrics (\"inputs\"): {}",
+                metrics.join(", ")
+            ));
         }
         line("  parameters (--set KEY=VALUE):".into());
         for l in params_table(&s.params()) {
@@ -567,7 +581,10 @@ pub fn list_text() -> String {
             }
             None => line("  profiles: none".into()),
         }
-        line(format!("  sweep metrics: {}", s.sweep_metrics().join(", ")));
+        line(format!(
+            "  sweep metrics (\"workloads\"): {}",
+            s.sweep_metrics().join(", ")
+        ));
     }
     o
 }

@@ -46,6 +46,14 @@ static INPUTS: [InputKind; 2] = [
         block: PIPE,
         records: "one JSON line per cycle: the pipeline's record (docs/elastic-pipeline.md §3.5)",
         vcd: "the pipeline's inputs, model outputs and (with an RTL backend) RTL outputs and nets",
+        metrics: &[
+            ("cycles", "/cycles"),
+            ("stalls", "/stalls"),
+            ("bank_conflict", "/stall_causes/bank_conflict"),
+            ("other", "/stall_causes/other"),
+            ("wb_bubbles", "/wb_bubbles"),
+            ("last_wb_cycle", "/last_wb_cycle"),
+        ],
     },
     InputKind {
         name: "workload",
@@ -60,6 +68,19 @@ static INPUTS: [InputKind; 2] = [
         block: CORE,
         records: "one JSON line per cycle: the SM core's record (docs/elastic-pipeline.md §5.6)",
         vcd: "the core's ports, model and (with an RTL backend) RTL, and the RTL's nets by instance",
+        metrics: &[
+            ("cycles", "/cycles"),
+            ("issued_warp_instructions", "/issued_warp_instructions"),
+            ("issue", "/outcomes/issue"),
+            ("bank_conflict", "/outcomes/bank_conflict"),
+            ("other", "/outcomes/other"),
+            ("sched_fail", "/outcomes/sched_fail"),
+            ("idle", "/outcomes/idle"),
+            ("wb_bubbles", "/wb_bubbles"),
+            ("hc_hits", "/hc_hits"),
+            ("hc_misses", "/hc_misses"),
+            ("ipc", "/ipc"),
+        ],
     },
 ];
 

@@ -51,6 +51,7 @@ static INPUTS: [InputKind; 1] = [InputKind {
     block: CTL,
     records: "one JSON line per cycle: the control's inputs and outputs, the L1D outcome, occupancies, the control's registers per kernel (docs/memory-issue-control.md §8)",
     vcd: "the SM signals (slot_free, lsu_busy, l1d_outcome, mshr/mq/rq occupancy) beside mem_issue_ctl's ports, model and (with an RTL backend) RTL",
+    metrics: &METRICS,
 }];
 
 fn names() -> Vec<&'static str> {

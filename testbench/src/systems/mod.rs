@@ -63,6 +63,9 @@ pub struct InputKind {
     pub records: &'static str,
     /// What `--vcd` shows.
     pub vcd: &'static str,
+    /// A sweep's columns over files of this kind: (column, JSON pointer into a model run's
+    /// report).
+    pub metrics: &'static [(&'static str, &'static str)],
 }
 
 /// A system's built-in profiles (synthetic inputs, by name).

@@ -55,6 +55,7 @@ static INPUTS: [InputKind; 1] = [InputKind {
     block: CORE,
     records: "one JSON line per kernel cycle: the SM's picks, lock events and TB changes (docs/scratchpad-sharing.md §5.3)",
     vcd: "sharing_core's ports, model and (with an RTL backend) RTL, and the RTL's nets, launch cycles included",
+    metrics: &METRICS,
 }];
 
 fn names() -> Vec<&'static str> {
