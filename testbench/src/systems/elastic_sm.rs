@@ -6,7 +6,7 @@
 use super::run::{json, run_json, with_fields, Lines, WAVE_WINDOW};
 use super::{
     check_waves, Backend, BenchPlan, Failure, Input, InputKind, LegacyBench, Loaded, Profiles,
-    RtlPasses, Run, RunOptions, Shape, System, Waveform,
+    RtlPasses, Run, RunOptions, Shape, SweepChecker, System, Waveform,
 };
 use crate::blocks::elastic_pipeline::{self as pipeline, DriveError, ElasticPipeline, Trace};
 use crate::blocks::sm_core::{self, params_from_value, workload_from_value, SmDivergence};
@@ -164,7 +164,7 @@ impl System for ElasticSm {
         SM_METRICS.to_vec()
     }
 
-    fn sweep_checker(&self) -> Box<dyn FnMut(&str, &[(String, Value)], u64) -> Result<(), String>> {
+    fn sweep_checker(&self) -> SweepChecker {
         let mut bodies = Bodies::default();
         Box::new(move |name, overrides, seed| check_point(&mut bodies, name, overrides, seed))
     }

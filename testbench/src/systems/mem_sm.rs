@@ -6,7 +6,7 @@
 use super::run::{json as one_line, with_fields, Lines, WAVE_WINDOW};
 use super::{
     check_waves, metric, sets_of, Backend, BenchPlan, Failure, Input, InputKind, LegacyBench,
-    Loaded, Profiles, RtlPasses, Run, RunOptions, Shape, System, Waveform,
+    Loaded, Profiles, RtlPasses, Run, RunOptions, Shape, SweepChecker, System, Waveform,
 };
 use crate::studies::mem_sm as in_loop;
 use serde::ser::Error as _;
@@ -127,7 +127,7 @@ impl System for MemSm {
         METRICS.iter().map(|m| m.0).collect()
     }
 
-    fn sweep_checker(&self) -> Box<dyn FnMut(&str, &[(String, Value)], u64) -> Result<(), String>> {
+    fn sweep_checker(&self) -> SweepChecker {
         Box::new(|profile, overrides, seed| {
             let input = Input::Profile {
                 name: profile,

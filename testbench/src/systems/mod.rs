@@ -129,7 +129,7 @@ pub trait System: Sync {
     fn sweep_metrics(&self) -> Vec<&'static str>;
     /// Checks each profile × params combination of a sweep before any point runs (a checker
     /// may keep what it drew between calls).
-    fn sweep_checker(&self) -> Box<dyn FnMut(&str, &[(String, Value)], u64) -> Result<(), String>>;
+    fn sweep_checker(&self) -> SweepChecker;
     /// One sweep point on the model: profile `profile`, params `overrides` (JSON values, as in
     /// a file's `params`), `seed` and `waves`; one cell per [`System::sweep_metrics`].
     fn sweep_point(
@@ -156,6 +156,9 @@ pub trait Loaded: Sync {
     /// simulated, and a divergence is an error.
     fn rtl_passes(&self, backend: Backend) -> Result<RtlPasses<'_>, String>;
 }
+
+/// A checker of a sweep's profile × params combinations: (profile, params, seed).
+pub type SweepChecker = Box<dyn FnMut(&str, &[(String, Value)], u64) -> Result<(), String>>;
 
 /// Repeated runs with the RTL in the loop (see [`Loaded::rtl_passes`]).
 pub type RtlPasses<'a> = Box<dyn FnMut() -> Result<u64, String> + 'a>;

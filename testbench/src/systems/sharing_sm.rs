@@ -6,7 +6,7 @@
 use super::run::{run_json, Lines, WAVE_WINDOW};
 use super::{
     check_waves, metric, sets_of, Backend, BenchPlan, Failure, Input, InputKind, Loaded, Profiles,
-    RtlPasses, Run, RunOptions, Shape, System, Waveform,
+    RtlPasses, Run, RunOptions, Shape, SweepChecker, System, Waveform,
 };
 use crate::blocks::sharing_core as core_tb;
 use crate::studies::{sharing_profiles, sharing_repro::grid};
@@ -124,7 +124,7 @@ impl System for SharingSm {
         METRICS.iter().map(|m| m.0).collect()
     }
 
-    fn sweep_checker(&self) -> Box<dyn FnMut(&str, &[(String, Value)], u64) -> Result<(), String>> {
+    fn sweep_checker(&self) -> SweepChecker {
         Box::new(|profile, overrides, seed| {
             let input = Input::Profile {
                 name: profile,
