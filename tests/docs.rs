@@ -253,7 +253,11 @@ fn check_pages(slow: bool) -> (usize, Vec<String>) {
                     s.page,
                     s.line,
                     s.command,
-                    if ok { "" } else { "; output differs from the page" },
+                    if ok {
+                        ""
+                    } else {
+                        "; output differs from the page"
+                    },
                 ));
             }
         }
