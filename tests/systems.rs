@@ -238,6 +238,16 @@ fn kinds_are_recognised_or_refused_in_one_line() {
         ]),
         "is a trace file of elastic_sm, not an input of sharing_sm (its kinds: kernel)",
     );
+    // A `--set` names a param of the system in any case, as its declaration spells it.
+    for file in [
+        "examples/workloads/small.json",
+        "examples/traces/mixed.json",
+    ] {
+        assert_eq!(
+            ok(&["sim", file, "--set", "m=3", "--json"]),
+            ok(&["sim", file, "--set", "M=3", "--json"])
+        );
+    }
     // A trace takes only the pipeline's parameters of elastic_sm.
     assert_usage_error(
         &smrtl(&["sim", "examples/traces/mixed.json", "--set", "sched=rr"]),

@@ -418,13 +418,13 @@ impl Chosen {
                 waves,
                 ..
             } => {
-                check_sets(*system, sets)?;
+                let sets = check_sets(*system, sets)?;
                 let input = Input::Profile {
                     name,
                     seed,
                     waves: *waves,
                 };
-                Ok((*system, system.load(input, sets)?))
+                Ok((*system, system.load(input, &sets)?))
             }
             Chosen::File {
                 path, system, kind, ..
@@ -440,13 +440,13 @@ impl Chosen {
                         (s, k, text)
                     }
                 };
-                check_sets(system, sets)?;
+                let sets = check_sets(system, sets)?;
                 let input = Input::File {
                     kind,
                     name: &name,
                     text: &text,
                 };
-                Ok((system, system.load(input, sets)?))
+                Ok((system, system.load(input, &sets)?))
             }
         }
     }

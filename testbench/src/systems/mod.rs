@@ -183,22 +183,32 @@ pub struct BenchPlan {
     pub side: &'static str,
 }
 
-/// Checks that every `--set` names a param of `system` (its declared name, any case); the
-/// values are checked where they land, with the input's own params.
-pub fn check_sets(system: &dyn System, sets: &[(String, String)]) -> Result<(), String> {
+/// Every `--set` with its key as `system` declares it (the exact name, else the one that
+/// matches in any case: `m=2` is `M=2`); a name the system does not declare is refused with
+/// the allowed ones. The values are checked where they land, with the input's own params.
+pub fn check_sets(
+    system: &dyn System,
+    sets: &[(String, String)],
+) -> Result<Vec<(String, String)>, String> {
     let params = system.params();
-    for (key, _) in sets {
-        if !params.iter().any(|p| p.name.eq_ignore_ascii_case(key)) {
-            let allowed: Vec<&str> = params.iter().map(|p| p.name).collect();
-            return Err(ParamError::Unknown {
-                block: system.name().into(),
-                key: key.clone(),
-                allowed: allowed.join(", "),
+    sets.iter()
+        .map(|(key, value)| {
+            let exact = params.iter().find(|p| p.name == key);
+            let named = exact.or_else(|| params.iter().find(|p| p.name.eq_ignore_ascii_case(key)));
+            match named {
+                Some(p) => Ok((p.name.to_string(), value.clone())),
+                None => {
+                    let allowed: Vec<&str> = params.iter().map(|p| p.name).collect();
+                    Err(ParamError::Unknown {
+                        block: system.name().into(),
+                        key: key.clone(),
+                        allowed: allowed.join(", "),
+                    }
+                    .to_string())
+                }
             }
-            .to_string());
-        }
-    }
-    Ok(())
+        })
+        .collect()
 }
 
 /// Sweep overrides (JSON values) as `--set` pairs: a string as it is, any other value as JSON.
