@@ -1,9 +1,9 @@
 //! Kernels with control flow (docs/scratchpad-sharing.md §6.0): both file forms, the lowering to
 //! the SM model's kernel, and warps following their branches in the SM model.
 
-use smrtl_cosim::blocks::sharing_core::{load_kernel, SharingSm, SmStats};
 use smrtl_cosim::kernel::cfg::{Origin, Program};
 use smrtl_cosim::kernel::program::{Branch, Op};
+use smrtl_cosim::sm::sharing_sm::{load_kernel, SharingSm, SmStats};
 
 const TEXT: &str = "
 # a loop between a private and a post phase

@@ -2,10 +2,10 @@
 //! paper's examples, the shapes and random CFGs.
 
 use proptest::prelude::*;
-use smrtl_cosim::blocks::sharing_core::{params_for, SharingSm};
 use smrtl_cosim::kernel::cfg::{Ins, Program};
 use smrtl_cosim::kernel::program::{Branch, Kernel, Op};
 use smrtl_cosim::kernel::relssp_pass::{access_ranges, place, Mode, Options, Placed, Position};
+use smrtl_cosim::sm::sharing_sm::{params_for, SharingSm};
 
 fn example(file: &str) -> Program {
     let path = format!("{}/../examples/relssp/{file}", env!("CARGO_MANIFEST_DIR"));

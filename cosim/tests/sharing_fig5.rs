@@ -1,8 +1,8 @@
 //! Spec §9 A17: the paper's Fig. 5 as exact issue timelines on the SM model, for UWF and OWF
 //! and both lock policies (docs/scratchpad-sharing.md §4, §9), from the shipped example files.
 
-use smrtl_cosim::blocks::sharing_core::{params_for, CycleRecord, Outcome, SharingSm, SmStats};
 use smrtl_cosim::kernel::program::Kernel;
+use smrtl_cosim::sm::sharing_sm::{params_for, CycleRecord, Outcome, SharingSm, SmStats};
 
 /// Runs example `file` with `sets`; the issue timeline as `(cycle, "TB:I<n>[ nack]")` and the
 /// stats. TBs are named as in the figure: O (slot 0), U (slot 1), N (slot 2).

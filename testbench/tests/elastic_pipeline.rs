@@ -14,7 +14,8 @@ use smrtl_cosim::blocks::elastic_pipeline::{Model, Record, Summary, Wb};
 use smrtl_cosim::harness::backend::{rusthdl::RustHdl, verilator::Verilator};
 use smrtl_cosim::{Layout, Simulator};
 use smrtl_hdl::blocks::elastic_pipeline::{build, Cause, Params, PipeMode, WbSrc};
-use smrtl_testbench::blocks::elastic_pipeline::{cosim, layout, run, DriveError, Trace, TraceFile};
+use smrtl_testbench::blocks::elastic_pipeline::layout;
+use smrtl_testbench::studies::trace::{cosim, run, DriveError, Trace, TraceFile};
 use std::collections::BTreeSet;
 use std::sync::Arc;
 

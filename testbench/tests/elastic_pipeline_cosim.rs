@@ -7,10 +7,8 @@ use proptest::strategy::Just;
 use smrtl_cosim::harness::backend::{rusthdl::RustHdl, verilator::VerilatorLib};
 use smrtl_cosim::Simulator;
 use smrtl_hdl::blocks::elastic_pipeline::{build, Params, PipeMode};
-use smrtl_testbench::blocks::elastic_pipeline::{
-    random_params, random_traces, trace_files, TraceReport,
-};
 use smrtl_testbench::external;
+use smrtl_testbench::studies::trace::{random_params, random_traces, trace_files, TraceReport};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 

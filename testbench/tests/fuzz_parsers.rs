@@ -30,15 +30,15 @@ use proptest::prelude::*;
 use proptest::sample::{select, Index};
 use proptest::test_runner::TestCaseError;
 use serde_json::{json, Map, Value};
-use smrtl_cosim::blocks::sm_core::{SmCore, SmParams};
 use smrtl_cosim::harness::backend::rusthdl::RustHdl;
-use smrtl_testbench::blocks::elastic_pipeline::{Trace, TraceFile};
+use smrtl_cosim::sm::elastic_sm::{SmCore, SmParams};
 use smrtl_testbench::blocks::sm_core;
 use smrtl_testbench::check;
 use smrtl_testbench::stimulus_file::{params_as_sets, Stimulus, StimulusFile};
 use smrtl_testbench::studies::conflict::Batch;
 use smrtl_testbench::studies::profiles;
 use smrtl_testbench::studies::sweep::{self, Shard, Spec, Sweep as SmSweep};
+use smrtl_testbench::studies::trace::{Trace, TraceFile};
 use smrtl_testbench::systems::{self, Backend, Input, RunOptions};
 use std::alloc::{GlobalAlloc, Layout as AllocLayout, System};
 use std::cell::{Cell, RefCell};
@@ -56,7 +56,7 @@ const MEM_PER_BYTE: usize = 64;
 /// ... plus this much.
 const MEM_BASE: usize = 16 << 20;
 /// An accepted trace or workload must finish within this many cycles: the documented limits
-/// (`elastic_pipeline::MAX_TRACE_CYCLES`, `sm_core::MAX_KERNEL_CYCLES`, README "Limits"). A
+/// (`trace::MAX_TRACE_CYCLES`, `elastic_sm::MAX_KERNEL_CYCLES`, README "Limits"). A
 /// workload that cannot is rejected only after the model has run this many cycles (~30 s).
 const MAX_RUN_CYCLES: u64 = 100_000_000;
 /// Accepted inputs that finish within this many cycles are run (longer ones are only checked
@@ -1021,7 +1021,7 @@ mod sim {
 
 /// Cycles of `w` on the model (events only, no records), or `None` beyond `cap` cycles.
 fn bounded_cycles(
-    w: &smrtl_cosim::blocks::sm_core::Workload,
+    w: &smrtl_cosim::sm::elastic_sm::Workload,
     cap: u64,
 ) -> Result<Option<u64>, String> {
     let mut core = SmCore::new(&w.params).expect("validated params");
@@ -1715,7 +1715,7 @@ fn sweep_spec_parse_time_is_linear() {
 /// mutated, parsed, lowered, resolved against their params and launched on the SM model (not
 /// run: a mutated grid may ask for 10^6 TBs). Every refusal is one line; nothing panics.
 fn check_kernel(text: &str) -> Result<(), TestCaseError> {
-    use smrtl_cosim::blocks::sharing_core::{load_kernel, SharingSm};
+    use smrtl_cosim::sm::sharing_sm::{load_kernel, SharingSm};
     use smrtl_hdl::BlockParams as _;
     let parsed = guard_mem("sharing_core::load_kernel", &text, text.len(), || {
         load_kernel(text, &[])

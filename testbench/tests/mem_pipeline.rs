@@ -3,10 +3,10 @@
 //! every cycle of two-kernel runs, exact timing of a hand-computed load, determinism and the
 //! §8.3 calibration checks that are exact.
 
-use smrtl_cosim::sm::mem_pipeline::l1d::{L1d, Outcome};
-use smrtl_cosim::sm::mem_pipeline::params::{PipeParams, SetIndex};
-use smrtl_cosim::sm::mem_pipeline::workload::{self, Body};
-use smrtl_cosim::sm::mem_pipeline::{self as mp, MemPipeline};
+use smrtl_cosim::sm::mem_sm::l1d::{L1d, Outcome};
+use smrtl_cosim::sm::mem_sm::params::{PipeParams, SetIndex};
+use smrtl_cosim::sm::mem_sm::workload::{self, Body};
+use smrtl_cosim::sm::mem_sm::{self as mp, MemPipeline};
 use std::collections::VecDeque;
 
 fn linear() -> PipeParams {

@@ -2,7 +2,7 @@
 //! two-kernel workload (bp+sv) is printed (run with `--nocapture`; `smrtl sim --mem-workload`
 //! on a 2M-cycle file is the measurement in docs/memory-issue-control.md §5.6).
 
-use smrtl_cosim::sm::mem_pipeline::{workload, MemPipeline};
+use smrtl_cosim::sm::mem_sm::{workload, MemPipeline};
 use std::alloc::{GlobalAlloc, Layout as AllocLayout, System};
 use std::cell::Cell;
 use std::time::Instant;

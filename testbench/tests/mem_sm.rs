@@ -5,8 +5,8 @@
 //! expectations are checked from each cycle's events and the spec's rules, not from the RTL.
 
 use smrtl_cosim::harness::Trace as WaveRows;
-use smrtl_cosim::sm::mem_pipeline::workload::{self, Workload};
-use smrtl_cosim::sm::mem_pipeline::{CycleRecord, MemPipeline, PipeStats};
+use smrtl_cosim::sm::mem_sm::workload::{self, Workload};
+use smrtl_cosim::sm::mem_sm::{CycleRecord, MemPipeline, PipeStats};
 use smrtl_hdl::blocks::mem_issue_ctl::Fault;
 use smrtl_testbench::external;
 use smrtl_testbench::studies::mem_sm::{self, MemLoopError};

@@ -4,10 +4,10 @@
 //! deterministic, and `sharing_core` in the loop agrees every cycle (shrunk on failure).
 
 use proptest::strategy::{Strategy, ValueTree};
-use smrtl_cosim::blocks::sharing_core::{CycleRecord, Outcome, SharingSm, SmError, SmStats};
 use smrtl_cosim::kernel::cfg::Program;
 use smrtl_cosim::kernel::program::Op;
 use smrtl_cosim::kernel::relssp_pass::{place, Mode, Options, Placed};
+use smrtl_cosim::sm::sharing_sm::{CycleRecord, Outcome, SharingSm, SmError, SmStats};
 use smrtl_hdl::blocks::sharing::Shape;
 use smrtl_testbench::blocks::sharing_core::{cosim_kernel, programs, rusthdl, ProgramCase};
 use smrtl_testbench::check::{self, runner};
@@ -160,7 +160,7 @@ fn random_programs_with_sharing_core_on_rusthdl() {
 fn a_case_file_runs_as_is() {
     let mut r = runner(3);
     let c = programs(shapes()).new_tree(&mut r).unwrap().current();
-    let (k, p, lowered) = smrtl_cosim::blocks::sharing_core::load_kernel(&c.file(), &[]).unwrap();
+    let (k, p, lowered) = smrtl_cosim::sm::sharing_sm::load_kernel(&c.file(), &[]).unwrap();
     assert!(lowered.is_some());
     assert_eq!(p, c.params);
     let want = c.kernel();

@@ -2,7 +2,7 @@
 //! synthetic Table 1 kernels (shape, launch, Table 4 pattern on the SM model) and the shipped
 //! profile files.
 
-use smrtl_cosim::blocks::sharing_core::SmParams;
+use smrtl_cosim::sm::sharing_sm::SmParams;
 use smrtl_testbench::studies::sharing_profiles::{profile, Extra, Set, PROFILES};
 use smrtl_testbench::studies::sharing_repro::{geomean_gain, grid, paper, run_one, Config};
 

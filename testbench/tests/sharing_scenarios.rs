@@ -4,8 +4,8 @@
 //! NSCHED 2, R 1024; a TB of 4 threads and 600 bytes gives 1 pair (u = 60), X's warp on
 //! scheduler 0 and Y's on scheduler 1.
 
-use smrtl_cosim::blocks::sharing_core::{params_for, CycleRecord, Outcome, SmStats};
 use smrtl_cosim::kernel::program::{Instr, Kernel, Offsets, Op};
+use smrtl_cosim::sm::sharing_sm::{params_for, CycleRecord, Outcome, SmStats};
 use smrtl_testbench::blocks::sharing_core::{cosim_kernel, rusthdl, verilator};
 use smrtl_testbench::external;
 

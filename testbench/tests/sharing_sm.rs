@@ -5,9 +5,9 @@
 //! GREEDY = true is GTO cycle for cycle (spec §8, trend 4).
 
 use proptest::strategy::{Strategy, ValueTree};
-use smrtl_cosim::blocks::sharing_core::params_for;
-use smrtl_cosim::blocks::sharing_core::{CycleRecord, SharingSm, SmError, SmParams, SmStats};
 use smrtl_cosim::kernel::program::Kernel;
+use smrtl_cosim::sm::sharing_sm::params_for;
+use smrtl_cosim::sm::sharing_sm::{CycleRecord, SharingSm, SmError, SmParams, SmStats};
 use smrtl_hdl::blocks::sharing::{Rank, Sched, Shape};
 use smrtl_testbench::blocks::sharing_core::{cases, cosim_kernel, rusthdl, verilator, KernelCase};
 use smrtl_testbench::check::{self, runner};

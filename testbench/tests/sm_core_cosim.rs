@@ -6,9 +6,10 @@
 //! the block-level stimulus and port model of the `table4` preset against the RTL. The G17–G22
 //! / G28 workloads run with the RTL in the loop in `sm_core_model.rs`.
 
-use smrtl_cosim::blocks::sm_core::{PortModel, SmParams};
+use smrtl_cosim::blocks::sm_core::PortModel;
 use smrtl_cosim::harness::vcd_out;
 use smrtl_cosim::harness::Trace as WaveRows;
+use smrtl_cosim::sm::elastic_sm::SmParams;
 use smrtl_cosim::Rtl;
 use smrtl_hdl::blocks::sm_core::Sched;
 use smrtl_testbench::blocks::sm_core::{
@@ -60,7 +61,7 @@ fn table4_core_on_a_profile() {
     if smrtl_testbench::external("verilator") {
         duts.push(verilator(&w.params).expect("verilator build"));
     }
-    let model = smrtl_cosim::blocks::sm_core::run(&w).unwrap();
+    let model = smrtl_cosim::sm::elastic_sm::run(&w).unwrap();
     for mut dut in duts {
         let runs = cosim(
             &w.params,

@@ -4,8 +4,9 @@
 //! The port-level model ([`PortModel`], spec §6) is checked against the RTL on random
 //! workloads: it replays the RTL's recorded inputs with identical outputs every cycle.
 
-use smrtl_cosim::blocks::sm_core::{
-    run, Instr, Outcome, PortModel, Sched, SmCore, SmParams, SmRecord, SmRun, Workload,
+use smrtl_cosim::blocks::sm_core::PortModel;
+use smrtl_cosim::sm::elastic_sm::{
+    run, Instr, Outcome, Sched, SmCore, SmParams, SmRecord, SmRun, Workload,
 };
 use smrtl_cosim::Rtl;
 use smrtl_hdl::blocks::elastic_pipeline::{Kind, PipeMode};
@@ -86,7 +87,7 @@ fn s4() -> SmParams {
         },
         warps: 8,
         hc_sets: 16,
-        gmem_return: smrtl_cosim::blocks::sm_core::GmemReturn::AtWriteback,
+        gmem_return: smrtl_cosim::sm::elastic_sm::GmemReturn::AtWriteback,
         ..SmParams::default()
     }
 }
@@ -185,9 +186,7 @@ fn g19_first_execution_misses_then_writes() {
         .records
         .iter()
         .find_map(|x| x.pipe.mem0.filter(|_| x.pipe.t == w.pipe.t));
-    let tags = smrtl_cosim::blocks::sm_core::SmCore::new(&p)
-        .unwrap()
-        .tags();
+    let tags = smrtl_cosim::sm::elastic_sm::SmCore::new(&p).unwrap().tags();
     assert_eq!(tags.unpack(tag.unwrap()), (0, 0, 1));
     assert_eq!(w.pipe.rem, 1);
     let next = &r.records[w.pipe.t as usize + 1];
@@ -388,7 +387,7 @@ fn elastic_fewer_stalls_than_unified() {
 #[test]
 fn icnt_return_gates_gld_warp() {
     let p = SmParams {
-        gmem_return: smrtl_cosim::blocks::sm_core::GmemReturn::Icnt(20),
+        gmem_return: smrtl_cosim::sm::elastic_sm::GmemReturn::Icnt(20),
         ..SmParams::micro()
     };
     let warps = vec![vec![Instr::of(Kind::Gld, 0), Instr::alu(1)]];
@@ -583,7 +582,7 @@ fn port_model_in_the_cosim_loop() {
             let runs = cosim(p, &case.kernels, &mut dut, None)
                 .map_err(|d| TestCaseError::fail(d.to_string()))?;
             for (run, program) in runs.iter().zip(&case.kernels) {
-                let alone = smrtl_cosim::blocks::sm_core::run(&Workload {
+                let alone = smrtl_cosim::sm::elastic_sm::run(&Workload {
                     params: p.clone(),
                     warps: program.clone(),
                 })
@@ -823,7 +822,7 @@ fn sm_model_speed() {
         let r = run(&w).unwrap();
         let records = t0.elapsed().as_secs_f64();
         let t0 = std::time::Instant::now();
-        let s = smrtl_cosim::blocks::sm_core::run_stats(&w).unwrap();
+        let s = smrtl_cosim::sm::elastic_sm::run_stats(&w).unwrap();
         let stats = t0.elapsed().as_secs_f64();
         assert_eq!(s, r.stats);
         let c = r.stats.cycles as f64;

@@ -8,12 +8,11 @@ use proptest::prelude::*;
 use proptest::strategy::BoxedStrategy;
 use smrtl_cosim::blocks::relssp_unit::WarpIn;
 use smrtl_cosim::blocks::share_cfg::CfgWrite;
-use smrtl_cosim::blocks::sharing_core::{
-    CoreIn, CoreOut, CorePorts, CycleRecord, LoopError, Phase, SharingSm, SmParams, SmStats,
-};
+use smrtl_cosim::blocks::sharing_core::{CoreIn, CoreOut, CorePorts};
 use smrtl_cosim::harness::{first_difference, Trace as WaveRows};
 use smrtl_cosim::kernel::cfg::{BlockFile, Program, ProgramFile, Var};
 use smrtl_cosim::kernel::program::{Branch, Instr, Kernel, Offsets, Op};
+use smrtl_cosim::sm::sharing_sm::{CycleRecord, LoopError, Phase, SharingSm, SmParams, SmStats};
 use smrtl_cosim::{Layout, Rtl};
 use smrtl_hdl::blocks::sharing::{FreeClass, Policy, Rank, Sched, Shape};
 use smrtl_hdl::blocks::sharing_core::{self as core_rtl, Params as CoreParams};

@@ -1,5 +1,5 @@
 //! Scheduler-mode workloads (docs/elastic-pipeline.md §5.6; model in
-//! [`smrtl_cosim::blocks::sm_core`]): JSON parsing with one-line errors naming the field, and small
+//! [`smrtl_cosim::sm::elastic_sm`]): JSON parsing with one-line errors naming the field, and small
 //! builders for the acceptance tests.
 //!
 //! JSON shape:
@@ -16,7 +16,7 @@
 //! optional `active`, S × L booleans) apply to `smem` only and exclude each other.
 
 use serde_json::Value;
-use smrtl_cosim::blocks::sm_core::{Instr, SmParams, Workload};
+use smrtl_cosim::sm::elastic_sm::{Instr, SmParams, Workload};
 use smrtl_hdl::blocks::elastic_pipeline::Kind;
 use smrtl_hdl::BlockParams;
 
@@ -245,10 +245,9 @@ fn parse_instr(p: &SmParams, at: &str, v: &Value) -> Result<Instr, String> {
 
 use proptest::prelude::*;
 use proptest::strategy::ValueTree;
-use smrtl_cosim::blocks::sm_core::{
-    encode_record, GmemReturn, PortModel, SmCore, SmRecord, SmRun, SmStats, StatsAcc,
-};
+use smrtl_cosim::blocks::sm_core::{encode_record, PortModel};
 use smrtl_cosim::harness::{Mismatch, Trace as WaveRows};
+use smrtl_cosim::sm::elastic_sm::{GmemReturn, SmCore, SmRecord, SmRun, SmStats, StatsAcc};
 use smrtl_cosim::{Layout, Rtl, Simulator};
 use smrtl_hdl::blocks::sm_core::{self as core_rtl, port};
 use std::collections::VecDeque;

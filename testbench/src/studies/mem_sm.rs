@@ -9,8 +9,8 @@
 
 use smrtl_cosim::blocks::mem_issue_ctl::{CtlIn, CtlOut, CtlPorts};
 use smrtl_cosim::harness::{first_difference, Mismatch, Trace as WaveRows};
-use smrtl_cosim::sm::mem_pipeline::workload::Workload;
-use smrtl_cosim::sm::mem_pipeline::{CycleRecord, MemPipeline, PipeStats};
+use smrtl_cosim::sm::mem_sm::workload::Workload;
+use smrtl_cosim::sm::mem_sm::{CycleRecord, MemPipeline, PipeStats};
 use smrtl_cosim::{Layout, Rtl, Slot};
 use smrtl_hdl::blocks::mem_issue_ctl::{build_with, port, Fault, Params as CtlParams};
 use smrtl_hdl::tools::ToolError;
@@ -109,9 +109,7 @@ impl Ports {
     /// The SM signals of the cycle just run (waveform only).
     fn write_sm(&self, m: &MemPipeline, buf: &mut [u64]) {
         let v = [
-            u64::from(
-                m.lsu_busy() || m.outcome() != smrtl_cosim::sm::mem_pipeline::l1d::Outcome::Idle,
-            ),
+            u64::from(m.lsu_busy() || m.outcome() != smrtl_cosim::sm::mem_sm::l1d::Outcome::Idle),
             m.outcome() as u64,
             m.l1d().mshrs_used() as u64,
             m.l1d().mq_len() as u64,

@@ -1,5 +1,6 @@
 //! Studies over the SM-level systems ([`crate::systems`]): sweeps, reproductions, profiles,
-//! the memory pipeline with its control in the loop, and the batch conflict evaluator.
+//! the trace files of the elastic pipeline, the memory pipeline with its control in the loop,
+//! and the batch conflict evaluator.
 
 pub mod conflict;
 pub mod mem_sm;
@@ -9,3 +10,4 @@ pub mod repro;
 pub mod sharing_profiles;
 pub mod sharing_repro;
 pub mod sweep;
+pub mod trace;

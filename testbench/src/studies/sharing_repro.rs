@@ -8,9 +8,9 @@ use crate::studies::repro::{argmax, Target};
 use crate::studies::sharing_profiles::{Extra, KernelProfile, Set, PROFILES, WAVES};
 use crate::studies::sweep::par_map;
 use serde::Serialize;
-use smrtl_cosim::blocks::sharing_core::{load_kernel, SharingSm, SmParams, SmStats};
 use smrtl_cosim::kernel::cfg::Program;
 use smrtl_cosim::kernel::relssp_pass::{self, Mode};
+use smrtl_cosim::sm::sharing_sm::{load_kernel, SharingSm, SmParams, SmStats};
 use std::fmt::Write as _;
 
 /// The paper's tables ([001] Tables 4 and 11) and the §8 metrics over them (spec A23).

@@ -8,17 +8,18 @@ use super::{
     check_waves, Backend, BenchPlan, Failure, Input, InputKind, LegacyBench, Loaded, Profiles,
     RtlPasses, Run, RunOptions, Shape, SweepChecker, System, Waveform,
 };
-use crate::blocks::elastic_pipeline::{self as pipeline, DriveError, ElasticPipeline, Trace};
+use crate::blocks::elastic_pipeline::{self as pipeline, ElasticPipeline};
 use crate::blocks::sm_core::{self, params_from_value, workload_from_value, SmDivergence};
 use crate::studies::profiles::{self, LANES, SUBWARPS};
+use crate::studies::trace::{self as traces, DriveError, Trace};
 use crate::Design;
 use serde::ser::Error as _;
 use serde::{Serialize, Serializer};
 use serde_json::{json, Value};
 use smrtl_cosim::blocks::elastic_pipeline::{Model, Record, Summary, SummaryAcc};
-use smrtl_cosim::blocks::sm_core::{SmParams, SmRecord, SmStats};
 use smrtl_cosim::harness::backend::rusthdl::RustHdl;
 use smrtl_cosim::harness::Trace as WaveRows;
+use smrtl_cosim::sm::elastic_sm::{SmParams, SmRecord, SmStats};
 use smrtl_cosim::Rtl;
 use smrtl_hdl::blocks::elastic_pipeline::Params;
 use smrtl_hdl::params::Declared;
@@ -177,7 +178,7 @@ impl System for ElasticSm {
         waves: u32,
     ) -> Result<Vec<Value>, String> {
         let w = workload_from_value(&sweep_workload(profile, overrides, seed, waves)?)?;
-        let stats = smrtl_cosim::blocks::sm_core::run_stats(&w)?;
+        let stats = smrtl_cosim::sm::elastic_sm::run_stats(&w)?;
         Ok(metrics(&stats))
     }
 }
@@ -298,11 +299,11 @@ impl Loaded for TraceInput {
         };
         let result = match o.backend {
             Backend::Model => {
-                pipeline::run_traced(&mut model, &layout, trace, limit, rows.as_mut(), &mut each)
+                traces::run_traced(&mut model, &layout, trace, limit, rows.as_mut(), &mut each)
             }
             rtl => {
                 let mut dut = Self::rtl(&Design::old::<ElasticPipeline>(p), rtl)?;
-                pipeline::cosim_traced(
+                traces::cosim_traced(
                     &mut model,
                     dut.as_mut(),
                     &layout,
@@ -356,7 +357,7 @@ impl Loaded for TraceInput {
     fn model_pass(&self) -> Result<u64, String> {
         let (trace, layout) = (&self.trace, pipeline::layout(&self.trace.params));
         let mut model = Model::new(&trace.params, &layout);
-        pipeline::run_traced(
+        traces::run_traced(
             &mut model,
             &layout,
             trace,
@@ -375,7 +376,7 @@ impl Loaded for TraceInput {
             let mut model = Model::new(&trace.params, &layout);
             let mut dut = Self::rtl(&design, backend)?;
             let limit = trace.cycle_budget();
-            pipeline::cosim_traced(
+            traces::cosim_traced(
                 &mut model,
                 dut.as_mut(),
                 &layout,
@@ -430,7 +431,7 @@ impl Workload {
     pub fn resolve(
         self,
         sets: &[(String, String)],
-    ) -> Result<(String, smrtl_cosim::blocks::sm_core::Workload), String> {
+    ) -> Result<(String, smrtl_cosim::sm::elastic_sm::Workload), String> {
         let Workload { source, mut value } = self;
         if !sets.is_empty() {
             let params = value
@@ -461,7 +462,7 @@ struct ProfileOf {
 /// A scheduler-mode workload with its params resolved.
 struct WorkloadInput {
     source: String,
-    workload: smrtl_cosim::blocks::sm_core::Workload,
+    workload: smrtl_cosim::sm::elastic_sm::Workload,
     profile: Option<ProfileOf>,
 }
 
@@ -542,7 +543,7 @@ impl Loaded for WorkloadInput {
         let mut lines = Lines::new(o.records);
         let result = match o.backend {
             Backend::Model => {
-                let stats = smrtl_cosim::blocks::sm_core::run_each(workload, &mut |r| lines.put(r))
+                let stats = smrtl_cosim::sm::elastic_sm::run_each(workload, &mut |r| lines.put(r))
                     .map_err(|e| format!("{source}: {e}"))?;
                 if let Some(rows) = rows.as_mut() {
                     sm_core::model_rows(p, &workload.warps, rows)?;
@@ -578,7 +579,7 @@ impl Loaded for WorkloadInput {
     }
 
     fn bench(&self, label: &str) -> Result<BenchPlan, String> {
-        let run = smrtl_cosim::blocks::sm_core::run(&self.workload)
+        let run = smrtl_cosim::sm::elastic_sm::run(&self.workload)
             .map_err(|e| format!("{}: {e}", self.source))?;
         let (cycles, instructions) = (run.stats.cycles, run.stats.issued_warp_instructions);
         let params = &self.workload.params;
@@ -610,7 +611,7 @@ impl Loaded for WorkloadInput {
     }
 
     fn model_pass(&self) -> Result<u64, String> {
-        let run = smrtl_cosim::blocks::sm_core::run(&self.workload)
+        let run = smrtl_cosim::sm::elastic_sm::run(&self.workload)
             .map_err(|e| format!("{}: {e}", self.source))?;
         Ok(run.stats.cycles)
     }
@@ -783,9 +784,9 @@ mod tests {
     #[test]
     fn failures_show_the_records_and_whether_the_rtl_diverged() {
         let trace = Trace::from_json_with(FIG4, &[]).unwrap();
-        let record = pipeline::run_model(&trace).unwrap().swap_remove(3);
+        let record = traces::run_model(&trace).unwrap().swap_remove(3);
         let rec = serde_json::to_string(&record).unwrap();
-        let diverged = pipeline::Divergence {
+        let diverged = traces::Divergence {
             cycle: 3,
             field: "WB".into(),
             expected: "1".into(),

@@ -12,11 +12,11 @@ use crate::blocks::sharing_core as core_tb;
 use crate::studies::{sharing_profiles, sharing_repro::grid};
 use serde::{Serialize, Serializer};
 use serde_json::{json, Value};
-use smrtl_cosim::blocks::sharing_core::{
-    load_kernel, CycleRecord, LoopError, SharingSm as Model, SmParams, SmStats,
-};
 use smrtl_cosim::harness::Trace as WaveRows;
 use smrtl_cosim::kernel::program::Kernel;
+use smrtl_cosim::sm::sharing_sm::{
+    load_kernel, CycleRecord, LoopError, SharingSm as Model, SmParams, SmStats,
+};
 use smrtl_cosim::Rtl;
 use smrtl_hdl::{shown, BlockParams, ParamInfo};
 use std::fmt;

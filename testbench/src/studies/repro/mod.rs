@@ -10,7 +10,7 @@ use crate::studies::profiles::{profiles, Profile, LANES, SUBWARPS};
 use crate::studies::sweep::par_map;
 use serde::Serialize;
 use serde_json::Value;
-use smrtl_cosim::blocks::sm_core::{run_stats, Outcome, SmCore, SmStats, Workload};
+use smrtl_cosim::sm::elastic_sm::{run_stats, Outcome, SmCore, SmStats, Workload};
 use smrtl_hdl::blocks::elastic_pipeline::Kind;
 
 mod targets;
