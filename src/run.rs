@@ -97,7 +97,7 @@ pub fn run(a: RunArgs) -> Result<ExitCode> {
             stdout.flush()?;
         }
     }
-    if let (Some(w), Some(t)) = (&vcd, &r.trace) {
+    if let (Some(w), Some(t)) = (&vcd, r.rows()) {
         outputs.write_waveform(w, d.name, &d.layout, t)?;
     }
     outputs.commit()?;

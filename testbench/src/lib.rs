@@ -3,12 +3,16 @@
 
 pub mod blocks;
 pub mod check;
+pub mod commands;
 pub mod conformance;
 pub mod design;
+pub mod listing;
+pub mod output;
 pub mod registry;
 pub mod soak;
 pub mod stimulus_file;
 pub mod studies;
+pub mod systems;
 
 pub use design::{Bench, BlockEntry, Case, Design};
 pub use registry::{block, blocks};

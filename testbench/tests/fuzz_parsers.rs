@@ -37,9 +37,9 @@ use smrtl_testbench::check;
 use smrtl_testbench::stimulus_file::{params_as_sets, Stimulus, StimulusFile};
 use smrtl_testbench::studies::conflict::Batch;
 use smrtl_testbench::studies::profiles;
-use smrtl_testbench::studies::sim::{self, Backend, Options};
-use smrtl_testbench::studies::sweep::{self, Shard, SmSweep, Spec};
+use smrtl_testbench::studies::sweep::{self, Shard, Spec, Sweep as SmSweep};
 use smrtl_testbench::studies::trace::{Trace, TraceFile};
+use smrtl_testbench::systems::{self, Backend, Input, RunOptions};
 use std::alloc::{GlobalAlloc, Layout as AllocLayout, System};
 use std::cell::{Cell, RefCell};
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -922,7 +922,7 @@ fn check_trace_run(text: &str, sets: &[(String, String)]) -> Result<(), TestCase
     })?;
     let Some(trace) = trace else {
         let r = guard("sim::run_trace", &input, || {
-            sim::run_trace("t.json", text, model_opts(sets, &mut std::io::sink())).map(|_| ())
+            sim::run_trace("t.json", text, sets).map(|_| ())
         })?;
         let e = r.err().ok_or_else(|| {
             TestCaseError::fail(format!(
@@ -941,7 +941,7 @@ fn check_trace_run(text: &str, sets: &[(String, String)]) -> Result<(), TestCase
     );
     if budget <= RUN_CAP {
         let run = guard("sim::run_trace", &input, || {
-            sim::run_trace("t.json", text, model_opts(sets, &mut std::io::sink()))
+            sim::run_trace("t.json", text, sets)
         })?;
         let run = run.map_err(|e| {
             TestCaseError::fail(format!(
@@ -974,16 +974,48 @@ fn check_workload(text: &str) -> Result<(), TestCaseError> {
     Ok(())
 }
 
-/// A run on the model, its records written to `records` (as `smrtl sim --records`).
-fn model_opts<'a>(
-    sets: &'a [(String, String)],
-    records: &'a mut dyn std::io::Write,
-) -> Options<'a> {
-    Options {
-        backend: Backend::Model,
-        sets,
-        waveform: false,
-        records: Some(records),
+/// The runs of `smrtl sim` on elastic_sm's input kinds, through its system descriptor.
+mod sim {
+    use super::*;
+    pub use smrtl_testbench::systems::elastic_sm::Workload;
+
+    /// File `text` of elastic_sm's kind `kind` (named `name`) with `sets`, on the model, its
+    /// records written to a sink (as `smrtl sim --records`).
+    fn run(
+        kind: &str,
+        name: &str,
+        text: &str,
+        sets: &[(String, String)],
+    ) -> Result<systems::Run, String> {
+        let system = systems::system("elastic_sm").expect("registered");
+        let kind = system
+            .inputs()
+            .iter()
+            .find(|k| k.name == kind)
+            .expect("a kind");
+        let loaded = system.load(Input::File { kind, name, text }, sets)?;
+        let mut sink = std::io::sink();
+        loaded.run(RunOptions {
+            backend: Backend::Model,
+            waveform: false,
+            records: Some(&mut sink),
+        })
+    }
+
+    pub fn run_trace(
+        name: &str,
+        text: &str,
+        sets: &[(String, String)],
+    ) -> Result<systems::Run, String> {
+        run("trace", name, text, sets)
+    }
+
+    pub fn run_workload(
+        name: &str,
+        text: &str,
+        sets: &[(String, String)],
+    ) -> Result<systems::Run, String> {
+        run("workload", name, text, sets)
     }
 }
 
@@ -1015,8 +1047,7 @@ fn check_workload_run(text: &str, sets: &[(String, String)]) -> Result<(), TestC
     let input = (text, sets);
     let run = |input: &dyn std::fmt::Debug| -> Result<Result<(), String>, TestCaseError> {
         guard("sim::run_workload", input, || {
-            let w = sim::Workload::parse("w.json", text)?;
-            let run = sim::run_workload(w, model_opts(sets, &mut std::io::sink()))?;
+            let run = sim::run_workload("w.json", text, sets)?;
             run.result
                 .map(|_| ())
                 .map_err(|f| format!("run failed: {f}"))

@@ -14,7 +14,7 @@ use smrtl_hdl::tools::ToolError;
 use smrtl_hdl::BlockParams;
 use std::collections::HashMap;
 
-pub use crate::studies::sim::Backend;
+pub use crate::systems::Backend;
 
 /// One line of help on what `backend` runs for a batch.
 pub fn help(backend: Backend) -> &'static str {
