@@ -13,10 +13,10 @@ use std::process::ExitCode;
 /// Cycles kept in a VCD of a long run.
 pub const VCD_WINDOW: usize = 10_000;
 
-/// Most random cycles of one `smrtl cosim` (README "Limits"); memory does not grow with them.
+/// Most random cycles of one `smrtl cosim` (docs/cli.md "Limits"); memory does not grow with them.
 pub const MAX_CYCLES: u64 = 1_000_000_000;
 
-/// Most bytes of a replayed stimulus file (README "Limits").
+/// Most bytes of a replayed stimulus file (docs/cli.md "Limits").
 pub const MAX_REPLAY_BYTES: u64 = 16 << 20;
 
 pub struct Options {

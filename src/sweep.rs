@@ -4,7 +4,7 @@
 
 use crate::output::{read_text, Outputs};
 
-/// Most bytes of a sweep spec, and of one shard's output given to `merge` (README "Limits").
+/// Most bytes of a sweep spec, and of one shard's output given to `merge` (docs/cli.md "Limits").
 pub const MAX_SPEC_BYTES: u64 = 1 << 20;
 pub const MAX_SHARD_BYTES: u64 = 256 << 20;
 use crate::{Result, UsageError};

@@ -61,7 +61,7 @@ const MEM_PER_BYTE: usize = 64;
 /// ... plus this much.
 const MEM_BASE: usize = 16 << 20;
 /// An accepted trace or workload must finish within this many cycles: the documented limits
-/// (`trace::MAX_TRACE_CYCLES`, `elastic_sm::MAX_KERNEL_CYCLES`, README "Limits"). A
+/// (`trace::MAX_TRACE_CYCLES`, `elastic_sm::MAX_KERNEL_CYCLES`, docs/cli.md "Limits"). A
 /// workload that cannot is rejected only after the model has run this many cycles (~30 s).
 const MAX_RUN_CYCLES: u64 = 100_000_000;
 /// Accepted inputs that finish within this many cycles are run (longer ones are only checked

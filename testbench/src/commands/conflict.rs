@@ -33,14 +33,14 @@ impl From<Backend> for conflict::Backend {
 #[derive(clap::Parser)]
 #[command(name = "conflict")]
 pub struct ConflictArgs {
-    /// One JSON object per line (see README).
+    /// One JSON object per line (see docs/bank-conflicts.md, "Commands and file formats").
     #[arg(long)]
     pub batch: PathBuf,
     #[arg(long, value_enum, default_value = "model")]
     pub backend: Backend,
 }
 
-/// Longest batch line (README "Limits"): an access of 32 lanes takes a few hundred bytes.
+/// Longest batch line (docs/cli.md "Limits"): an access of 32 lanes takes a few hundred bytes.
 pub const MAX_LINE_BYTES: usize = 64 << 10;
 
 /// Evaluates every line of `batch`: one output line per input line, always, in order; a line

@@ -12,7 +12,7 @@ use std::num::NonZeroUsize;
 /// Largest `waves` of a point.
 pub use crate::studies::profiles::MAX_WAVES;
 
-/// Most points of a sweep's grid (README "Limits").
+/// Most points of a sweep's grid (docs/cli.md "Limits").
 pub const MAX_POINTS: usize = 1_000_000;
 
 /// The system of a spec without a `"system"` field (every spec before systems had one).
