@@ -5,8 +5,9 @@
 
 use super::run::{json as one_line, with_fields, Lines, WAVE_WINDOW};
 use super::{
-    check_waves, metric, sets_of, Backend, BenchPlan, Failure, Input, InputKind, LegacyBench,
-    Loaded, Profiles, RtlPasses, Run, RunOptions, Shape, SweepChecker, System, Waveform,
+    check_waves, loading_checker, metric_names, model_point, Backend, BenchPlan, Failure, Input,
+    InputKind, LegacyBench, Loaded, Profiles, RtlPasses, Run, RunOptions, Shape, SweepChecker,
+    System, Waveform,
 };
 use crate::studies::mem_sm as in_loop;
 use serde::ser::Error as _;
@@ -124,18 +125,11 @@ impl System for MemSm {
     }
 
     fn sweep_metrics(&self) -> Vec<&'static str> {
-        METRICS.iter().map(|m| m.0).collect()
+        metric_names(&METRICS)
     }
 
     fn sweep_checker(&self) -> SweepChecker {
-        Box::new(|profile, overrides, seed| {
-            let input = Input::Profile {
-                name: profile,
-                seed,
-                waves: 1,
-            };
-            MemSm.load(input, &sets_of(overrides)).map(|_| ())
-        })
+        loading_checker(&MemSm)
     }
 
     fn sweep_point(
@@ -145,20 +139,7 @@ impl System for MemSm {
         seed: u64,
         waves: u32,
     ) -> Result<Vec<Value>, String> {
-        let input = Input::Profile {
-            name: profile,
-            seed,
-            waves,
-        };
-        let report = match self
-            .load(input, &sets_of(overrides))?
-            .run(RunOptions::model())?
-            .result
-        {
-            Ok(r) => r.json(),
-            Err(f) => return Err(f.to_string()),
-        };
-        Ok(METRICS.iter().map(|(_, at)| metric(&report, at)).collect())
+        model_point(self, &METRICS, profile, overrides, seed, waves)
     }
 }
 

@@ -211,6 +211,52 @@ pub fn check_sets(
         .collect()
 }
 
+/// A system's sweep metrics: each column's name and its JSON pointer into the run's report.
+pub type Metrics = [(&'static str, &'static str)];
+
+/// The names of `metrics`' columns ([`System::sweep_metrics`]).
+pub fn metric_names(metrics: &Metrics) -> Vec<&'static str> {
+    metrics.iter().map(|m| m.0).collect()
+}
+
+/// [`System::sweep_checker`] of a system whose profiles are checked by loading them.
+pub fn loading_checker(system: &'static dyn System) -> SweepChecker {
+    Box::new(move |profile, overrides, seed| {
+        let input = Input::Profile {
+            name: profile,
+            seed,
+            waves: 1,
+        };
+        system.load(input, &sets_of(overrides)).map(|_| ())
+    })
+}
+
+/// [`System::sweep_point`] of a system whose profiles run on the model: `metrics` read from the
+/// run's JSON report.
+pub fn model_point(
+    system: &dyn System,
+    metrics: &Metrics,
+    profile: &str,
+    overrides: &[(String, Value)],
+    seed: u64,
+    waves: u32,
+) -> Result<Vec<Value>, String> {
+    let input = Input::Profile {
+        name: profile,
+        seed,
+        waves,
+    };
+    let report = match system
+        .load(input, &sets_of(overrides))?
+        .run(RunOptions::model())?
+        .result
+    {
+        Ok(r) => r.json(),
+        Err(f) => return Err(f.to_string()),
+    };
+    Ok(metrics.iter().map(|(_, at)| metric(&report, at)).collect())
+}
+
 /// Sweep overrides (JSON values) as `--set` pairs: a string as it is, any other value as JSON.
 pub fn sets_of(overrides: &[(String, Value)]) -> Vec<(String, String)> {
     overrides

@@ -5,8 +5,8 @@
 
 use super::run::{run_json, Lines, WAVE_WINDOW};
 use super::{
-    check_waves, metric, sets_of, Backend, BenchPlan, Failure, Input, InputKind, Loaded, Profiles,
-    RtlPasses, Run, RunOptions, Shape, SweepChecker, System, Waveform,
+    check_waves, loading_checker, metric_names, model_point, Backend, BenchPlan, Failure, Input,
+    InputKind, Loaded, Profiles, RtlPasses, Run, RunOptions, Shape, SweepChecker, System, Waveform,
 };
 use crate::blocks::sharing_core as core_tb;
 use crate::studies::{sharing_profiles, sharing_repro::grid};
@@ -121,18 +121,11 @@ impl System for SharingSm {
     }
 
     fn sweep_metrics(&self) -> Vec<&'static str> {
-        METRICS.iter().map(|m| m.0).collect()
+        metric_names(&METRICS)
     }
 
     fn sweep_checker(&self) -> SweepChecker {
-        Box::new(|profile, overrides, seed| {
-            let input = Input::Profile {
-                name: profile,
-                seed,
-                waves: 1,
-            };
-            SharingSm.load(input, &sets_of(overrides)).map(|_| ())
-        })
+        loading_checker(&SharingSm)
     }
 
     fn sweep_point(
@@ -142,20 +135,7 @@ impl System for SharingSm {
         seed: u64,
         waves: u32,
     ) -> Result<Vec<Value>, String> {
-        let input = Input::Profile {
-            name: profile,
-            seed,
-            waves,
-        };
-        let report = match self
-            .load(input, &sets_of(overrides))?
-            .run(RunOptions::model())?
-            .result
-        {
-            Ok(r) => r.json(),
-            Err(f) => return Err(f.to_string()),
-        };
-        Ok(METRICS.iter().map(|(_, at)| metric(&report, at)).collect())
+        model_point(self, &METRICS, profile, overrides, seed, waves)
     }
 }
 
