@@ -36,6 +36,10 @@ struct Budget {
     seed: u64,
     /// Only these blocks [`SMRTL_CONFORMANCE_BLOCKS`, comma-separated].
     blocks: Option<Vec<String>>,
+    /// The external tools' part `K/M` [`SMRTL_CONFORMANCE_TOOLS_PART`]: Verilator, Icarus, lint
+    /// and Yosys check every block's default preset and part K of the other distinct RTLs (CI
+    /// rotates K with the commit, so each is checked every M commits); `None`: all of them.
+    tools_part: Option<(usize, usize)>,
 }
 
 impl Budget {
@@ -57,6 +61,13 @@ impl Budget {
                 .ok()
                 .filter(|v| !v.trim().is_empty())
                 .map(|v| v.split(',').map(|s| s.trim().to_string()).collect()),
+            tools_part: std::env::var("SMRTL_CONFORMANCE_TOOLS_PART")
+                .ok()
+                .filter(|v| !v.trim().is_empty())
+                .map(|v| {
+                    smrtl_testbench::soak::parse_part(&v)
+                        .unwrap_or_else(|e| panic!("SMRTL_CONFORMANCE_TOOLS_PART: {e}"))
+                }),
         };
         assert!(
             b.cycles > 0 && b.verilator_cycles > 0 && b.icarus_cycles > 0,
@@ -69,6 +80,26 @@ impl Budget {
         let t = conformance::targets(self.blocks.as_deref()).unwrap_or_else(|e| panic!("{e}"));
         assert!(!t.is_empty(), "no block × preset to check");
         t
+    }
+
+    /// What the external tools check: one target per distinct RTL ([`distinct`]), those of a
+    /// block's default preset always, the others in [`Budget::tools_part`].
+    fn tool_targets(&self) -> Vec<(Target, String)> {
+        let all = distinct(self.targets());
+        let Some((k, m)) = self.tools_part else {
+            return all;
+        };
+        let default = |t: &Target| {
+            (t.entry.presets)()
+                .first()
+                .is_some_and(|(name, _)| *name == t.preset)
+        };
+        let (always, rest): (Vec<_>, Vec<_>) = all.into_iter().partition(|(t, _)| default(t));
+        let n = always.len() + rest.len();
+        let mut chosen = always;
+        chosen.extend(rest.into_iter().enumerate().filter(|(i, _)| i % m == k).map(|x| x.1));
+        println!("tools part {k}/{m}: {} of {n} distinct RTLs", chosen.len());
+        chosen
     }
 }
 
@@ -245,7 +276,7 @@ fn every_preset_matches_its_model_on_verilator() {
     each_in(
         false,
         "verilator random",
-        &distinct(b.targets()),
+        &b.tool_targets(),
         |x| x.1.clone(),
         |(t, _)| random_on(t, Backend::Verilator, b.verilator_cycles, b.seed),
     );
@@ -260,7 +291,7 @@ fn every_preset_replays_on_icarus_like_its_model() {
     let b = Budget::get();
     each(
         "icarus replay",
-        &distinct(b.targets()),
+        &b.tool_targets(),
         |x| x.1.clone(),
         |(t, _)| {
             let d = t.design();
@@ -305,7 +336,7 @@ fn every_preset_lints_clean() {
     let b = Budget::get();
     each(
         "lint",
-        &distinct(b.targets()),
+        &b.tool_targets(),
         |x| x.1.clone(),
         |(t, _)| {
             let (v, top) = verilog(&t.design());
@@ -325,7 +356,7 @@ fn every_preset_synthesizes_with_its_registers_and_no_latch() {
     let b = Budget::get();
     each(
         "yosys",
-        &distinct(b.targets()),
+        &b.tool_targets(),
         |x| x.1.clone(),
         |(t, _)| {
             let d = t.design();
