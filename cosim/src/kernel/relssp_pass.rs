@@ -456,7 +456,8 @@ impl Cfg {
     }
 }
 
-/// Loop weight `10^depth`, saturating.
+/// Loop weight `10^depth`, saturating (a saturated weight never reaches a cost:
+/// [`AccessRanges::bounded`] refuses the kernel first).
 fn weight(depth: u32) -> u64 {
     10u64.checked_pow(depth).unwrap_or(u64::MAX)
 }
@@ -474,6 +475,8 @@ pub struct AccessRanges {
     /// Per block: the variable of each instruction (shared accesses) and the loop weight.
     accesses: Vec<Vec<Option<usize>>>,
     weights: Vec<u64>,
+    /// Per block, its loop depth.
+    depths: Vec<u32>,
 }
 
 /// The variables each block accesses.
@@ -530,8 +533,38 @@ impl AccessRanges {
             accesses: (0..n)
                 .map(|b| cfg.instrs(p, b).iter().map(|i| i.var).collect())
                 .collect(),
-            weights: depths.into_iter().map(weight).collect(),
+            weights: depths.iter().copied().map(weight).collect(),
+            depths,
         }
+    }
+
+    /// Refuses a kernel whose total loop-weighted instruction count (every cost is at most
+    /// it) does not fit the `u64` of a cost, so every cost and every tie is exact.
+    pub fn bounded(&self) -> Result<(), CfgError> {
+        let total = self
+            .accesses
+            .iter()
+            .zip(&self.depths)
+            .try_fold(0u64, |sum, (acc, &d)| {
+                let w = 10u64.checked_pow(d)?;
+                sum.checked_add(w.checked_mul(acc.len() as u64)?)
+            });
+        if total.is_some() {
+            return Ok(());
+        }
+        let (deepest, depth) = self
+            .depths
+            .iter()
+            .enumerate()
+            .max_by_key(|&(_, d)| *d)
+            .map(|(b, d)| (&self.blocks[b], *d))
+            .unwrap_or((&self.blocks[0], 0));
+        Err(CfgError(format!(
+            "the loop-weighted cost (10^depth per instruction, §6.2) exceeds its limit of {} (2^64 - 1): \
+             block `{deepest}` is in {depth} nested loops; allowed: a total within the limit \
+             (at most 19 nested loops, fewer the more instructions they hold)",
+            u64::MAX
+        )))
     }
 
     /// The set of variables named `names`, or `None` if one is unknown.
@@ -651,7 +684,7 @@ fn select(p: &Program, ranges: &AccessRanges, u: u32) -> Result<(Vec<bool>, u64)
         let cost = masks
             .iter()
             .filter(|(pre, post, _)| pre & s != 0 && post & s != 0)
-            .fold(0u64, |c, (_, _, w)| c.saturating_add(*w));
+            .fold(0u64, |c, (_, _, w)| c + w); // within the bound checked by `bounded`
         let better = match best {
             None => true,
             Some((c, bb, bs)) => (cost, b) < (c, bb) || ((cost, b) == (c, bb) && lex(s) < lex(bs)),
@@ -812,6 +845,7 @@ pub fn place(p: &Program, o: &Options) -> Result<Placed, CfgError> {
     }
     let cfg = Cfg::normalise(p);
     let ranges = AccessRanges::compute(&cfg, p);
+    ranges.bounded()?;
     let (in_s, cost) = select(p, &ranges, u)?;
     // Layout: SV∖S packed from 0 in declaration order, then S.
     let order: Vec<usize> = (0..p.vars.len())
