@@ -45,7 +45,7 @@ pub struct ReproArgs {
     /// Seed of the experiment's synthetic inputs.
     #[arg(value_parser = smrtl_testbench::arg_values::any_u64, long, default_value_t = 1)]
     pub seed: u64,
-    #[arg(value_parser = smrtl_testbench::arg_values::any_u32, long, help = waves_help())]
+    #[arg(value_parser = smrtl_testbench::arg_values::waves, long, help = waves_help())]
     pub waves: Option<u32>,
     /// Exit 1 when a trend target fails (by default a failed target is reported, exit 0).
     #[arg(long)]

@@ -23,6 +23,12 @@ where
     }
 }
 
+/// `--waves`: any `u32`, refused naming 1..=256 (0 and larger values are refused, with the
+/// value, by the systems' check).
+pub fn waves(s: &str) -> Result<u32, String> {
+    any_u32(s).map_err(|_| "expected an integer in 1..=256".to_string())
+}
+
 /// [`uint`] over the whole of `u64`.
 pub fn any_u64(s: &str) -> Result<u64, String> {
     uint::<u64>(0, u64::MAX)(s)

@@ -101,7 +101,7 @@ pub fn args(cmd: For) -> Vec<Arg> {
         Arg::new(WAVES)
             .long(WAVES)
             .value_name("N")
-            .value_parser(crate::arg_values::uint::<u32>(1, 256))
+            .value_parser(crate::arg_values::waves)
             .default_value("1")
             .help(format!(
                 "Waves of a profile, 1..=256 ({})",
