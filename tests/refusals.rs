@@ -141,7 +141,7 @@ fn relssp_split_blocks_count_against_the_block_limit() {
     refuse_in(
         d,
         &["relssp", &k, "-o", &out],
-        "the transformed kernel has 10001 blocks (1 split blocks added); allowed: 1..=10000 blocks, split blocks included",
+        "the transformed kernel has 10001 blocks (1 split block added); allowed: 1..=10000 blocks, split blocks included",
     );
     // One block fewer fits, and sim takes the output.
     let k = write(d, "k.txt", &small_sm_padded(9_999));

@@ -23,6 +23,25 @@ where
     }
 }
 
+/// A parser of any integer of type `T` whose error names `lo..=hi`: for an option whose command
+/// refuses values outside `lo..=hi` itself, echoing the value (`--align 0 is out of range`).
+pub fn uint_named<T>(
+    lo: u64,
+    hi: u64,
+) -> impl Fn(&str) -> Result<T, String> + Clone + Send + Sync + 'static
+where
+    T: TryFrom<u64> + Display + Clone + Send + Sync + 'static,
+{
+    move |s: &str| {
+        let n: u64 = s
+            .parse()
+            .ok()
+            .filter(|_| !s.starts_with('+'))
+            .ok_or_else(|| format!("expected an integer in {lo}..={hi}"))?;
+        T::try_from(n).map_err(|_| format!("expected an integer in {lo}..={hi}"))
+    }
+}
+
 /// `--waves`: any `u32`, refused naming 1..=256 (0 and larger values are refused, with the
 /// value, by the systems' check).
 pub fn waves(s: &str) -> Result<u32, String> {

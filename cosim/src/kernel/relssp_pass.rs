@@ -456,8 +456,7 @@ impl Cfg {
     }
 }
 
-/// Loop weight `10^depth`, saturating (a saturated weight never reaches a cost:
-/// [`AccessRanges::bounded`] refuses the kernel first).
+/// Loop weight `10^depth`, saturating ([`AccessRanges::bounded`] refuses that kernel).
 fn weight(depth: u32) -> u64 {
     10u64.checked_pow(depth).unwrap_or(u64::MAX)
 }
@@ -538,32 +537,21 @@ impl AccessRanges {
         }
     }
 
-    /// Refuses a kernel whose total loop-weighted instruction count (every cost is at most
-    /// it) does not fit the `u64` of a cost, so every cost and every tie is exact.
+    /// Refuses a kernel whose loop-weighted instruction count (no cost exceeds it) overflows a
+    /// cost's `u64`, so every cost and every tie is exact.
     pub fn bounded(&self) -> Result<(), CfgError> {
-        let total = self
-            .accesses
-            .iter()
-            .zip(&self.depths)
-            .try_fold(0u64, |sum, (acc, &d)| {
-                let w = 10u64.checked_pow(d)?;
-                sum.checked_add(w.checked_mul(acc.len() as u64)?)
-            });
-        if total.is_some() {
-            return Ok(());
+        let mut total = Some(0u64);
+        for (acc, &d) in self.accesses.iter().zip(&self.depths) {
+            let w = |t: u64| t.checked_add(10u64.checked_pow(d)?.checked_mul(acc.len() as u64)?);
+            total = total.and_then(w);
         }
-        let (deepest, depth) = self
-            .depths
-            .iter()
-            .enumerate()
-            .max_by_key(|&(_, d)| *d)
-            .map(|(b, d)| (&self.blocks[b], *d))
-            .unwrap_or((&self.blocks[0], 0));
+        let deepest = (0..self.depths.len()).max_by_key(|&b| self.depths[b]);
+        let Some(b) = deepest.filter(|_| total.is_none()) else {
+            return Ok(());
+        };
         Err(CfgError(format!(
-            "the loop-weighted cost (10^depth per instruction, §6.2) exceeds its limit of {} (2^64 - 1): \
-             block `{deepest}` is in {depth} nested loops; allowed: a total within the limit \
-             (at most 19 nested loops, fewer the more instructions they hold)",
-            u64::MAX
+            "the loop-weighted cost (10^depth per instruction, §6.2) exceeds its limit of {} (2^64 - 1): block `{}` is in {} nested loops; allowed: a total within the limit (at most 19 nested loops, fewer the more instructions they hold)",
+            u64::MAX, self.blocks[b], self.depths[b]
         )))
     }
 

@@ -37,7 +37,7 @@ pub struct RelsspArgs {
     #[arg(long, default_value = "1/10", allow_hyphen_values = true)]
     pub t: String,
     /// Granule of the private bytes u (the SM's ALIGN), 1..=4096.
-    #[arg(value_parser = crate::arg_values::uint::<u32>(1, MAX_ALIGN as u64), long, default_value_t = 4)]
+    #[arg(value_parser = crate::arg_values::uint_named::<u32>(1, MAX_ALIGN as u64), long, default_value_t = 4)]
     pub align: u32,
 }
 
@@ -90,9 +90,14 @@ fn consumable(name: &str, placed: &Placed, json: &str) -> Result<()> {
     let blocks = placed.program().blocks.len();
     if blocks > MAX_BLOCKS {
         return Err(format!(
-            "{name}: the transformed kernel has {blocks} blocks ({} split blocks added); \
+            "{name}: the transformed kernel has {blocks} blocks ({} split block{} added); \
              allowed: 1..={MAX_BLOCKS} blocks, split blocks included",
-            placed.split_blocks.len()
+            placed.split_blocks.len(),
+            if placed.split_blocks.len() == 1 {
+                ""
+            } else {
+                "s"
+            }
         ));
     }
     check_kernel(json)

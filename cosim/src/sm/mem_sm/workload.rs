@@ -365,6 +365,31 @@ pub fn parse(text: &str, sets: &[(String, String)]) -> Result<Workload, String> 
     })
 }
 
+/// Integer fields of a kernel object (`u32`) and its instructions' addresses, checked by
+/// [`numbers`].
+const KERNEL_U32: [&str; 7] = [
+    "threads",
+    "regs",
+    "smem",
+    "cinst",
+    "req",
+    "hot_lines",
+    "iters",
+];
+
+/// [`numbers`] over a kernel object's integer fields and its instructions' addresses.
+fn kernel_numbers(v: &Value) -> Result<(), String> {
+    numbers(v, "", &KERNEL_U32.map(|f| (f, 0, u32::MAX.into())))?;
+    if let Some(warps) = v.get("warps").and_then(Value::as_array) {
+        for (w, stream) in warps.iter().enumerate() {
+            for (i, ins) in stream.as_array().into_iter().flatten().enumerate() {
+                numbers(ins, &format!("warps[{w}][{i}]."), &[("addr", 0, u64::MAX)])?;
+            }
+        }
+    }
+    Ok(())
+}
+
 fn kernel(v: &Value, budget: &mut usize) -> Result<KernelSpec, String> {
     if let Some(name) = v.as_str() {
         return bench_named(name).map(Bench::kernel).ok_or_else(|| {
@@ -375,23 +400,7 @@ fn kernel(v: &Value, budget: &mut usize) -> Result<KernelSpec, String> {
             )
         });
     }
-    let u32_fields = [
-        "threads",
-        "regs",
-        "smem",
-        "cinst",
-        "req",
-        "hot_lines",
-        "iters",
-    ];
-    numbers(v, "", &u32_fields.map(|f| (f, 0, u32::MAX.into())))?;
-    if let Some(warps) = v.get("warps").and_then(Value::as_array) {
-        for (w, stream) in warps.iter().enumerate() {
-            for (i, ins) in stream.as_array().into_iter().flatten().enumerate() {
-                numbers(ins, &format!("warps[{w}][{i}]."), &[("addr", 0, u64::MAX)])?;
-            }
-        }
-    }
+    kernel_numbers(v)?;
     let f: KernelFile = serde_json::from_value(v.clone()).map_err(|e| e.to_string())?;
     let base = match &f.bench {
         Some(name) => Some(bench_named(name).ok_or_else(|| {
