@@ -52,7 +52,7 @@ pub struct SweepArgs {
     pub threads: Option<usize>,
     /// Run only slice I of N, 0-based (0 <= I < N): the points whose grid index % N == I, as
     /// Slurm's SLURM_ARRAY_TASK_ID with --array=0-(N-1). Join the slices with `smrtl merge`.
-    #[arg(long, value_name = "I/N")]
+    #[arg(long, value_name = "I/N", allow_hyphen_values = true)]
     pub shard: Option<String>,
 }
 
@@ -86,6 +86,8 @@ pub fn run(args: SweepArgs) -> Result<ExitCode> {
     outputs.input(path)?;
     let text = read_text(path, MAX_SPEC_BYTES)?;
     let sweep = Sweep::parse(&text).map_err(|e| UsageError(format!("{}: {e}", path.display())))?;
+    // The spec's input files are inputs too (read now, written never).
+    outputs.inputs(&sweep.spec().inputs)?;
     let shard = match &args.shard {
         Some(s) => s.parse::<Shard>().map_err(UsageError)?,
         None => Shard::WHOLE,

@@ -272,6 +272,10 @@ fn no_command_writes_over_its_input() {
     refuses_overwriting(d, &["sim", &w, "--records", &w], &w);
     refuses_overwriting(d, &["sim", &w, "--vcd", &w], &w);
     refuses_overwriting(d, &["sim", "--workload", &w, "--records", &w], &w);
+    // A sweep over input files: neither the spec nor one of its inputs is an output.
+    let files_spec = serde_json::json!({"system": "elastic_sm", "inputs": [&w]}).to_string();
+    let files_spec = write(d, "files.json", &files_spec);
+    refuses_overwriting(d, &["sweep", &files_spec, "-o", &w], &w);
     // The GTKWave save file beside a VCD is an output too.
     let gtkw = write(d, "w.gtkw", "not a save file\n");
     refuses_overwriting(d, &["sim", &gtkw, "--vcd", &w], &gtkw);
@@ -331,6 +335,9 @@ fn sweep_threads_are_bounded_and_capped_at_the_points() {
         &out,
     ]);
     assert!(stderr(&o).contains("on 2 threads"), "{}", stderr(&o));
+    // A negative shard is a value, refused by its own check.
+    let o = smrtl(&["sweep", SWEEP, "--shard", "-1/2"]);
+    assert_usage_error(&o, "-1/2");
 }
 
 // ---------------------------------------------------------------------------------------------
