@@ -202,15 +202,19 @@ fn install_process_hooks() {
 /// own rendering runs over several lines); help and version print as clap prints them.
 fn parse_error(e: clap::Error) -> ExitCode {
     use clap::error::ErrorKind;
-    if matches!(
-        e.kind(),
-        ErrorKind::DisplayHelp
-            | ErrorKind::DisplayVersion
-            | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
-    ) {
-        e.exit()
+    match e.kind() {
+        ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => e.exit(),
+        // `smrtl` alone: clap would print the whole help as an error.
+        ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+            let cmd = cli();
+            let names: Vec<&str> = cmd.get_subcommands().map(|c| c.get_name()).collect();
+            eprintln!(
+                "error: no command given; allowed: {} (`smrtl --help` describes them)",
+                names.join(", ")
+            );
+        }
+        _ => eprintln!("error: {}", one_line(&e.render().to_string())),
     }
-    eprintln!("error: {}", one_line(&e.render().to_string()));
     ExitCode::from(2)
 }
 

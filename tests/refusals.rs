@@ -391,6 +391,11 @@ fn parser_errors_are_one_line_with_the_allowed_values() {
         assert_usage_error(&o, needle);
         assert!(!stderr(&o).contains("Usage:") && !stderr(&o).contains("--help"));
     }
+    // No command at all: the commands, in one line.
+    assert_usage_error(
+        &smrtl(&[]),
+        "no command given; allowed: list, gen, cosim, run,",
+    );
     // Help is still help.
     let o = smrtl(&["sim", "--help"]);
     assert_eq!(o.status.code(), Some(0));
