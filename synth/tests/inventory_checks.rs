@@ -69,19 +69,3 @@ fn sm_core_storage_is_the_inventory() {
     );
     assert_equal("sm_core", &rows);
 }
-
-/// Registers and memories (Table 3): every preset has at least two sets, so no memory word is
-/// padding.
-#[test]
-fn history_cache_storage_is_the_table_3_inventory() {
-    use smrtl_hdl::blocks::history_cache::{build, Params};
-    for (_, p) in Params::presets() {
-        assert!(p.hc_sets > 1);
-    }
-    let rows = every_preset::<Params>(
-        build,
-        |m| m.register_bits() + m.memory_bits(),
-        |p| smrtl_synth::blocks::history_cache::Registers::of(p).total,
-    );
-    assert_equal("history_cache", &rows);
-}
