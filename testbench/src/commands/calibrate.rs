@@ -22,7 +22,7 @@ pub const TARGETS: [&str; 1] = ["mem-kernels"];
 pub struct CalibrateArgs {
     /// What to calibrate: mem-kernels.
     pub target: String,
-    /// Cycles of each run [default: the study's calibrate_cycles, 200000].
+    /// Cycles of each run [default: the study's run_cycles, 2000000].
     #[arg(long, value_name = "N")]
     pub cycles: Option<u64>,
     /// Seed of the generators [default: the study's seed, 1].
@@ -56,7 +56,7 @@ pub fn run(a: CalibrateArgs) -> Result<ExitCode> {
         ));
     }
     let e = EvalParams::default();
-    let cycles = a.cycles.unwrap_or(e.calibrate_cycles);
+    let cycles = a.cycles.unwrap_or(e.run_cycles);
     if !(1..=MAX_CYCLES).contains(&cycles) {
         return Err(format!(
             "--cycles {cycles} is out of range; allowed: 1..={MAX_CYCLES}"

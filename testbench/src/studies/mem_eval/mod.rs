@@ -19,12 +19,10 @@ smrtl_hdl::block_params! {
     #[derive(Eq)]
     #[serde(deny_unknown_fields)]
     pub struct EvalParams {
-        /// Cycles per workload and per isolated run (§8.1: 2M; CI 200K).
+        /// Cycles per workload and per isolated run, the calibration's too (§8.1: 2M; CI 200K).
         run_cycles: u64 = 2_000_000, "run_cycles", Allowed::Range(1, MAX_CYCLES);
         /// Cycles of each point of a Warped-Slicer scalability curve (§7).
         ws_profile_cycles: u64 = 200_000, "ws_profile_cycles", Allowed::Range(1, MAX_CYCLES);
-        /// Cycles of each kernel's isolated calibration run (`smrtl calibrate mem-kernels`, §8.3).
-        calibrate_cycles: u64 = 200_000, "calibrate_cycles", Allowed::Range(1, MAX_CYCLES);
         /// SMK-W: cycles of IPC a warp-instruction quota holds (§7: wq = round(IPC_alone × window)).
         smkw_window: u32 = 1000, "smkw_window", Allowed::Range(1, 1_000_000);
         /// SMs of the GPU (§1.1), split by Spatial (§7).
