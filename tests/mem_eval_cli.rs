@@ -1,5 +1,5 @@
 //! `smrtl partition` and `smrtl calibrate` through the binary (docs/memory-issue-control.md
-//! §8.5–§8.6; spec §7, §8.2): the §8.2 isolated occupancies, the bp+sv feasibility example,
+//! §8.1–§8.2; spec §7, §8.2): the §8.2 isolated occupancies, the bp+sv feasibility example,
 //! SMK-P tuples derived by hand from the §7 rule, a Warped-Slicer choice, and bad input.
 
 mod common;

@@ -1,5 +1,5 @@
 //! The §8.3 calibration checks the committed `reuse_p` / `hot_lines` meet
-//! (docs/memory-issue-control.md §8.5; spec §8.3): the 13 Table-2 kernels alone at isolated
+//! (docs/memory-issue-control.md §8.1; spec §8.3): the 13 Table-2 kernels alone at isolated
 //! occupancy for the study's `run_cycles` (2M), seed 1, measured once and shared by the tests.
 //! The two checks not met (M rsfail above C, ax highest) are explained in the docs.
 

@@ -1,5 +1,5 @@
 //! `smrtl calibrate mem-kernels`: the 13 Table-2 kernels alone at isolated occupancy beside
-//! Table 2, with the §8.3 calibration checks (docs/memory-issue-control.md §8.5; spec §8.3;
+//! Table 2, with the §8.3 calibration checks (docs/memory-issue-control.md §8.1; spec §8.3;
 //! Dai et al., HPCA 2018, §2.4).
 
 use crate::studies::mem_eval::calibrate::{checks, measure_all, text};

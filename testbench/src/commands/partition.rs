@@ -1,6 +1,6 @@
 //! `smrtl partition`: the TB partition of one to three Table-2 kernels under Spatial,
 //! Warped-Slicer or SMK-P, or the feasibility of a given tuple (docs/memory-issue-control.md
-//! §8.6; spec §7; Dai et al., HPCA 2018, §1, §2.5, §4.1).
+//! §8.2; spec §7; Dai et al., HPCA 2018, §1, §2.5, §4.1).
 
 use super::calibrate::pairs;
 use crate::studies::mem_eval::partition::{check, choose, of_caps, words, Choice, Feasibility};

@@ -1,5 +1,5 @@
-//! Thread-block partitions of the evaluation's baselines (docs/memory-issue-control.md §8.6
-//! "partition"; spec §7; Dai et al., HPCA 2018, §1, §2.5, §4): the SM's per-TB resources and
+//! Thread-block partitions of the evaluation's baselines (docs/memory-issue-control.md §8.2;
+//! spec §7; Dai et al., HPCA 2018, §1, §2.5, §4): the SM's per-TB resources and
 //! feasibility, Spatial's SM split, Warped-Slicer's sweet point on static scalability curves,
 //! SMK-P's Dominant Resource Fairness filling and SMK-W's warp-instruction quotas.
 //!

@@ -108,7 +108,7 @@ pub struct Bench {
 /// The 13 benchmarks of Table 2. `reuse_p` and `hot_lines` are calibrated (§8.3,
 /// docs/memory-issue-control.md §8.1): each benchmark alone, at its isolated occupancy, on the
 /// default params, seed 1, has Table 2's L1D miss rate within ±0.02 over the study's 2M cycles
-/// (`reuse_p` bisected at 200K cycles, 3m, bp and sv again at 2M). `hot_lines` is, among the
+/// (`reuse_p` bisected at 200K cycles, 3m again at 2M). `hot_lines` is, among the
 /// sizes that keep that miss rate, the one whose % LSU stall gives the Type label and whose
 /// rsfail rate is nearest Table 2's: hot sets beyond the L1D's reach thrash and raise
 /// line-allocation failures (3m, s2).
@@ -117,11 +117,11 @@ pub const BENCHES: [Bench; 13] = [
     bench("hs", 256, 36, 3072, 7, 3, 0.97, 1.53, false, 0.2091, 3),
     bench("dc", 64, 36, 2048, 5, 1, 0.09, 0.17, false, 0.9185, 2),
     bench("pf", 256, 16, 2048, 6, 2, 0.99, 0.00, false, 0.108, 2),
-    bench("bp", 256, 12, 1088, 6, 2, 0.80, 0.33, false, 0.5645, 2),
+    bench("bp", 256, 12, 1088, 6, 2, 0.80, 0.33, false, 0.5891, 2),
     bench("bs", 512, 16, 0, 4, 1, 1.00, 0.00, false, 0.001, 2),
     bench("st", 512, 16, 0, 4, 1, 0.67, 1.15, false, 0.6553, 2),
     bench("3m", 256, 12, 0, 2, 1, 0.63, 5.45, true, 0.898, 4),
-    bench("sv", 192, 16, 0, 3, 3, 0.78, 5.23, true, 0.6178, 3),
+    bench("sv", 192, 16, 0, 3, 3, 0.78, 5.23, true, 0.6367, 3),
     bench("cd", 64, 64, 0, 9, 6, 0.96, 7.23, true, 0.2559, 6),
     bench("s2", 128, 16, 0, 2, 2, 0.92, 6.80, true, 0.9414, 24),
     bench("ks", 256, 12, 0, 3, 17, 1.00, 7.96, true, 0.001, 17),

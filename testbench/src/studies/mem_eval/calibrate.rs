@@ -1,4 +1,4 @@
-//! `smrtl calibrate mem-kernels` (docs/memory-issue-control.md §8.5; spec §8.2–§8.3): each
+//! `smrtl calibrate mem-kernels` (docs/memory-issue-control.md §8.1; spec §8.2–§8.3): each
 //! Table-2 kernel alone at its isolated occupancy, its measured Cinst/Minst, Req/Minst, miss
 //! and rsfail rates, % LSU stall, accesses per 1K cycles and Type beside Table 2 [P §2.4], and
 //! the §8.3 checks evaluated with the numbers behind them.

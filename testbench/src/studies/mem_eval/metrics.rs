@@ -1,4 +1,4 @@
-//! The evaluation's metrics (docs/memory-issue-control.md §8.4; spec §8.4; Dai et al., HPCA
+//! The evaluation's metrics (docs/memory-issue-control.md §8.3; spec §8.4; Dai et al., HPCA
 //! 2018, §2.3 and §4.1.1): normalized IPC, weighted speedup, ANTT, fairness, the improvements
 //! of a scheme over a base, and the arithmetic and geometric means of a class.
 

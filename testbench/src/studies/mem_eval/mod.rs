@@ -1,4 +1,4 @@
-//! The memory-issue-control evaluation (docs/memory-issue-control.md §8.5–§8.8; spec §7–§8;
+//! The memory-issue-control evaluation (docs/memory-issue-control.md §8.1–§8.3; spec §7–§8;
 //! Dai et al., "Accelerate GPU Concurrent Kernel Execution by Mitigating Memory Pipeline
 //! Stalls", HPCA 2018, §2.3–§4): the study's params, the schemes it compares, the workloads,
 //! the metrics, the kernels' isolated calibration and the TB partitions of the baselines.

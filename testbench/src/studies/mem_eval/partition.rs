@@ -1,5 +1,5 @@
 //! The TB partitions of the baselines on the Table-2 kernels (docs/memory-issue-control.md
-//! §8.6; spec §7; Dai et al., HPCA 2018, §1, §2.5, §4.1): Spatial, Warped-Slicer from static
+//! §8.2; spec §7; Dai et al., HPCA 2018, §1, §2.5, §4.1): Spatial, Warped-Slicer from static
 //! scalability curves measured here, SMK-P, and the feasibility of a given tuple.
 
 use super::workloads::Mix;

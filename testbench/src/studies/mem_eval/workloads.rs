@@ -1,4 +1,4 @@
-//! The evaluation's workloads (docs/memory-issue-control.md §8.7; spec §8.1; Dai et al., HPCA
+//! The evaluation's workloads (docs/memory-issue-control.md §8.3; spec §8.1; Dai et al., HPCA
 //! 2018, §2.3 "all the combinations"): every pair and triple of the 13 Table-2 benchmarks, kernel
 //! 0 the first in Table-2 order, and its class from the Type column (C before M).
 
