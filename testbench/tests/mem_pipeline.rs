@@ -465,36 +465,6 @@ fn bad_workloads_are_one_line_errors() {
     assert!(e.contains("scheme"), "{e}");
 }
 
-/// §8.3 isolated calibration: each Table 2 benchmark alone has Table 2's miss rate within
-/// ±0.05; bp and sv make about 130 L1D accesses per 1K cycles (§1.6 anchor, here within
-/// 100..200).
-#[test]
-fn isolated_calibration() {
-    for b in &workload::BENCHES {
-        let w = wl(&format!(
-            r#"{{"kernels": ["{}"], "cycles": 100000, "seed": 1}}"#,
-            b.name
-        ));
-        let s = mp::run(&w, None, None).unwrap();
-        let k = &s.kernels[0];
-        assert!(
-            (k.l1d_miss_rate - b.miss).abs() <= 0.05,
-            "{}: miss rate {:.3}, Table 2 {}",
-            b.name,
-            k.l1d_miss_rate,
-            b.miss
-        );
-        if ["bp", "sv"].contains(&b.name) {
-            assert!(
-                (100.0..200.0).contains(&k.accesses_per_kcycle),
-                "{}: {}",
-                b.name,
-                k.accesses_per_kcycle
-            );
-        }
-    }
-}
-
 /// The control is reached only through its typed interface: a second control stepped from
 /// each cycle's `CtlIn` (as an RTL `mem_issue_ctl` would be) gives the same `comb` outputs
 /// before the edge and the same registers after it, every cycle.

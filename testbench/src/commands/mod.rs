@@ -1,10 +1,13 @@
 //! The mechanism commands of `smrtl` that belong to one mechanism (the launch calculator, the
-//! relssp compiler pass, batch bank-conflict degrees): each brings its clap command and its run
+//! relssp compiler pass, batch bank-conflict degrees, the memory kernels' calibration and TB
+//! partitions): each brings its clap command and its run
 //! function, and the CLI adds every command of [`commands`] as it is. Adding one is its file in
 //! this folder and one line in [`commands`].
 
+pub mod calibrate;
 pub mod conflict;
 pub mod launch;
+pub mod partition;
 pub mod relssp;
 
 use clap::{ArgMatches, CommandFactory, FromArgMatches};
@@ -40,8 +43,10 @@ fn args<A: FromArgMatches>(m: &ArgMatches) -> Result<A, String> {
 /// Every mechanism command, in `smrtl --help` order.
 pub fn commands() -> Vec<CommandEntry> {
     vec![
+        CommandEntry::of::<calibrate::CalibrateArgs>("calibrate", |m| calibrate::run(args(m)?)),
         CommandEntry::of::<conflict::ConflictArgs>("conflict", |m| conflict::run(args(m)?)),
         CommandEntry::of::<launch::LaunchArgs>("launch", |m| launch::run(args(m)?)),
+        CommandEntry::of::<partition::PartitionArgs>("partition", |m| partition::run(args(m)?)),
         CommandEntry::of::<relssp::RelsspArgs>("relssp", |m| relssp::run(args(m)?)),
     ]
 }

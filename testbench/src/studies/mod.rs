@@ -3,6 +3,7 @@
 //! and the batch conflict evaluator.
 
 pub mod conflict;
+pub mod mem_eval;
 pub mod mem_sm;
 pub mod profiles;
 pub mod registry;

@@ -15,6 +15,7 @@
 
 pub mod l1d;
 pub mod params;
+pub mod partition;
 mod phases;
 mod state;
 mod stats;
