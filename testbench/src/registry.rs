@@ -21,6 +21,7 @@ pub fn blocks() -> Vec<BlockEntry> {
         BlockEntry::old::<crate::blocks::qbmi_arb::QbmiArbBench>(),
         BlockEntry::of::<smrtl_hdl::blocks::milg::Params>(),
         BlockEntry::of::<smrtl_hdl::blocks::req_counter::Params>(),
+        BlockEntry::of::<smrtl_hdl::blocks::stall_inspector::Params>(),
         BlockEntry::old::<crate::blocks::mem_issue_ctl::MemIssueCtlBench>(),
     ]
 }
