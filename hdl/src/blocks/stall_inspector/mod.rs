@@ -104,9 +104,9 @@ crate::block_params! {
         /// Per-class warp counters: wc[c] adds the number of warps of class c every counted cycle.
         warp_counters: bool = false, "warp_counters", Allowed::Bool;
         /// Alg. 1's tests after IDLE, strongest first.
-        warp_order: WarpOrder = WarpOrder::paper(), "warp_order", Allowed::Json("paper, or the six classes CONTROL, SYNC, MEM_DATA, MEM_STRUCT, COMP_DATA, COMP_STRUCT in any order"), "e.g. --set warp_order=sync,control,mem_data,mem_struct,comp_data,comp_struct";
+        warp_order: WarpOrder = WarpOrder::paper(), "warp_order", Allowed::Json("paper, or CONTROL, SYNC, MEM_DATA, MEM_STRUCT, COMP_DATA, COMP_STRUCT in any order, comma-separated"), "e.g. sync,control,mem_data,mem_struct,comp_data,comp_struct";
         /// Alg. 2's rows after NO_STALL: the cycle takes the first class some warp has.
-        cycle_order: CycleOrder = CycleOrder::paper(), "cycle_order", Allowed::Json("paper, or the seven classes MEM_STRUCT, MEM_DATA, SYNC, COMP_STRUCT, COMP_DATA, CONTROL, IDLE in any order"), "e.g. --set cycle_order=comp_struct,comp_data,mem_struct,mem_data,sync,control,idle";
+        cycle_order: CycleOrder = CycleOrder::paper(), "cycle_order", Allowed::Json("paper, or MEM_STRUCT, MEM_DATA, SYNC, COMP_STRUCT, COMP_DATA, CONTROL, IDLE in any order, comma-separated"), "e.g. idle,control,comp_data,comp_struct,sync,mem_data,mem_struct";
         /// One instance per SM (every warp, the SM's issue count) or per scheduler (its warps, its issue count); the block is the same.
         scope: Scope = Scope::PerSm, "scope", Allowed::Names(&["PerSm", "PerScheduler"]);
     }
