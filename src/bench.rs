@@ -2,13 +2,13 @@
 //!
 //! Block level (any block, through its [`Design`]): the block's random stimulus through
 //! the model, rust-hdl, Verilator (alone, in the co-simulation harness and in a plain C++ loop)
-//! and Icarus. SM level (`--profile NAME`): a Table 4 profile's workload on the SM core's model
-//! alone and co-simulated against its RTL on rust-hdl and on Verilator. SM memory pipeline
-//! (`--mem-workload FILE`): the pipeline model alone and with `mem_issue_ctl`'s RTL in the loop
-//! on rust-hdl and on Verilator (docs/memory-issue-control.md §5.6).
+//! and Icarus. System level (`--system NAME` with a FILE or a built-in input, or a deprecated
+//! alias the registry keeps): the system's model alone and with its block's RTL in the loop on
+//! rust-hdl and on Verilator ([`smrtl_testbench::systems::Loaded`]).
 
 use crate::cosim::{rtl_factory, VCD_WINDOW};
-use crate::{design, parse_sets, BlockArgs, Result, RtlBackend, UsageError};
+use crate::{parse_sets, BlockArgs, Result, RtlBackend, UsageError};
+use clap::ArgMatches;
 use serde_json::{json, Value};
 use smrtl_cosim::harness::backend::icarus;
 use smrtl_cosim::harness::backend::verilator::PlainLoop;
@@ -16,8 +16,8 @@ use smrtl_cosim::harness::{self, CHUNK};
 use smrtl_cosim::Simulator;
 use smrtl_hdl::tools;
 use smrtl_testbench::check::first_cycles;
+use smrtl_testbench::systems::{cli, Backend, Loaded};
 use smrtl_testbench::{Case, Design};
-use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
 
@@ -27,38 +27,45 @@ const ROUNDS: usize = 5;
 /// Shortest timed run of one contender in one round, in seconds.
 const ROUND_SECONDS: f64 = 0.1;
 
-/// Everything `smrtl bench` takes.
+/// Everything `smrtl bench` takes beside the registry's input options ([`cli::args`]).
 #[derive(clap::Args)]
 pub struct Options {
-    #[command(flatten)]
-    pub block: BlockArgs,
+    /// Block name (see `smrtl list`); with `--system`, the input FILE instead.
+    #[arg(value_name = "BLOCK|FILE")]
+    pub target: Option<String>,
+    /// Start from a named preset (see `smrtl list`); default: the block's first preset.
+    #[arg(long)]
+    pub preset: Option<String>,
+    /// Override one parameter (of the block, or of the system), e.g. `--set L=16`.
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    pub sets: Vec<String>,
     /// Stimulus vectors of the block-level bench.
     #[arg(long, default_value_t = 20_000)]
     pub vectors: usize,
-    /// Seed of the block's random stimulus, or of the profile's workload.
+    /// Seed of the block's random stimulus, or of the system's built-in input.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    /// SM level: run this synthetic kernel profile (aes_encrypt, dct, transpose, ...) on the SM
-    /// core, model alone and co-simulated with its RTL, instead of block-level stimulus.
-    #[arg(long)]
-    pub profile: Option<String>,
-    /// Repetitions per warp context of the profile's body (successive CTAs).
-    #[arg(long, default_value_t = 1)]
-    pub waves: u32,
-    /// SM memory pipeline: run this workload (examples/mem/*.json) on the pipeline model alone
-    /// and with `mem_issue_ctl`'s RTL in the loop, instead of block-level stimulus.
-    #[arg(long, value_name = "FILE", conflicts_with = "profile")]
-    pub mem_workload: Option<PathBuf>,
     #[arg(long)]
     pub json: bool,
 }
 
-/// The SM-level bench with `--profile`, else the block-level one.
-pub fn run_with(o: &Options) -> Result<ExitCode> {
-    let report = match (&o.profile, &o.mem_workload) {
-        (Some(name), _) => sm_level(o, name)?,
-        (None, Some(path)) => mem_level(o, path)?,
-        (None, None) => block_level(o)?,
+/// The `bench` command: its own options and the registry's.
+pub fn command(c: clap::Command) -> clap::Command {
+    c.args(cli::args(cli::For::Bench))
+}
+
+/// The system-level bench when the options choose a system's input, else the block-level one.
+pub fn run_with(o: &Options, m: &ArgMatches) -> Result<ExitCode> {
+    let chosen =
+        cli::choose_bench(m, o.target.as_deref(), o.preset.is_some()).map_err(UsageError)?;
+    let report = match chosen {
+        Some(chosen) => {
+            let (system, loaded) = chosen
+                .load(o.seed, &parse_sets(&o.sets)?)
+                .map_err(UsageError)?;
+            system_level(loaded.as_ref(), &chosen.label(), system.name())?
+        }
+        None => block_level(o)?,
     };
     report.print(o.json)?;
     Ok(ExitCode::SUCCESS)
@@ -163,7 +170,7 @@ impl Report {
         if !self.ratios.is_empty() {
             println!("{:<46} {:>7}  what", "ratio", "value");
             for (n, v, what) in &self.ratios {
-                // Three significant digits down to 0.001 (the SM-level ratios are small).
+                // Three significant digits down to 0.001 (the system-level ratios are small).
                 let digits = if *v < 1.0 { 3 } else { 2 };
                 println!("{n:<46} {v:>7.digits$}  {what}");
             }
@@ -182,7 +189,7 @@ fn cpu_seconds() -> f64 {
         tv_sec: 0,
         tv_nsec: 0,
     };
-    // SAFETY: `t` is a valid timespec to write; the clock id is a constant the kernel knows.
+    // SAFETY: `t` is a valid timespec to write; the clock id is a constant the OS knows.
     let ok = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) } == 0;
     assert!(ok, "the thread CPU-time clock is unavailable");
     t.tv_sec as f64 + 1e-9 * t.tv_nsec as f64
@@ -351,7 +358,15 @@ fn block_level(o: &Options) -> Result<Report> {
     if o.vectors == 0 {
         return Err(UsageError("--vectors must be at least 1".into()));
     }
-    let d = design(&o.block)?;
+    let block = o
+        .target
+        .clone()
+        .ok_or_else(|| UsageError(cli::bench_needs()))?;
+    let d = crate::design(&BlockArgs {
+        block,
+        preset: o.preset.clone(),
+        sets: o.sets.clone(),
+    })?;
     let stim = Stimulus::new(&d, first_cycles(&d, o.seed, o.vectors));
     let mut r = Report::new(
         format!(
@@ -490,73 +505,47 @@ fn verilator_ratios(r: &mut Report) {
     ));
 }
 
-/// The SM-level bench: `profile`'s workload on the SM core's model, then co-simulated on each
-/// RTL backend (the testbench answers the core's descriptor requests within the cycle, so the
-/// RTL steps one cycle per call there).
-fn sm_level(o: &Options, profile: &str) -> Result<Report> {
-    use smrtl_testbench::studies::sim::{Backend, Workload, WorkloadBench};
-    if o.block.preset.is_some() {
-        return Err(UsageError(
-            "--preset does not apply with --profile: the profile sets the params (override them with --set)".into(),
-        ));
-    }
-    let w = Workload::profile(profile, o.seed, o.waves).map_err(UsageError)?;
-    let bench = WorkloadBench::new(w, &parse_sets(&o.block.sets)?).map_err(UsageError)?;
-    // Profiles drive the SM core by definition; any other block is a mistake.
-    let core = bench.block();
-    if o.block.block.replace('-', "_") != core {
-        return Err(UsageError(format!(
-            "--profile runs a workload on `{core}`, not on `{}`",
-            o.block.block
-        )));
-    }
-    let (cycles, instructions) = bench.model().map_err(UsageError)?;
-
+/// The system-level bench of a loaded input: the model alone, then the model with the block's
+/// RTL in the loop on each RTL backend (a divergence is an error, not a rate).
+fn system_level(loaded: &dyn Loaded, label: &str, system: &str) -> Result<Report> {
+    let plan = loaded.bench(label).map_err(UsageError)?;
+    let mut head = plan.head;
+    head["system"] = system.into();
     let mut r = Report::new(
         format!(
-            "bench {core} --profile {profile} ({cycles} cycles, {instructions} warp instructions, seed {}; per CPU second, best of {ROUNDS} interleaved rounds); model and RTL agree on every cycle",
-            o.seed
+            "bench {} ({}; per CPU second, best of {ROUNDS} interleaved rounds); model and RTL agree on every cycle",
+            plan.subject, plan.figures
         ),
         "cycles",
-        "cosim:rusthdl",
-        json!({
-            "block": core,
-            "profile": profile,
-            "params": bench.params(),
-            "seed": o.seed,
-            "waves": o.waves.max(1),
-            "cycles": cycles,
-        }),
+        plan.base,
+        head,
     );
     let mut contenders = vec![
-        Contender::passes("model", "behavioral SM model alone", || {
-            Ok(bench.model().map_err(UsageError)?.0)
+        Contender::passes("model", plan.model, || {
+            loaded.model_pass().map_err(UsageError)
         }),
-        Contender::passes(
-            "cosim:rusthdl",
-            "model + core RTL on rust-hdl, lock step",
-            || bench.cosim(Backend::Rusthdl).map_err(UsageError),
-        ),
+        {
+            let mut pass = loaded.rtl_passes(Backend::Rusthdl).map_err(UsageError)?;
+            Contender::passes("cosim:rusthdl", plan.rusthdl, move || {
+                pass().map_err(UsageError)
+            })
+        },
     ];
     // Build (or find in the cache) before the race.
-    match bench.prepare(Backend::Verilator) {
-        Ok(()) => contenders.push(Contender::passes(
+    match loaded.rtl_passes(Backend::Verilator) {
+        Ok(mut pass) => contenders.push(Contender::passes(
             "cosim:verilator",
-            "model + core RTL on Verilator, lock step",
-            || bench.cosim(Backend::Verilator).map_err(UsageError),
+            plan.verilator,
+            move || pass().map_err(UsageError),
         )),
         Err(e) => r.notes.push(format!("verilator skipped: {e}")),
     }
     race(&mut r, contenders)?;
-    in_loop_ratios(
-        &mut r,
-        "in the SM co-simulation",
-        "the RTL side (backend + testbench)",
-    );
+    in_loop_ratios(&mut r, plan.where_, plan.side);
     Ok(r)
 }
 
-/// The ratios and per-cycle overheads of an SM-level race (`model`, `cosim:rusthdl` and
+/// The ratios and per-cycle overheads of a system-level race (`model`, `cosim:rusthdl` and
 /// perhaps `cosim:verilator`): `where_` says what the co-simulation is, `side` what its RTL side
 /// does beyond the model.
 fn in_loop_ratios(r: &mut Report, where_: &str, side: &str) {
@@ -576,89 +565,6 @@ fn in_loop_ratios(r: &mut Report, where_: &str, side: &str) {
             ));
         }
     }
-}
-
-/// The SM memory-pipeline bench: workload `path` on the pipeline model alone, then with the
-/// `mem_issue_ctl` RTL in the loop on each RTL backend (the model drives it every cycle and
-/// compares `grant`, `mem_ok` and every register; a divergence is an error, not a rate).
-fn mem_level(o: &Options, path: &Path) -> Result<Report> {
-    use crate::output::read_text;
-    use crate::sim::MAX_WORKLOAD_BYTES;
-    use smrtl_cosim::sm::mem_sm::{self as mp, workload};
-    use smrtl_hdl::blocks::mem_issue_ctl::Fault;
-    use smrtl_testbench::studies::mem_sm;
-    let ctl_block = <smrtl_hdl::blocks::mem_issue_ctl::Params as smrtl_hdl::BlockParams>::BLOCK;
-    if o.block.block.replace('-', "_") != ctl_block {
-        return Err(UsageError(format!(
-            "--mem-workload runs the SM memory pipeline with `{ctl_block}` in the loop, not `{}`",
-            o.block.block
-        )));
-    }
-    if o.block.preset.is_some() {
-        return Err(UsageError(
-            "--preset does not apply with --mem-workload: the workload sets the params (override them with --set)".into(),
-        ));
-    }
-    let name = path.display().to_string();
-    let text = read_text(path, MAX_WORKLOAD_BYTES)?;
-    let w = workload::parse(&text, &parse_sets(&o.block.sets)?)
-        .map_err(|e| UsageError(format!("{name}: {e}")))?;
-    mp::MemPipeline::new(&w).map_err(|e| UsageError(format!("{name}: {e}")))?;
-    let ctl = mem_sm::ctl_params(&w);
-    let kernels: Vec<&str> = w.kernels.iter().map(|k| k.name.as_str()).collect();
-    let mut r = Report::new(
-        format!(
-            "bench {ctl_block} --mem-workload {name} ({} cycles, kernels {}, scheme {:?}, seed {}; per CPU second, best of {ROUNDS} interleaved rounds); model and RTL agree on every cycle",
-            w.cycles,
-            kernels.join("+"),
-            ctl.scheme,
-            w.seed
-        ),
-        "cycles",
-        "model",
-        json!({
-            "block": ctl_block,
-            "mem_workload": name,
-            "kernels": kernels,
-            "params": w.params,
-            "seed": w.seed,
-            "cycles": w.cycles,
-        }),
-    );
-    let model = || -> Result<u64> {
-        mp::run(&w, None, None).map_err(UsageError)?;
-        Ok(w.cycles)
-    };
-    let in_loop = |rtl: &mut dyn smrtl_cosim::Rtl| -> Result<u64> {
-        mem_sm::cosim_mem(&w, rtl, None, None)
-            .map_err(|e| UsageError(format!("{name}: the RTL differs from the model: {e}")))?;
-        Ok(w.cycles)
-    };
-    let mut rusthdl = mem_sm::rusthdl(&ctl, Fault::None);
-    let mut contenders = vec![
-        Contender::passes("model", "SM memory-pipeline model alone", model),
-        Contender::passes(
-            "cosim:rusthdl",
-            "model + mem_issue_ctl RTL on rust-hdl, lock step",
-            move || in_loop(rusthdl.as_mut()),
-        ),
-    ];
-    // Build (or find in the cache) before the race.
-    match mem_sm::verilator(&ctl, Fault::None) {
-        Ok(mut v) => contenders.push(Contender::passes(
-            "cosim:verilator",
-            "model + mem_issue_ctl RTL on Verilator, lock step",
-            move || in_loop(v.as_mut()),
-        )),
-        Err(e) => r.notes.push(format!("verilator skipped: {e}")),
-    }
-    race(&mut r, contenders)?;
-    in_loop_ratios(
-        &mut r,
-        "with the control in the loop",
-        "the control's RTL (backend + port encoding + compare)",
-    );
-    Ok(r)
 }
 
 /// Fails unless `got` equals `reference`, naming the first differing vector of `ow` words.

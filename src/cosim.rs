@@ -1,9 +1,9 @@
 //! `smrtl cosim`: block-level co-simulation of a block's RTL against its behavioral model.
 
-use crate::output::{read_text, Outputs, Waveform};
+use crate::output::{read_text, Outputs, WaveRows, Waveform};
 use crate::{design, parse_sets, BlockArgs, Result, RtlBackend, UsageError};
 use smrtl_cosim::harness::backend::{rusthdl::RustHdl, verilator::VerilatorLib};
-use smrtl_cosim::harness::{Mismatch, Trace};
+use smrtl_cosim::harness::Mismatch;
 use smrtl_testbench::check::{self, RtlFactory};
 use smrtl_testbench::stimulus_file::{params_as_sets, StimulusFile};
 use smrtl_testbench::{Case, Design};
@@ -13,10 +13,10 @@ use std::process::ExitCode;
 /// Cycles kept in a VCD of a long run.
 pub const VCD_WINDOW: usize = 10_000;
 
-/// Most random cycles of one `smrtl cosim` (README "Limits"); memory does not grow with them.
+/// Most random cycles of one `smrtl cosim` (docs/cli.md "Limits"); memory does not grow with them.
 pub const MAX_CYCLES: u64 = 1_000_000_000;
 
-/// Most bytes of a replayed stimulus file (README "Limits").
+/// Most bytes of a replayed stimulus file (docs/cli.md "Limits").
 pub const MAX_REPLAY_BYTES: u64 = 16 << 20;
 
 pub struct Options {
@@ -95,9 +95,8 @@ fn write_vcd(
     factory: &RtlFactory,
     case: &Case,
 ) -> Result<()> {
-    let out = check::run_case(d, factory, case, Some(VCD_WINDOW));
-    let trace = out.trace.expect("recorded");
-    outputs.write_waveform(w, d.name, &d.layout, &trace)
+    let rows = check::case_rows(d, factory, case, VCD_WINDOW);
+    Ok(outputs.write_waveform(w, d.name, &d.layout, &rows)?)
 }
 
 pub fn run(o: Options) -> Result<ExitCode> {
@@ -185,7 +184,7 @@ pub fn run(o: Options) -> Result<ExitCode> {
                             + nets.iter().map(|(_, w)| w.div_ceil(64)).sum::<usize>();
                         let n = VCD_WINDOW
                             .min(o.cycles as usize)
-                            .min(Trace::rows_within_budget(row));
+                            .min(WaveRows::rows_within_budget(row));
                         check::first_cycles(&d, o.seed, n)
                     }
                 };

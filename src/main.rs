@@ -2,20 +2,18 @@
 //! cycle-exact against behavioral models. Bad input is a one-line error and exit code 2.
 
 mod bench;
-mod conflict;
 mod cosim;
 mod gen;
-mod launch;
-mod output;
 mod prove;
-mod relssp;
 mod repro;
 mod run;
 mod sim;
+mod soak;
 mod sweep;
 mod synth;
 
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
+use smrtl_testbench::output;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -57,10 +55,14 @@ pub enum RtlBackend {
 
 #[derive(Subcommand)]
 enum Command {
-    /// List blocks, their parameters, ranges and presets.
+    /// List blocks, their parameters, ranges and presets; or, with --systems, the systems,
+    /// their input kinds, parameters and built-in inputs.
     List {
         #[arg(long)]
         json: bool,
+        /// List the systems (what `smrtl sim`, `bench` and `sweep` run) instead of the blocks.
+        #[arg(long)]
+        systems: bool,
     },
     /// Write a block's Verilog.
     Gen {
@@ -88,8 +90,9 @@ enum Command {
         /// Replay a stimulus file (as written for a failure) instead of random stimulus.
         #[arg(long)]
         replay: Option<PathBuf>,
-        /// Where to save the shrunk failing stimulus [default: smrtl-failure-BLOCK.json].
-        #[arg(long, conflicts_with = "replay")]
+        /// Where to save the shrunk failing stimulus [default: smrtl-failure-BLOCK.json]
+        /// (not with --replay).
+        #[arg(long)]
         save_failure: Option<PathBuf>,
         #[arg(long)]
         json: bool,
@@ -97,60 +100,9 @@ enum Command {
     /// Drive a block with your own per-cycle vectors; one JSON line of outputs per cycle, and
     /// with an RTL backend every output compared with the model every cycle.
     Run(run::RunArgs),
-    /// Evaluate bank-conflict degree for a batch of accesses (JSON lines).
-    Conflict {
-        /// One JSON object per line (see README).
-        #[arg(long)]
-        batch: PathBuf,
-        #[arg(long, value_enum, default_value = "model")]
-        backend: conflict::Backend,
-    },
-    /// Run the SM pipeline on a trace of subwarp entries, or the SM core on a workload or a
-    /// profile, with the RTL in the loop if asked.
-    #[command(group(clap::ArgGroup::new("input").required(true).args(["trace", "workload", "profile", "kernel", "kernel_profile", "mem_workload"])))]
-    Sim {
-        /// Trace file: {"params": {...}, "stream": [...], "icnt_valid_cycles": [...]}.
-        #[arg(long)]
-        trace: Option<PathBuf>,
-        /// Scheduler-mode workload: {"params": {...}, "warps": [[{"op": ..., "pc": ...}, ...], ...]}.
-        #[arg(long)]
-        workload: Option<PathBuf>,
-        /// Scratchpad-sharing kernel (seed 001): {"threads", "smem", "grid", "warps": [[...]], "params"}.
-        #[arg(long)]
-        kernel: Option<PathBuf>,
-        /// SM memory-pipeline workload (seed 004): {"kernels": ["bp", "sv"], "cycles": N, "seed", "tbs", "params"}.
-        #[arg(long)]
-        mem_workload: Option<PathBuf>,
-        /// A synthetic kernel profile of seed 000's Table 5 (aes_encrypt, dct, transpose, ...).
-        #[arg(long)]
-        profile: Option<String>,
-        /// A synthetic scratchpad-sharing kernel of seed 001's Table 1 (backprop, DCT1, ...,
-        /// heartwall, ...; docs/scratchpad-sharing.md §8.1), `--waves` waves of its shared launch.
-        #[arg(long, value_name = "NAME")]
-        kernel_profile: Option<String>,
-        /// Seed of a profile's workload (of a kernel profile: its branch coins).
-        #[arg(long, default_value_t = 1)]
-        seed: u64,
-        /// Repetitions per warp context of a profile's body (successive CTAs); of a kernel
-        /// profile, waves of its shared launch; 1..=256.
-        #[arg(long, default_value_t = 1)]
-        waves: u32,
-        #[arg(long, value_enum, default_value = "model")]
-        backend: sim::Backend,
-        #[arg(long)]
-        json: bool,
-        /// Write the per-cycle records (docs/elastic-pipeline.md §3.5) as JSON lines, as the run
-        /// goes (`-` for standard output).
-        #[arg(long)]
-        records: Option<PathBuf>,
-        /// Write a VCD: inputs, model outputs and (with an RTL backend) RTL outputs and nets, and
-        /// a GTKWave save file beside it (OUT.gtkw).
-        #[arg(long)]
-        vcd: Option<PathBuf>,
-        /// Override a parameter of the trace file, e.g. `--set pipe_mode=unified`.
-        #[arg(long = "set", value_name = "KEY=VALUE")]
-        sets: Vec<String>,
-    },
+    /// Run a system's model on an input FILE (its kind recognised) or a built-in input, with
+    /// its block's RTL in the loop if asked (see `smrtl list --systems`).
+    Sim(sim::SimArgs),
     /// Hardware cost from Yosys per module: flip-flops, cells, iCE40 LUT4 / carry / BRAM, Fmax.
     Synth {
         #[command(flatten)]
@@ -164,47 +116,23 @@ enum Command {
         flows: synth::FlowArgs,
     },
     /// Speed of model, rust-hdl, Verilator and Icarus on one stimulus, with the ratios;
-    /// `--profile NAME` benches the SM core on a workload.
+    /// `--system NAME` benches a system's model alone and with its RTL in the loop.
     Bench(bench::Options),
     /// Reproduce a paper's evaluation trends on the behavioral model (table, targets, plot).
-    Repro {
-        /// The experiment.
-        #[arg(value_enum)]
-        experiment: repro::Experiment,
-        /// Print one JSON object (rows, summary, paper figures, targets, notes).
-        #[arg(long)]
-        json: bool,
-        /// Write an SVG bar chart (elastic-pipeline: stall categories, cf. seed 000 Fig. 6;
-        /// scratchpad-sharing: IPC improvement per kernel and configuration).
-        #[arg(long, value_name = "OUT.svg")]
-        plot: Option<PathBuf>,
-        /// Seed of the synthetic profiles' workloads.
-        #[arg(long, default_value_t = 1)]
-        seed: u64,
-        /// Repetitions per warp context of each profile's body (elastic-pipeline), or waves of
-        /// each kernel's shared launch (scratchpad-sharing); 1..=256.
-        #[arg(long, default_value_t = smrtl_testbench::studies::repro::Options::default().waves)]
-        waves: u32,
-        /// Exit 1 when a trend target fails (by default a failed target is reported, exit 0).
-        #[arg(long)]
-        strict: bool,
-    },
-    /// Run a grid of params × workloads × seeds from a JSON spec on every core.
+    Repro(repro::ReproArgs),
+    /// Run a grid of a system's params × workloads × seeds from a JSON spec on every core.
     ///
     /// One CSV or JSON-lines row per point, in grid order whatever the thread count;
     /// `--shard I/N` runs one slice of the grid (see examples/sweep/ and examples/slurm/).
     Sweep(sweep::SweepArgs),
     /// Join the outputs of `smrtl sweep --shard I/N` into the bytes of an unsharded run.
     Merge(sweep::MergeArgs),
-    /// Scratchpad sharing's launch calculator (seed 001): thread blocks per SM without and
-    /// with sharing, as pairs and unshared blocks.
-    Launch(launch::LaunchArgs),
     /// Prove a block's invariants on its emitted Verilog with a SAT solver (Yosys `sat`): BMC
     /// from reset and k-induction under the block's legal-stimulus assumptions.
     Prove(prove::ProveArgs),
-    /// Scratchpad sharing's compiler pass (seed 001): the shared-region variables, their
-    /// layout and the relssp placement (opt, postdom), and with -o the transformed kernel.
-    Relssp(relssp::RelsspArgs),
+    /// Long random co-simulation on rust-hdl of a rotating part of every block × preset; each
+    /// failure prints the `smrtl cosim` command that reproduces it.
+    Soak(soak::SoakArgs),
 }
 
 /// A user-facing failure: one line on stderr and exit code 2.
@@ -240,7 +168,7 @@ pub fn design(args: &BlockArgs) -> Result<smrtl_testbench::Design> {
 }
 
 /// A CLI in a pipeline (`smrtl list | head`) ends quietly when the reader goes away, and an
-/// internal error is one line, never a backtrace.
+/// internal error is one line, never a stack dump.
 fn install_process_hooks() {
     // SAFETY: restoring the default SIGPIPE action before any thread starts.
     unsafe {
@@ -261,16 +189,52 @@ fn install_process_hooks() {
     }));
 }
 
+/// The command line: the derived commands, the registries' options on `sim` and `bench`, and
+/// every command the crates register ([`smrtl_testbench::commands`]).
+fn cli() -> clap::Command {
+    let mut cmd = Cli::command()
+        .mut_subcommand("sim", sim::command)
+        .mut_subcommand("bench", bench::command);
+    for c in smrtl_testbench::commands::commands() {
+        cmd = cmd.subcommand((c.command)());
+    }
+    cmd
+}
+
 fn main() -> ExitCode {
     install_process_hooks();
-    let cli = Cli::parse();
-    output::set_force(cli.force);
+    let matches = cli().get_matches();
+    output::set_force(matches.get_flag("force"));
     if let Err(e) = output::install_signal_cleanup() {
         eprintln!("error: cannot install the signal handlers: {e}");
         return ExitCode::from(2);
     }
-    let result = match cli.command {
-        Command::List { json } => gen::list(json),
+    let registered = smrtl_testbench::commands::commands();
+    let result = match matches.subcommand() {
+        Some((name, m)) if registered.iter().any(|c| c.name == name) => {
+            let c = registered.iter().find(|c| c.name == name).expect("found");
+            (c.run)(m).map_err(UsageError)
+        }
+        _ => match Cli::from_arg_matches(&matches) {
+            Ok(cli) => dispatch(cli.command, &matches),
+            Err(e) => e.exit(),
+        },
+    };
+    match result {
+        Ok(code) => code,
+        Err(UsageError(msg)) => {
+            eprintln!("error: {msg}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// Runs a derived command; `matches` are the whole command line's (for the registries'
+/// options).
+fn dispatch(command: Command, matches: &clap::ArgMatches) -> Result<ExitCode> {
+    let sub = |name: &str| matches.subcommand_matches(name).expect("the command ran");
+    match command {
+        Command::List { json, systems } => gen::list(json, systems),
         Command::Gen { block, output } => gen::gen(&block, &output),
         Command::Cosim {
             block,
@@ -281,80 +245,36 @@ fn main() -> ExitCode {
             replay,
             save_failure,
             json,
-        } => cosim::run(cosim::Options {
-            block,
-            backend,
-            cycles,
-            seed,
-            vcd,
-            replay,
-            save_failure,
-            json,
-        }),
+        } => {
+            if replay.is_some() && save_failure.is_some() {
+                return Err(UsageError(
+                    "--save-failure does not apply with --replay".into(),
+                ));
+            }
+            cosim::run(cosim::Options {
+                block,
+                backend,
+                cycles,
+                seed,
+                vcd,
+                replay,
+                save_failure,
+                json,
+            })
+        }
         Command::Run(args) => run::run(args),
-        Command::Conflict { batch, backend } => conflict::run(&batch, backend),
-        Command::Sim {
-            trace,
-            backend,
-            json,
-            records,
-            vcd,
-            sets,
-            workload,
-            kernel,
-            mem_workload,
-            profile,
-            kernel_profile,
-            seed,
-            waves,
-        } => sim::run(sim::Options {
-            trace,
-            workload,
-            kernel,
-            mem_workload,
-            profile,
-            kernel_profile,
-            seed,
-            waves,
-            backend,
-            json,
-            records,
-            vcd,
-            sets,
-        }),
+        Command::Sim(args) => sim::run(args, sub("sim")),
         Command::Synth {
             block,
             no_ice40,
             json,
             flows,
         } => synth::run(&block, json, !no_ice40, &flows),
-        Command::Bench(o) => bench::run_with(&o),
-        Command::Repro {
-            experiment,
-            json,
-            plot,
-            seed,
-            waves,
-            strict,
-        } => repro::run(repro::Options {
-            experiment,
-            json,
-            plot,
-            seed,
-            waves,
-            strict,
-        }),
+        Command::Bench(o) => bench::run_with(&o, sub("bench")),
+        Command::Repro(args) => repro::run(args),
         Command::Sweep(args) => sweep::run(args),
         Command::Merge(args) => sweep::merge(args),
-        Command::Launch(args) => launch::run(args),
-        Command::Relssp(args) => relssp::run(args),
         Command::Prove(args) => prove::run(&args),
-    };
-    match result {
-        Ok(code) => code,
-        Err(UsageError(msg)) => {
-            eprintln!("error: {msg}");
-            ExitCode::from(2)
-        }
+        Command::Soak(args) => soak::run(args),
     }
 }

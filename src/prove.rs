@@ -16,9 +16,11 @@ pub struct ProveArgs {
     #[command(flatten)]
     pub block: BlockArgs,
     /// Prove every configuration the block lists for proofs (its mode / N grid) instead of one.
-    #[arg(long, conflicts_with_all = ["preset", "sets"])]
+    /// (Not with --preset or --set.)
+    #[arg(long)]
     pub all_configs: bool,
-    /// On a failure, write the counterexample trace there (nothing is written when all pass).
+    /// On a failure, write the counterexample waveform there (nothing is written when all
+    /// pass).
     #[arg(long, value_name = "CEX.vcd")]
     pub vcd: Option<PathBuf>,
     #[arg(long)]
@@ -26,6 +28,11 @@ pub struct ProveArgs {
 }
 
 pub fn run(args: &ProveArgs) -> Result<ExitCode> {
+    if args.all_configs && (args.block.preset.is_some() || !args.block.sets.is_empty()) {
+        return Err(UsageError(
+            "--all-configs does not apply with --preset or --set: it proves the block's own configurations".into(),
+        ));
+    }
     let entry = smrtl_testbench::block(&args.block.block).map_err(UsageError)?;
     let designs = if args.all_configs {
         (entry.proof_configs)()
@@ -148,7 +155,7 @@ fn print_report(d: &Design, r: &Report, cex_path: Option<&str>) {
             None => "pass --vcd CEX.vcd to write it".to_string(),
         };
         println!(
-            "  {what}: {} fail(s) at step {}; trace {to}",
+            "  {what}: {} fail(s) at step {}; waveform {to}",
             cex.properties.join(", "),
             cex.step
         );

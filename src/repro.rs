@@ -1,77 +1,75 @@
-//! `smrtl repro`: reproduce a paper's evaluation trends on the behavioral models
-//! (docs/elastic-pipeline.md §8; library in [`smrtl_testbench::studies::repro`]).
+//! `smrtl repro`: reproduce a paper's evaluation trends on the behavioral models. The
+//! experiments are the studies registry's ([`smrtl_testbench::studies::registry`]).
 
 use crate::output::Outputs;
 use crate::{Result, UsageError};
-use smrtl_testbench::studies::{repro, sharing_repro};
+use clap::builder::{PossibleValue, PossibleValuesParser};
+use smrtl_testbench::studies::registry::{experiment, experiments};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-/// The reproducible experiments.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum Experiment {
-    /// Seed 000 §6 (Figs. 6, 7, 9): Elastic Pipeline and BCAWS on the Table-5 profiles.
-    ElasticPipeline,
-    /// Seed 001 §8 (Tables 4, 11): scratchpad sharing, OWF, OPT / PostDom relssp on the
-    /// Table-1 kernels.
-    ScratchpadSharing,
+/// The experiment names with their help, for clap.
+fn names() -> PossibleValuesParser {
+    PossibleValuesParser::new(
+        experiments()
+            .into_iter()
+            .map(|e| PossibleValue::new(e.name).help(e.help)),
+    )
 }
 
-pub struct Options {
-    pub experiment: Experiment,
+/// What `--plot` draws, per experiment.
+fn plot_help() -> String {
+    let each: Vec<&str> = experiments().iter().map(|e| e.plot).collect();
+    format!("Write an SVG bar chart ({})", each.join("; "))
+}
+
+/// What `--waves` counts, per experiment, and the defaults.
+fn waves_help() -> String {
+    let each: Vec<String> = experiments()
+        .iter()
+        .map(|e| format!("{} [default: {}]", e.waves, e.default_waves))
+        .collect();
+    format!("Waves of each input: {}; 1..=256", each.join(", or "))
+}
+
+#[derive(clap::Args)]
+pub struct ReproArgs {
+    /// The experiment.
+    #[arg(value_parser = names())]
+    pub experiment: String,
+    /// Print one JSON object (rows, summary, paper figures, targets, notes).
+    #[arg(long)]
     pub json: bool,
+    #[arg(long, value_name = "OUT.svg", help = plot_help())]
     pub plot: Option<PathBuf>,
+    /// Seed of the experiment's synthetic inputs.
+    #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    pub waves: u32,
+    #[arg(long, help = waves_help())]
+    pub waves: Option<u32>,
+    /// Exit 1 when a trend target fails (by default a failed target is reported, exit 0).
+    #[arg(long)]
     pub strict: bool,
 }
 
-pub fn run(o: Options) -> Result<ExitCode> {
+pub fn run(o: ReproArgs) -> Result<ExitCode> {
+    let e = experiment(&o.experiment).map_err(UsageError)?;
+    let waves = o.waves.unwrap_or(e.default_waves);
     // Refuse a bad plot path or waves before the simulation.
     let mut outputs = Outputs::new();
     let plot = o.plot.as_deref().map(|p| outputs.add(p)).transpose()?;
-    smrtl_testbench::studies::profiles::check_waves(o.waves).map_err(UsageError)?;
-    // Each experiment: its JSON, its text, its plot and its targets.
-    let (json, text, svg, targets) = match o.experiment {
-        Experiment::ElasticPipeline => {
-            let r = repro::run(repro::Options {
-                seed: o.seed,
-                waves: o.waves,
-            })
-            .map_err(UsageError)?;
-            let svg = plot.is_some().then(|| repro::svg(&r));
-            (
-                serde_json::to_string_pretty(&r)?,
-                repro::text(&r),
-                svg,
-                r.targets,
-            )
-        }
-        Experiment::ScratchpadSharing => {
-            let r = sharing_repro::run(sharing_repro::Options {
-                seed: o.seed,
-                waves: o.waves,
-            })
-            .map_err(UsageError)?;
-            let svg = plot.is_some().then(|| sharing_repro::svg(&r));
-            let json = serde_json::to_string_pretty(&r)?;
-            (json, sharing_repro::text(&r), svg, r.targets)
-        }
-    };
-    if let (Some(plot), Some(svg)) = (plot, svg) {
+    smrtl_testbench::systems::check_waves(waves).map_err(UsageError)?;
+    let outcome = (e.run)(o.seed, waves, plot.is_some()).map_err(UsageError)?;
+    if let (Some(plot), Some(svg)) = (plot, &outcome.svg) {
         outputs.write(plot, svg.as_bytes())?;
     }
     outputs.commit()?;
     if o.json {
-        println!("{json}");
+        println!("{}", outcome.json);
     } else {
-        print!("{text}");
+        print!("{}", outcome.text);
     }
-    let failed: Vec<&str> = targets
-        .iter()
-        .filter(|t| !t.holds)
-        .map(|t| t.name)
-        .collect();
+    let failed = &outcome.failed;
     if failed.is_empty() {
         return Ok(ExitCode::SUCCESS);
     }

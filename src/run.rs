@@ -51,7 +51,7 @@ pub struct RunArgs {
 /// Cycles kept in a VCD of a run.
 const VCD_WINDOW: usize = 100_000;
 
-/// Most bytes of a stimulus file, and most cycles in it (README "Limits").
+/// Most bytes of a stimulus file, and most cycles in it (docs/cli.md "Limits").
 pub const MAX_STIM_BYTES: u64 = 32 << 20;
 pub const MAX_VECTORS: usize = 1_000_000;
 
@@ -97,7 +97,7 @@ pub fn run(a: RunArgs) -> Result<ExitCode> {
             stdout.flush()?;
         }
     }
-    if let (Some(w), Some(t)) = (&vcd, &r.trace) {
+    if let (Some(w), Some(t)) = (&vcd, r.rows()) {
         outputs.write_waveform(w, d.name, &d.layout, t)?;
     }
     outputs.commit()?;

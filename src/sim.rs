@@ -1,58 +1,69 @@
-//! `smrtl sim`: a trace or a scheduler-mode workload on the behavioral SM model, alone or with
-//! the RTL in the loop (lock-step, every cycle compared).
+//! `smrtl sim`: an input of a system (a file, its kind recognised, or a built-in input) on
+//! the system's behavioral model, alone or with its block's RTL in the loop (lock-step, every
+//! cycle compared). Which systems, kinds, built-in inputs and deprecated alias flags exist is
+//! the registry's ([`smrtl_testbench::systems`]).
 
-use crate::output::{self, read_text, Output, Outputs};
+use crate::output::{Output, Outputs, Waveform};
 use crate::{parse_sets, Result, UsageError};
-use smrtl_testbench::studies::sim::{self, Report, Run, Workload};
+use clap::ArgMatches;
+use smrtl_testbench::systems::{self, cli, Run, RunOptions};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 /// `--backend`, with the library's help for each value.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum Backend {
-    #[value(help = sim::Backend::Model.help())]
+    #[value(help = systems::Backend::Model.help())]
     Model,
-    #[value(help = sim::Backend::Rusthdl.help())]
+    #[value(help = systems::Backend::Rusthdl.help())]
     Rusthdl,
-    #[value(help = sim::Backend::Verilator.help())]
+    #[value(help = systems::Backend::Verilator.help())]
     Verilator,
 }
 
-impl From<Backend> for sim::Backend {
+impl From<Backend> for systems::Backend {
     fn from(b: Backend) -> Self {
         match b {
-            Backend::Model => sim::Backend::Model,
-            Backend::Rusthdl => sim::Backend::Rusthdl,
-            Backend::Verilator => sim::Backend::Verilator,
+            Backend::Model => systems::Backend::Model,
+            Backend::Rusthdl => systems::Backend::Rusthdl,
+            Backend::Verilator => systems::Backend::Verilator,
         }
     }
 }
 
-pub struct Options {
-    pub trace: Option<PathBuf>,
-    pub workload: Option<PathBuf>,
-    pub kernel: Option<PathBuf>,
-    pub mem_workload: Option<PathBuf>,
-    pub profile: Option<String>,
-    pub kernel_profile: Option<String>,
+/// The options of `smrtl sim` beside the registry's input options ([`cli::args`]).
+#[derive(clap::Args)]
+pub struct SimArgs {
+    /// The input: its system and kind come from its "kind" field, else from its shape (see
+    /// `smrtl list --systems`).
+    pub file: Option<PathBuf>,
+    /// Seed of a built-in input (what it draws: `smrtl list --systems`).
+    #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    pub waves: u32,
+    #[arg(long, value_enum, default_value = "model")]
     pub backend: Backend,
+    #[arg(long)]
     pub json: bool,
+    /// Write the per-cycle records as JSON lines, as the run goes (`-` for standard output).
+    #[arg(long)]
     pub records: Option<PathBuf>,
+    /// Write a VCD: inputs, model outputs and (with an RTL backend) RTL outputs and nets, and
+    /// a GTKWave save file beside it (OUT.gtkw).
+    #[arg(long)]
     pub vcd: Option<PathBuf>,
+    /// Override a parameter of the system (`smrtl list --systems`), e.g. `--set KEY=VALUE`.
+    #[arg(long = "set", value_name = "KEY=VALUE")]
     pub sets: Vec<String>,
 }
 
-/// Most bytes of a trace file, and of a workload file (README "Limits"): a trace is read in
-/// two passes into 8 bytes per entry; a workload's JSON tree takes about ten times its text.
-pub const MAX_TRACE_BYTES: u64 = 64 << 20;
-pub const MAX_WORKLOAD_BYTES: u64 = 8 << 20;
-/// Most bytes of a kernel file (its JSON tree takes about ten times its text).
-pub const MAX_KERNEL_BYTES: u64 = 8 << 20;
+/// The `sim` command: its own options and the registry's.
+pub fn command(c: clap::Command) -> clap::Command {
+    c.args(cli::args(cli::For::Sim))
+}
 
-pub fn run(o: Options) -> Result<ExitCode> {
+pub fn run(o: SimArgs, m: &ArgMatches) -> Result<ExitCode> {
     let sets = parse_sets(&o.sets)?;
+    let chosen = cli::choose_sim(m, o.file.clone()).map_err(UsageError)?;
     // Every output is checked (and reserved) before the input is even read.
     let mut outputs = Outputs::new();
     let records = o.records.as_deref().map(|p| outputs.add(p)).transpose()?;
@@ -61,71 +72,24 @@ pub fn run(o: Options) -> Result<ExitCode> {
         .as_deref()
         .map(|p| outputs.add_waveform(p))
         .transpose()?;
-    if let Some(name) = &o.kernel_profile {
-        use smrtl_testbench::studies::{
-            profiles::check_waves, sharing_profiles, sharing_repro::grid,
-        };
-        let prof = sharing_profiles::profile(name).map_err(UsageError)?;
-        check_waves(o.waves).map_err(UsageError)?;
-        let text = prof.program(grid(prof, o.waves), o.seed);
-        let opts = options(&o, &sets, records.map(|r| outputs.writer(r)).transpose()?);
-        let run = sim::run_kernel(prof.name, &text, opts);
-        return finish(&o, outputs, records, waveform, run.map_err(UsageError)?);
-    }
-    if let Some(path) = &o.mem_workload {
-        let text = read_text(path, MAX_WORKLOAD_BYTES)?;
-        let opts = options(&o, &sets, records.map(|r| outputs.writer(r)).transpose()?);
-        let run = sim::run_mem_workload(&path.display().to_string(), &text, opts);
-        return finish(&o, outputs, records, waveform, run.map_err(UsageError)?);
-    }
-    if let Some(path) = &o.kernel {
-        let text = read_text(path, MAX_KERNEL_BYTES)?;
-        let opts = options(&o, &sets, records.map(|r| outputs.writer(r)).transpose()?);
-        let run = sim::run_kernel(&path.display().to_string(), &text, opts);
-        return finish(&o, outputs, records, waveform, run.map_err(UsageError)?);
-    }
-    let workload = match (&o.trace, &o.workload, &o.profile) {
-        (Some(path), _, _) => {
-            let text = read_text(path, MAX_TRACE_BYTES)?;
-            let opts = options(&o, &sets, records.map(|r| outputs.writer(r)).transpose()?);
-            let run = sim::run_trace(&path.display().to_string(), &text, opts);
-            return finish(&o, outputs, records, waveform, run.map_err(UsageError)?);
-        }
-        (None, Some(path), _) => Workload::parse(
-            &path.display().to_string(),
-            &read_text(path, MAX_WORKLOAD_BYTES)?,
-        ),
-        (None, None, Some(name)) => Workload::profile(name, o.seed, o.waves),
-        _ => unreachable!("clap requires one source"),
-    }
-    .map_err(UsageError)?;
-    let opts = options(&o, &sets, records.map(|r| outputs.writer(r)).transpose()?);
-    let run = sim::run_workload(workload, opts);
-    finish(&o, outputs, records, waveform, run.map_err(UsageError)?)
-}
-
-/// The library's options, with the parsed `--set` overrides and the records' writer.
-fn options<'a>(
-    o: &Options,
-    sets: &'a [(String, String)],
-    records: Option<&'a mut dyn std::io::Write>,
-) -> sim::Options<'a> {
-    sim::Options {
+    let (_, loaded) = chosen.load(o.seed, &sets).map_err(UsageError)?;
+    let opts = RunOptions {
         backend: o.backend.into(),
-        sets,
         waveform: o.vcd.is_some(),
-        records,
-    }
+        records: records.map(|r| outputs.writer(r)).transpose()?,
+    };
+    let run = loaded.run(opts).map_err(UsageError)?;
+    finish(&o, outputs, records, waveform, run)
 }
 
 /// Writes a run's waveform, checks its records, prints its report or failure, and commits
 /// the outputs.
-fn finish<R: Report>(
-    o: &Options,
+fn finish(
+    o: &SimArgs,
     mut outputs: Outputs,
     records: Option<Output>,
-    waveform: Option<output::Waveform>,
-    run: Run<R>,
+    waveform: Option<Waveform>,
+    run: Run,
 ) -> Result<ExitCode> {
     if let (Some(r), Some(e)) = (records, &run.records_error) {
         return Err(UsageError(format!(
@@ -137,7 +101,10 @@ fn finish<R: Report>(
         outputs.write_waveform(out, w.top, &w.layout, &w.rows)?;
     }
     let (text, code) = match &run.result {
-        Ok(report) if o.json => (serde_json::to_string_pretty(report)?, ExitCode::SUCCESS),
+        Ok(report) if o.json => (
+            serde_json::to_string_pretty(&report.json())?,
+            ExitCode::SUCCESS,
+        ),
         Ok(report) => (report.to_string(), ExitCode::SUCCESS),
         Err(failure) => {
             let mut text = failure.to_string();

@@ -1,15 +1,15 @@
-//! `smrtl sweep` and `smrtl merge`: a grid of (params × workloads × waves × seeds) from a JSON
-//! spec on every core, and the join of its shards (engine and spec format in
+//! `smrtl sweep` and `smrtl merge`: a grid of a system's (params × workloads × waves × seeds)
+//! from a JSON spec on every core, and the join of its shards (engine and spec format in
 //! [`smrtl_testbench::studies::sweep`]).
 
 use crate::output::{read_text, Outputs};
 
-/// Most bytes of a sweep spec, and of one shard's output given to `merge` (README "Limits").
+/// Most bytes of a sweep spec, and of one shard's output given to `merge` (docs/cli.md "Limits").
 pub const MAX_SPEC_BYTES: u64 = 1 << 20;
 pub const MAX_SHARD_BYTES: u64 = 256 << 20;
 use crate::{Result, UsageError};
 use indicatif::{ProgressBar, ProgressStyle};
-use smrtl_testbench::studies::sweep::{self, Shard, SmSweep};
+use smrtl_testbench::studies::sweep::{self, Shard, Sweep};
 use std::io::{IsTerminal, Write};
 use std::num::NonZeroUsize;
 use std::path::PathBuf;
@@ -36,8 +36,8 @@ impl From<Format> for sweep::Format {
 
 #[derive(clap::Args)]
 pub struct SweepArgs {
-    /// Spec file, e.g. {"params": {"sched": ["rr", "bcaws"]}, "workloads": ["dct"],
-    /// "seeds": [1, 2], "waves": 1} (see examples/sweep/).
+    /// Spec file: {"system": NAME, "params": {KEY: [values]}, "workloads": [built-in
+    /// inputs], "seeds": [...], "waves": [...]} (see examples/sweep/ and `smrtl list --systems`).
     pub spec: PathBuf,
     #[arg(long, value_enum, default_value = "csv")]
     pub format: Format,
@@ -81,8 +81,7 @@ pub fn run(args: SweepArgs) -> Result<ExitCode> {
     let mut outputs = Outputs::new();
     let out = args.output.as_deref().map(|p| outputs.add(p)).transpose()?;
     let text = read_text(path, MAX_SPEC_BYTES)?;
-    let sweep =
-        SmSweep::parse(&text).map_err(|e| UsageError(format!("{}: {e}", path.display())))?;
+    let sweep = Sweep::parse(&text).map_err(|e| UsageError(format!("{}: {e}", path.display())))?;
     let shard = match &args.shard {
         Some(s) => s.parse::<Shard>().map_err(UsageError)?,
         None => Shard::WHOLE,

@@ -15,6 +15,9 @@
 //!
 //! Each page runs in a scratch directory with a copy of `examples/` and an empty `docs/`, so a
 //! page's commands can use each other's files and never write into the checkout.
+//!
+//! `SMRTL_DOCS_PAGE=TEXT` runs only the pages whose path contains TEXT (`docs/cli.md`); with
+//! `-- --nocapture` each command's time and exit code is printed as it finishes.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -228,8 +231,12 @@ fn run(s: &Shown, dir: &Path) -> (i32, String) {
 fn check_pages(slow: bool) -> (usize, Vec<String>) {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let (mut ran, mut failures) = (0, vec![]);
+    let only = std::env::var("SMRTL_DOCS_PAGE").ok();
     for page in pages(root) {
         let name = page.strip_prefix(root).unwrap().display().to_string();
+        if only.as_ref().is_some_and(|o| !name.contains(o.as_str())) {
+            continue;
+        }
         let shown = parse(&name, &std::fs::read_to_string(&page).unwrap());
         let shown: Vec<Shown> = shown
             .into_iter()
@@ -240,7 +247,15 @@ fn check_pages(slow: bool) -> (usize, Vec<String>) {
         }
         let dir = scratch(root);
         for s in &shown {
+            let start = std::time::Instant::now();
             let (code, text) = run(s, dir.path());
+            eprintln!(
+                "{:6.1} s  exit {code}  {}:{}: {}",
+                start.elapsed().as_secs_f64(),
+                s.page,
+                s.line,
+                s.command
+            );
             ran += 1;
             let lines: Vec<&str> = text.lines().map(str::trim_end).collect();
             let (want_code, ok) = match &s.output {

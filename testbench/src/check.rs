@@ -54,6 +54,13 @@ pub fn run_case(design: &Design, rtl: &RtlFactory, case: &Case, record: Option<u
     )
 }
 
+/// The waveform rows of one case run with the last `window` cycles kept (for a VCD).
+pub fn case_rows(design: &Design, rtl: &RtlFactory, case: &Case, window: usize) -> harness::Trace {
+    run_case(design, rtl, case, Some(window))
+        .trace
+        .expect("recorded")
+}
+
 /// The first `n` (at least 1) cycles of the design's random cases drawn with `seed`, back to
 /// back: stimulus for a waveform of a passing run, `smrtl bench` and tests.
 pub fn first_cycles(design: &Design, seed: u64, n: usize) -> Case {
@@ -197,6 +204,13 @@ pub struct VectorRun {
     pub mismatch: Option<Mismatch>,
     /// The last `record` cycles, for a VCD.
     pub trace: Option<harness::Trace>,
+}
+
+impl VectorRun {
+    /// The cycles kept for a VCD, if recorded.
+    pub fn rows(&self) -> Option<&harness::Trace> {
+        self.trace.as_ref()
+    }
 }
 
 /// Runs `case` through the design's model and, if given, `rtl` beside it, comparing every

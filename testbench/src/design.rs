@@ -56,37 +56,6 @@ pub fn encode<P: HasPorts>(p: &P, layout: &Layout, cycles: &[P::Inputs]) -> Case
         .collect()
 }
 
-/// The transition's descriptor (blocks not yet converted to [`Bench`]) (implemented once per block, in its file here; listed once in
-/// [`crate::registry`]). Params, ports and widths come from [`Bench::Params`].
-pub trait OldBench: 'static {
-    type Params: BlockParams + PartialEq + Send + Sync + 'static;
-    /// One line for `smrtl list`: what the block is and which seed it comes from.
-    const SUMMARY: &'static str;
-    /// The RTL.
-    fn module(p: &Self::Params) -> Module;
-    /// The behavioral model at the block's ports, in its reset state.
-    fn model(p: &Self::Params, layout: &Layout) -> Box<dyn Simulator + Send>;
-    /// Random cases for co-simulation; shrinking works on them.
-    fn cases(p: &Self::Params, layout: &Layout) -> BoxedStrategy<Case>;
-    /// The block's own lines in `smrtl synth` (its figures beside the paper's).
-    fn cost_notes(_p: &Self::Params) -> Result<Notes, ToolError> {
-        Ok(Notes::default())
-    }
-    /// The block's solver proof at `p` for `smrtl prove` (docs/prove.md): legal-stimulus
-    /// assumptions, invariants over its ports, registered-only outputs and the depths; `None`
-    /// for a block (or configuration) without properties.
-    fn properties(_p: &Self::Params) -> Option<Proof> {
-        None
-    }
-    /// The configurations `smrtl prove --all-configs` proves: by default the presets.
-    fn proof_configs() -> Vec<Self::Params> {
-        Self::Params::presets()
-            .into_iter()
-            .map(|(_, p)| p)
-            .collect()
-    }
-}
-
 /// A configured block.
 pub struct Design {
     pub name: &'static str,
@@ -98,6 +67,10 @@ pub struct Design {
     notes: Box<dyn Fn() -> Result<Notes, ToolError> + Send + Sync>,
     /// The block's proof at these params ([`Bench::properties`]).
     pub proof: Option<Proof>,
+    /// The register bits of the block's own inventory ([`BlockCost::register_inventory`]),
+    /// which the conformance suite holds against the IR and Yosys; `None` where the block
+    /// states none (and for blocks not yet converted to [`Bench`]).
+    pub inventory: Option<u64>,
 }
 
 impl Design {
@@ -111,6 +84,20 @@ impl Design {
     #[cfg(feature = "faults")]
     pub fn with_fault<P: Bench>(p: &P, fault: &smrtl_hdl::faults::Fault) -> Design {
         Design::with_module(p, smrtl_hdl::faults::plant_module(fault, || p.build()))
+    }
+
+    /// [`Design::with_fault`], or `None` when no generator builds `fault` at `p` (a fault on a
+    /// path these params do not build).
+    #[cfg(feature = "faults")]
+    pub fn with_fault_if_built<P: Bench>(
+        p: &P,
+        fault: &smrtl_hdl::faults::Fault,
+    ) -> Option<Design> {
+        let (mut module, hit) = smrtl_hdl::faults::plant(fault, || p.build());
+        hit.then(|| {
+            module.name = format!("{}_fault", module.name);
+            Design::with_module(p, module)
+        })
     }
 
     fn with_module<P: Bench>(p: &P, module: Module) -> Design {
@@ -130,23 +117,7 @@ impl Design {
                 .boxed(),
             notes: Box::new(move || pn.cost_notes()),
             proof: p.properties(),
-        }
-    }
-
-    pub fn old<B: OldBench>(p: &B::Params) -> Design {
-        let module = Arc::new(B::module(p));
-        let layout = Layout::new(&module.ports());
-        let cases = B::cases(p, &layout);
-        let (pm, lm, pn) = (p.clone(), layout.clone(), p.clone());
-        Design {
-            name: B::Params::BLOCK,
-            params: serde_json::to_value(p).expect("params serialize"),
-            module,
-            layout,
-            model: Box::new(move || B::model(&pm, &lm)),
-            cases,
-            notes: Box::new(move || B::cost_notes(&pn)),
-            proof: B::properties(p),
+            inventory: p.register_inventory(),
         }
     }
 
@@ -180,7 +151,14 @@ impl Design {
 /// Builds a block's [`Design`] from an optional preset and `key=value` overrides.
 pub type Configure = fn(Option<&str>, &[(String, String)]) -> Result<Design, ParamError>;
 
+/// Builds a block's [`Design`] at an optional preset with one of its planted faults in the RTL
+/// (the model stays correct); `Ok(None)` when these params do not build the fault.
+#[cfg(feature = "faults")]
+pub type ConfigureWithFault =
+    fn(Option<&str>, &smrtl_hdl::faults::Fault) -> Result<Option<Design>, ParamError>;
+
 /// A block as `smrtl list` shows it, and how to configure it.
+#[derive(Clone)]
 pub struct BlockEntry {
     pub name: &'static str,
     pub summary: &'static str,
@@ -192,6 +170,10 @@ pub struct BlockEntry {
     /// The block's planted faults (docs/blocks.md §4).
     #[cfg(feature = "faults")]
     pub faults: &'static [smrtl_hdl::faults::Fault],
+    /// A preset's design with one of [`BlockEntry::faults`] planted: what the conformance
+    /// suite must catch (docs/blocks.md "Conformance suite").
+    #[cfg(feature = "faults")]
+    pub configure_with_fault: ConfigureWithFault,
 }
 
 impl BlockEntry {
@@ -206,33 +188,15 @@ impl BlockEntry {
             proof_configs: || P::proof_configs().iter().map(Design::new).collect(),
             #[cfg(feature = "faults")]
             faults: P::FAULTS,
-        }
-    }
-
-    /// The entry of a block not yet converted to [`Bench`].
-    pub fn old<B: OldBench>() -> BlockEntry {
-        BlockEntry {
-            name: B::Params::BLOCK,
-            summary: B::SUMMARY,
-            params: B::Params::describe,
-            presets: presets::<B::Params>,
-            configure: configure::<B>,
-            proof_configs: proof_configs::<B>,
             #[cfg(feature = "faults")]
-            faults: &[],
+            configure_with_fault: |preset, fault| {
+                Ok(Design::with_fault_if_built(
+                    &P::resolve(preset, &[])?,
+                    fault,
+                ))
+            },
         }
     }
-}
-
-fn proof_configs<B: OldBench>() -> Vec<Design> {
-    B::proof_configs().iter().map(Design::old::<B>).collect()
-}
-
-fn configure<B: OldBench>(
-    preset: Option<&str>,
-    sets: &[(String, String)],
-) -> Result<Design, ParamError> {
-    Ok(Design::old::<B>(&B::Params::resolve(preset, sets)?))
 }
 
 fn presets<P: BlockParams>() -> Vec<(&'static str, serde_json::Value)> {

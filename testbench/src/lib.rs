@@ -3,12 +3,18 @@
 
 pub mod blocks;
 pub mod check;
+pub mod commands;
+pub mod conformance;
 pub mod design;
+pub mod listing;
+pub mod output;
 pub mod registry;
+pub mod soak;
 pub mod stimulus_file;
 pub mod studies;
+pub mod systems;
 
-pub use design::{Bench, BlockEntry, Case, Design, OldBench};
+pub use design::{Bench, BlockEntry, Case, Design};
 pub use registry::{block, blocks};
 
 /// Whether tests may use external `tool` (see [`smrtl_hdl::tools::external`]).

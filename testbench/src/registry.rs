@@ -6,23 +6,23 @@ use crate::design::BlockEntry;
 /// Every block, in `smrtl list` order.
 pub fn blocks() -> Vec<BlockEntry> {
     vec![
-        BlockEntry::old::<crate::blocks::bank_conflict_detector::Detector>(),
-        BlockEntry::old::<crate::blocks::elastic_pipeline::ElasticPipeline>(),
-        BlockEntry::old::<crate::blocks::history_cache::HistoryCacheBench>(),
-        BlockEntry::old::<crate::blocks::sm_core::SmCoreBench>(),
-        BlockEntry::old::<crate::blocks::share_cfg::ShareCfgBench>(),
-        BlockEntry::old::<crate::blocks::sp_access_unit::SpAccessUnitBench>(),
-        BlockEntry::old::<crate::blocks::lock_table::LockTableBench>(),
-        BlockEntry::old::<crate::blocks::owner_class::OwnerClassBench>(),
-        BlockEntry::old::<crate::blocks::relssp_unit::RelsspBench>(),
-        BlockEntry::old::<crate::blocks::warp_scheduler::WarpSchedulerBench>(),
-        BlockEntry::old::<crate::blocks::sharing_core::SharingCoreBench>(),
-        BlockEntry::old::<crate::blocks::rbmi_arb::RbmiArbBench>(),
-        BlockEntry::old::<crate::blocks::qbmi_arb::QbmiArbBench>(),
+        BlockEntry::of::<smrtl_hdl::blocks::bank_conflict_detector::Params>(),
+        BlockEntry::of::<smrtl_hdl::blocks::elastic_pipeline::Params>(),
+        BlockEntry::of::<smrtl_hdl::blocks::history_cache::Params>(),
+        BlockEntry::of::<smrtl_hdl::blocks::sm_core::Params>(),
+        BlockEntry::of::<smrtl_hdl::blocks::share_cfg::Params>(),
+        BlockEntry::of::<smrtl_hdl::blocks::sp_access_unit::Params>(),
+        BlockEntry::of::<smrtl_hdl::blocks::lock_table::Params>(),
+        BlockEntry::of::<smrtl_hdl::blocks::owner_class::Params>(),
+        BlockEntry::of::<smrtl_hdl::blocks::relssp_unit::Params>(),
+        BlockEntry::of::<smrtl_hdl::blocks::warp_scheduler::Params>(),
+        BlockEntry::of::<smrtl_hdl::blocks::sharing_core::Params>(),
+        BlockEntry::of::<smrtl_hdl::blocks::rbmi_arb::Params>(),
+        BlockEntry::of::<smrtl_hdl::blocks::qbmi_arb::Params>(),
         BlockEntry::of::<smrtl_hdl::blocks::milg::Params>(),
         BlockEntry::of::<smrtl_hdl::blocks::req_counter::Params>(),
+        BlockEntry::of::<smrtl_hdl::blocks::mem_issue_ctl::Params>(),
         BlockEntry::of::<smrtl_hdl::blocks::stall_inspector::Params>(),
-        BlockEntry::old::<crate::blocks::mem_issue_ctl::MemIssueCtlBench>(),
     ]
 }
 

@@ -1,61 +1,44 @@
 //! The detector's spec examples (docs/bank-conflicts.md §1.5 E1–E8, [000]'s example, the §5
-//! T-vectors expressible as lane addresses) on the model and on every RTL backend, plus the §1.4
-//! invariants and the §2.4 structured sweep.
+//! T-vectors expressible as lane addresses) on the reference function, the port-level model and
+//! rusthdl, plus the §1.4 invariants and the §2.4 structured sweep. Random co-simulation on
+//! every backend, lint, Icarus, synthesis, the flip-flop inventory and the planted fault are the
+//! conformance suite's.
 
 use proptest::prelude::*;
 use smrtl_cosim::blocks::bank_conflict_detector::{degree, degree_of, Cfg};
-use smrtl_cosim::harness::backend::{rusthdl::RustHdl, verilator::Verilator};
-use smrtl_cosim::Simulator;
-use smrtl_hdl::blocks::bank_conflict_detector::{port, Mode, Params};
+use smrtl_hdl::blocks::bank_conflict_detector::port::Inputs;
+use smrtl_hdl::blocks::bank_conflict_detector::{Mode, Params};
 use smrtl_hdl::BlockParams;
-use smrtl_testbench::blocks::bank_conflict_detector::{encode, Access, Detector};
-use smrtl_testbench::{external, Design};
+use smrtl_testbench::blocks::bank_conflict_detector::{all, with_modes, words};
+use smrtl_testbench::check;
 
 fn params(preset: &str, sets: &[(&str, &str)]) -> Params {
     Params::resolve_pairs(Some(preset), sets).unwrap()
 }
 
-/// (degree, cycles) of `a` on the model function, the model on ports, rusthdl and Verilator;
-/// asserts they all agree and returns the value.
-fn evaluate_all(p: &Params, accesses: &[Access]) -> Vec<(u32, u32)> {
-    let d = Design::old::<Detector>(p);
-    let mut sims: Vec<Box<dyn Simulator>> =
-        vec![d.model(), Box::new(RustHdl::new(d.module.clone()))];
-    if external("verilator") {
-        sims.push(Box::new(Verilator::new(&d.module, &d.verilog()).unwrap()));
-    }
+/// (degree, cycles) of each access on the reference function; asserts that the port-level
+/// model and rusthdl show exactly its five outputs (spec §2.1), one access per cycle.
+fn evaluate_all(p: &Params, accesses: &[Inputs]) -> Vec<(u32, u32)> {
+    let outs = check::directed(p, accesses);
     accesses
         .iter()
-        .map(|a| {
+        .zip(outs)
+        .map(|(a, o)| {
             let cfg = Cfg::of_params(p, a.mode8, a.size8);
-            let r = degree(&cfg, a.valid, a.lane_mask, &a.addrs, a.mode8, a.size8);
-            let inputs = encode(p, &d.layout, a);
-            for sim in sims.iter_mut() {
-                let mut out = vec![0; d.layout.out_words];
-                sim.step(&inputs, &mut out);
-                let get = |n: &str| d.layout.output(n).unwrap().of(&out)[0];
-                let got = (
-                    get(port::DEGREE),
-                    get(port::DEGREE_M1),
-                    get(port::CYCLES),
-                    get(port::CONFLICT),
-                    get(port::ANY_ACTIVE),
-                );
-                let want = (
-                    r.degree as u64,
-                    r.degree_m1 as u64,
-                    r.cycles as u64,
-                    r.conflict as u64,
-                    r.any_active as u64,
-                );
-                assert_eq!(
-                    got,
-                    want,
-                    "{} disagrees with the reference on {a:?} ({:?})",
-                    sim.name(),
-                    p
-                );
-            }
+            let mask = (a.lane_mask.iter().enumerate()).fold(0, |m, (l, &on)| m | (on as u64) << l);
+            let r = degree(&cfg, a.valid, mask, &a.addr, a.mode8, a.size8);
+            let got = (o.degree, o.degree_m1, o.cycles, o.conflict, o.any_active);
+            let want = (
+                u64::from(r.degree),
+                u64::from(r.degree_m1),
+                u64::from(r.cycles),
+                r.conflict,
+                r.any_active,
+            );
+            assert_eq!(
+                got, want,
+                "the RTL disagrees with the reference on {a:?} ({p:?})"
+            );
             (r.degree, r.cycles)
         })
         .collect()
@@ -84,10 +67,7 @@ fn mode_examples_e1_to_e6() {
         .enumerate()
     {
         let p = params("ep8", &[("MODE", mode)]);
-        let accesses: Vec<Access> = rows
-            .iter()
-            .map(|(_, words, _)| Access::words(words))
-            .collect();
+        let accesses: Vec<Inputs> = rows.iter().map(|(_, w, _)| words(w)).collect();
         let got = evaluate_all(&p, &accesses);
         for ((name, _, want), (d, _)) in rows.iter().zip(got) {
             assert_eq!(d, want[i], "{name} in {mode}");
@@ -98,19 +78,15 @@ fn mode_examples_e1_to_e6() {
 #[test]
 fn e6_all_inactive_reports_no_activity() {
     let p = params("ep8", &[]);
-    let d = Design::old::<Detector>(&p);
-    let a = Access::words(&[None; 8]);
-    let mut out = vec![0; d.layout.out_words];
-    RustHdl::new(d.module.clone()).step(&encode(&p, &d.layout, &a), &mut out);
-    assert_eq!(d.layout.output(port::ANY_ACTIVE).unwrap().of(&out)[0], 0);
-    assert_eq!(d.layout.output(port::DEGREE).unwrap().of(&out)[0], 1);
+    let o = &check::directed(&p, &[words(&[None; 8])])[0];
+    assert_eq!((o.any_active, o.degree, o.conflict), (false, 1, false));
 }
 
 /// E7 (W = 8, N = 4, M = 8, byte address 8l) and E8 (W = 8, N = 8, M = 4, byte address 4l).
 #[test]
 fn mode_examples_e7_e8() {
-    let e7 = Access::all((0..8).map(|l| 8 * l).collect()).with_modes(false, true);
-    let e8 = Access::all((0..8).map(|l| 4 * l).collect()).with_modes(true, false);
+    let e7 = with_modes(all(&strided(8, 1, 0, 8)), false, true);
+    let e8 = with_modes(all(&strided(8, 1, 0, 4)), true, false);
     for (mode, want) in [("literal", 2), ("multicast", 1), ("gpgpusim-limited", 2)] {
         let p = params("ep8", &[("W", "8"), ("MODE", mode)]);
         let got = evaluate_all(&p, &[e7.clone(), e8.clone()]);
@@ -122,7 +98,7 @@ fn mode_examples_e7_e8() {
 /// With P = 2, E5 takes 2 / 1 / 2 cycles.
 #[test]
 fn e5_with_two_ports() {
-    let e5 = Access::words(&[w(0), w(0), w(8), w(1), None, None, None, None]);
+    let e5 = words(&[w(0), w(0), w(8), w(1), None, None, None, None]);
     for (mode, cycles) in [("literal", 2), ("multicast", 1), ("gpgpusim-limited", 2)] {
         let p = params("ep8", &[("P", "2"), ("MODE", mode)]);
         assert_eq!(
@@ -136,7 +112,7 @@ fn e5_with_two_ports() {
 /// [000] §2.3 / §3.1: lanes 0 and 4 on bank 0 give degree 2.
 #[test]
 fn paper_000_lanes_0_and_4_on_bank_0() {
-    let a = Access::words(&[0, 1, 2, 3, 8, 5, 6, 7].map(w));
+    let a = words(&[0, 1, 2, 3, 8, 5, 6, 7].map(w));
     for mode in ["literal", "multicast", "gpgpusim-limited"] {
         assert_eq!(
             evaluate_all(&params("ep8", &[("MODE", mode)]), std::slice::from_ref(&a))[0].0,
@@ -155,8 +131,8 @@ fn strided(lanes: u64, stride: u64, offset: u64, elem: u64) -> Vec<u64> {
 fn t1_t2_conventional_strides() {
     for (preset, b) in [("ep8", 8), ("tesla", 16), ("fermi", 32)] {
         let p = params(preset, &[("A", "16")]);
-        let mut accesses = vec![Access::all(strided(b, 2, 0, 4))];
-        accesses.extend((1..b).step_by(2).map(|s| Access::all(strided(b, s, 0, 4))));
+        let mut accesses = vec![all(&strided(b, 2, 0, 4))];
+        accesses.extend((1..b).step_by(2).map(|s| all(&strided(b, s, 0, 4))));
         let got = evaluate_all(&p, &accesses);
         assert_eq!(got[0].0, 2, "T1 B = {b}");
         assert!(got[1..].iter().all(|g| g.0 == 1), "T2 B = {b}: {got:?}");
@@ -167,8 +143,8 @@ fn t1_t2_conventional_strides() {
 #[test]
 fn t3_cray1() {
     let p = params("tesla", &[("W", "8"), ("A", "20")]);
-    let a8 = Access::all(strided(16, 8, 0, 8)).with_modes(true, true);
-    let a16 = Access::all(strided(16, 16, 0, 8)).with_modes(true, true);
+    let a8 = with_modes(all(&strided(16, 8, 0, 8)), true, true);
+    let a16 = with_modes(all(&strided(16, 16, 0, 8)), true, true);
     let got = evaluate_all(&p, &[a8, a16]);
     assert_eq!((got[0].0, got[1].0), (8, 16));
 }
@@ -177,11 +153,11 @@ fn t3_cray1() {
 #[test]
 fn t_vectors_kepler() {
     let p = params("kepler", &[]);
-    let four = |s: u64, o: u64| Access::all(strided(32, s, o, 4));
+    let four = |s: u64, o: u64| all(&strided(32, s, o, 4));
     // T4: stride 1 in 4B mode / 4-byte data and in 8B mode / 8-byte data.
     let mut list = vec![
         four(1, 0),
-        Access::all(strided(32, 1, 0, 8)).with_modes(true, true),
+        with_modes(all(&strided(32, 1, 0, 8)), true, true),
     ];
     // T5: odd strides, any offset (row-major).
     for s in [1, 3, 5, 7, 9, 31, 33] {
@@ -213,27 +189,27 @@ fn t_vectors_kepler() {
 
     // T9: over all offsets, min = the offset-0 value, max = that + 1.
     for (s, base) in [(2, 1), (4, 2), (8, 4), (16, 8), (32, 16)] {
-        let all: Vec<Access> = (0..64).map(|o| four(s, o)).collect();
-        let d: Vec<u32> = evaluate_all(&p, &all).iter().map(|g| g.0).collect();
+        let offsets: Vec<Inputs> = (0..64).map(|o| four(s, o)).collect();
+        let d: Vec<u32> = evaluate_all(&p, &offsets).iter().map(|g| g.0).collect();
         assert_eq!(*d.iter().min().unwrap(), base, "T9 min, stride {s}");
         assert_eq!(*d.iter().max().unwrap(), base + 1, "T9 max, stride {s}");
     }
     // T10 (4B mode) and T11 (8B mode, 4-byte data): stride 6, any offset.
-    let t10: Vec<Access> = (0..64).map(|o| four(6, o)).collect();
+    let t10: Vec<Inputs> = (0..64).map(|o| four(6, o)).collect();
     assert!(evaluate_all(&p, &t10).iter().all(|g| g.0 == 2), "T10");
-    let t11: Vec<Access> = (0..64)
-        .map(|o| four(6, o).with_modes(true, false))
+    let t11: Vec<Inputs> = (0..64)
+        .map(|o| with_modes(four(6, o), true, false))
         .collect();
     assert!(evaluate_all(&p, &t11).iter().all(|g| g.0 == 1), "T11");
     // T12 (R = 2): stride 1 < R in column-major. T13: odd strides give 1 or 2, never more.
     assert_eq!(
-        evaluate_all(&p, &[four(1, 0).with_modes(true, false)])[0].0,
+        evaluate_all(&p, &[with_modes(four(1, 0), true, false)])[0].0,
         1,
         "T12"
     );
-    let t13: Vec<Access> = (1..64)
+    let t13: Vec<Inputs> = (1..64)
         .step_by(2)
-        .flat_map(|s| (0..4).map(move |o| four(s, o).with_modes(true, false)))
+        .flat_map(|s| (0..4).map(move |o| with_modes(four(s, o), true, false)))
         .collect();
     assert!(evaluate_all(&p, &t13).iter().all(|g| g.0 <= 2), "T13");
 }
@@ -273,7 +249,8 @@ fn t12_t16_t17_model() {
     }
 }
 
-/// §2.4 (2): stride 0…2·B·W/M × offset 0…B·W/M − 1 × every legal (N, M) × masks.
+/// §2.4 (2): stride 0…2·B·W/M × offset 0…B·W/M − 1 × every legal (N, M) × masks, on the
+/// model and rusthdl (every output compared every cycle).
 #[test]
 fn structured_sweep_model_vs_rusthdl() {
     for (preset, sets) in [("ep8", vec![("W", "8")]), ("kepler", vec![])] {
@@ -281,9 +258,6 @@ fn structured_sweep_model_vs_rusthdl() {
             let mut sets = sets.clone();
             sets.push(("MODE", mode));
             let p = params(preset, &sets);
-            let d = Design::old::<Detector>(&p);
-            let mut model = d.model();
-            let mut rtl = RustHdl::new(d.module.clone());
             let lanes = p.lanes as u64;
             let masks = [
                 u64::MAX >> (64 - lanes),
@@ -294,21 +268,21 @@ fn structured_sweep_model_vs_rusthdl() {
             for (mode8, size8) in [(false, false), (false, true), (true, false), (true, true)] {
                 let elem = if size8 { 8 } else { 4 };
                 let per_row = (p.banks * p.layer_bytes) as u64 / elem;
+                let mut accesses = vec![];
                 for stride in 0..=2 * per_row {
                     for offset in 0..per_row {
                         for m in masks {
-                            let mut a = Access::all(strided(lanes, stride, offset, elem))
-                                .with_modes(mode8, size8);
-                            a.lane_mask = m;
-                            let inputs = encode(&p, &d.layout, &a);
-                            let (mut x, mut y) =
-                                (vec![0; d.layout.out_words], vec![0; d.layout.out_words]);
-                            model.step(&inputs, &mut x);
-                            rtl.step(&inputs, &mut y);
-                            assert_eq!(x, y, "{preset} {mode} stride {stride} offset {offset} mask {m:#x} modes {mode8}/{size8}");
+                            let mut a = with_modes(
+                                all(&strided(lanes, stride, offset, elem)),
+                                mode8,
+                                size8,
+                            );
+                            a.lane_mask = (0..lanes).map(|l| m >> l & 1 == 1).collect();
+                            accesses.push(a);
                         }
                     }
                 }
+                check::directed(&p, &accesses);
             }
         }
     }

@@ -7,12 +7,13 @@
 //! tables don't show it). A `stall` mark sits on the cycle that shows the lost issue slot (F
 //! repeats), so it stands for fe_hold in the cycle before (§3.3: "the lost issue slot is t+1").
 //!
-//! Every scenario runs on the model and on both RTL backends (`rusthdl`, `verilator`).
+//! Every scenario runs on the model and on the rusthdl RTL. Random co-simulation of the block on
+//! every backend is the conformance suite's.
 
 use serde_json::{json, Value};
 use smrtl_cosim::blocks::elastic_pipeline::{Model, Record, Summary, Wb};
-use smrtl_cosim::harness::backend::{rusthdl::RustHdl, verilator::Verilator};
-use smrtl_cosim::{Layout, Simulator};
+use smrtl_cosim::harness::backend::rusthdl::RustHdl;
+use smrtl_cosim::{BlockModel, Layout, Simulator};
 use smrtl_hdl::blocks::elastic_pipeline::{build, Cause, Params, PipeMode, WbSrc};
 use smrtl_testbench::blocks::elastic_pipeline::layout;
 use smrtl_testbench::studies::trace::{cosim, run, DriveError, Trace, TraceFile};
@@ -45,9 +46,7 @@ macro_rules! tests {
     };
 }
 
-/// The spec's tables and fixed scenarios on one backend. The random sweeps (`mod random`) run
-/// on the in-process backends only: a Verilator build per random configuration would dominate
-/// the suite.
+/// The spec's tables and fixed scenarios on one backend.
 macro_rules! acceptance {
     ($backend:ident, $guard:expr) => {
         tests!($backend, $guard;
@@ -63,7 +62,6 @@ macro_rules! acceptance {
 mod tables {
     acceptance!(model, true);
     acceptance!(rusthdl, true);
-    acceptance!(verilator, smrtl_testbench::external("verilator"));
 }
 
 mod random {
@@ -76,14 +74,6 @@ fn rusthdl(p: &Params) -> (Box<dyn Simulator>, Layout) {
     let m = Arc::new(build(p));
     let l = Layout::new(&m.ports());
     (Box::new(RustHdl::new(m)), l)
-}
-
-/// The pipeline's Verilog, verilated (one build per configuration, cached on disk).
-fn verilator(p: &Params) -> (Box<dyn Simulator>, Layout) {
-    let m = Arc::new(build(p));
-    let l = Layout::new(&m.ports());
-    let sim = Verilator::new(&m, &smrtl_hdl::rusthdl::emit_verilog(&m)).unwrap();
-    (Box::new(sim), l)
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -37,15 +37,20 @@ use smrtl_testbench::check;
 use smrtl_testbench::stimulus_file::{params_as_sets, Stimulus, StimulusFile};
 use smrtl_testbench::studies::conflict::Batch;
 use smrtl_testbench::studies::profiles;
-use smrtl_testbench::studies::sim::{self, Backend, Options};
-use smrtl_testbench::studies::sweep::{self, Shard, SmSweep, Spec};
+use smrtl_testbench::studies::sweep::{self, Shard, Spec, Sweep as SmSweep};
 use smrtl_testbench::studies::trace::{Trace, TraceFile};
+use smrtl_testbench::systems::{self, Backend, Input, RunOptions};
 use std::alloc::{GlobalAlloc, Layout as AllocLayout, System};
 use std::cell::{Cell, RefCell};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{LazyLock, Once};
 use std::time::{Duration, Instant};
+
+mod fuzz;
+use fuzz::harness::*;
+use fuzz::schemas::*;
+use fuzz::strategies::*;
 
 // ---------------------------------------------------------------------------------------------
 // Bounds the properties check (edit here when the project documents its own).
@@ -56,7 +61,7 @@ const MEM_PER_BYTE: usize = 64;
 /// ... plus this much.
 const MEM_BASE: usize = 16 << 20;
 /// An accepted trace or workload must finish within this many cycles: the documented limits
-/// (`trace::MAX_TRACE_CYCLES`, `elastic_sm::MAX_KERNEL_CYCLES`, README "Limits"). A
+/// (`trace::MAX_TRACE_CYCLES`, `elastic_sm::MAX_KERNEL_CYCLES`, docs/cli.md "Limits"). A
 /// workload that cannot is rejected only after the model has run this many cycles (~30 s).
 const MAX_RUN_CYCLES: u64 = 100_000_000;
 /// Accepted inputs that finish within this many cycles are run (longer ones are only checked
@@ -81,814 +86,6 @@ const SWEEPS: [&str; 2] = [
     include_str!("../../examples/sweep/small.json"),
     include_str!("../../examples/sweep/table5.json"),
 ];
-
-// ---------------------------------------------------------------------------------------------
-// Allocation counting: current and peak bytes per thread (what one parser call allocates), and
-// for the whole process.
-// ---------------------------------------------------------------------------------------------
-
-struct Counting;
-
-thread_local! {
-    static CURRENT: Cell<isize> = const { Cell::new(0) };
-    static PEAK: Cell<isize> = const { Cell::new(0) };
-}
-static PROCESS_CURRENT: AtomicUsize = AtomicUsize::new(0);
-static PROCESS_PEAK: AtomicUsize = AtomicUsize::new(0);
-
-fn track(delta: isize) {
-    let _ = CURRENT.try_with(|c| {
-        let now = c.get() + delta;
-        c.set(now);
-        let _ = PEAK.try_with(|p| p.set(p.get().max(now)));
-    });
-    if delta >= 0 {
-        let now = PROCESS_CURRENT.fetch_add(delta as usize, Ordering::Relaxed) + delta as usize;
-        PROCESS_PEAK.fetch_max(now, Ordering::Relaxed);
-    } else {
-        PROCESS_CURRENT.fetch_sub(delta.unsigned_abs(), Ordering::Relaxed);
-    }
-}
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: AllocLayout) -> *mut u8 {
-        let p = System.alloc(layout);
-        if !p.is_null() {
-            track(layout.size() as isize);
-        }
-        p
-    }
-    unsafe fn alloc_zeroed(&self, layout: AllocLayout) -> *mut u8 {
-        let p = System.alloc_zeroed(layout);
-        if !p.is_null() {
-            track(layout.size() as isize);
-        }
-        p
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: AllocLayout) {
-        System.dealloc(ptr, layout);
-        track(-(layout.size() as isize));
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: AllocLayout, new_size: usize) -> *mut u8 {
-        let p = System.realloc(ptr, layout, new_size);
-        if !p.is_null() {
-            track(new_size as isize - layout.size() as isize);
-        }
-        p
-    }
-}
-
-#[global_allocator]
-static ALLOC: Counting = Counting;
-
-/// Runs `f` on this thread; returns its result and the growth of this thread's peak allocated
-/// bytes while it ran (the result included). Not nested.
-fn measure<R>(f: impl FnOnce() -> R) -> (R, usize) {
-    let start = CURRENT.with(Cell::get);
-    PEAK.with(|p| p.set(start));
-    let r = f();
-    let peak = PEAK.with(Cell::get);
-    (r, (peak - start).max(0) as usize)
-}
-
-// ---------------------------------------------------------------------------------------------
-// Panics: caught per call, reported with their location and the input.
-// ---------------------------------------------------------------------------------------------
-
-/// The payload of the deliberate unwind that stops a long run (see [`bounded_cycles`]).
-struct RunCap;
-
-thread_local! {
-    static LAST_PANIC: RefCell<String> = const { RefCell::new(String::new()) };
-}
-
-fn install_panic_hook() {
-    static ONCE: Once = Once::new();
-    ONCE.call_once(|| {
-        let previous = std::panic::take_hook();
-        std::panic::set_hook(Box::new(move |info| {
-            if info.payload().is::<RunCap>() {
-                return;
-            }
-            let msg = info
-                .payload()
-                .downcast_ref::<&str>()
-                .map(|s| s.to_string())
-                .or_else(|| info.payload().downcast_ref::<String>().cloned())
-                .unwrap_or_default();
-            let at = info
-                .location()
-                .map(|l| format!("{}:{}", l.file(), l.line()))
-                .unwrap_or_default();
-            // The innermost project functions on the stack (the panic may be in a dependency).
-            let trace = std::backtrace::Backtrace::force_capture().to_string();
-            let frames: Vec<&str> = trace
-                .lines()
-                .map(str::trim)
-                .filter_map(|l| l.split_once(": ").map(|(_, f)| f))
-                .filter(|f| f.starts_with("smrtl") && !f.contains("fuzz_parsers"))
-                .take(3)
-                .collect();
-            let _ = LAST_PANIC
-                .try_with(|p| *p.borrow_mut() = format!("{at} (in {}): {msg}", frames.join(" < ")));
-            previous(info);
-        }));
-    });
-}
-
-/// `f()`, or a test failure naming the call, the panic's location and message, and the input.
-fn guard<R>(
-    what: &str,
-    input: &dyn std::fmt::Debug,
-    f: impl FnOnce() -> R,
-) -> Result<R, TestCaseError> {
-    install_panic_hook();
-    catch_unwind(AssertUnwindSafe(f)).map_err(|_| {
-        let at = LAST_PANIC.with(|p| p.borrow().clone());
-        TestCaseError::fail(format!("{what} panicked at {at}; input: {input:?}"))
-    })
-}
-
-/// [`guard`] and [`measure`]: also fails if the call allocated more than the bound for `len`
-/// input bytes.
-fn guard_mem<R>(
-    what: &str,
-    input: &dyn std::fmt::Debug,
-    len: usize,
-    f: impl FnOnce() -> R,
-) -> Result<R, TestCaseError> {
-    let (r, peak) = guard(what, input, || measure(f))?;
-    let bound = MEM_PER_BYTE * len + MEM_BASE;
-    if peak > bound {
-        return Err(TestCaseError::fail(format!(
-            "{what} allocated {peak} bytes (peak) for {len} input bytes (bound {bound}); input: {input:?}"
-        )));
-    }
-    Ok(r)
-}
-
-/// An error must be one line.
-fn one_line(what: &str, input: &dyn std::fmt::Debug, e: &str) -> Result<(), TestCaseError> {
-    if e.contains(['\n', '\r']) {
-        return Err(TestCaseError::fail(format!(
-            "{what}: the error is not one line: {e:?}; input: {input:?}"
-        )));
-    }
-    Ok(())
-}
-
-/// A fixed seed, so a run is reproduced bit for bit (`PROPTEST_RNG_SEED` overrides it to
-/// explore further).
-fn config(cases: u32) -> ProptestConfig {
-    let seed = std::env::var("PROPTEST_RNG_SEED")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(20261124);
-    ProptestConfig {
-        cases,
-        failure_persistence: None,
-        rng_seed: proptest::test_runner::RngSeed::Fixed(seed),
-        max_shrink_iters: 512,
-        ..ProptestConfig::default()
-    }
-}
-
-// ---------------------------------------------------------------------------------------------
-// Input strategies.
-// ---------------------------------------------------------------------------------------------
-
-/// What a parser reads: its field names and the strings and numbers it gives meaning to.
-#[derive(Clone, Debug)]
-struct Schema {
-    keys: Vec<String>,
-    strings: Vec<String>,
-}
-
-fn strings(items: &[&str]) -> Vec<String> {
-    items.iter().map(|s| s.to_string()).collect()
-}
-
-/// Strings every parser here gives a meaning to (enum names of the params).
-const NAMES: [&str; 22] = [
-    "unified",
-    "split",
-    "elastic",
-    "mem_first",
-    "nonmem_first",
-    "literal",
-    "multicast",
-    "gpgpusim-limited",
-    "gpgpusim_limited",
-    "rr",
-    "bcaws",
-    "strict",
-    "issue_if_no_nonmem",
-    "load_pred",
-    "load_pred_plus_sm1",
-    "at_writeback",
-    "icnt",
-    "true",
-    "false",
-    "0x",
-    "0xff",
-    "",
-];
-
-/// Numbers at and beyond the edges of what the parsers accept.
-fn edge_numbers() -> Vec<Value> {
-    let mut v: Vec<Value> = [
-        0u64,
-        1,
-        2,
-        3,
-        4,
-        7,
-        8,
-        9,
-        15,
-        16,
-        17,
-        31,
-        32,
-        33,
-        63,
-        64,
-        65,
-        100,
-        255,
-        256,
-        1023,
-        1024,
-        1025,
-        4096,
-        65535,
-        65536,
-        100_000,
-        100_001,
-        1 << 20,
-        10_000_000,
-        u32::MAX as u64,
-        1 << 32,
-        i64::MAX as u64,
-        u64::MAX,
-    ]
-    .into_iter()
-    .map(Value::from)
-    .collect();
-    v.extend([-1i64, -2, -4294967296, i64::MIN].map(Value::from));
-    v.extend([0.5f64, 1.0, 2.0, -0.0, 1e20, 1e300, -1e300, 4294967295.5].map(Value::from));
-    v.push(serde_json::from_str("99999999999999999999").expect("a JSON number"));
-    v
-}
-
-fn number() -> BoxedStrategy<Value> {
-    prop_oneof![
-        4 => select(edge_numbers()),
-        3 => (0u64..70).prop_map(Value::from),
-        1 => any::<u64>().prop_map(Value::from),
-        1 => any::<i64>().prop_map(Value::from),
-        1 => any::<f64>().prop_map(Value::from),
-    ]
-    .boxed()
-}
-
-/// Strings with control characters, quotes and backslashes among the usual ones.
-fn wild_string() -> BoxedStrategy<String> {
-    prop_oneof![
-        "[\\n\\r\\t \"\\\\a-zA-Z0-9(){}_=,.-]{0,12}",
-        any::<String>(),
-        "[0-9]{0,25}",
-        "0x[0-9a-fA-F_]{0,40}",
-    ]
-    .boxed()
-}
-
-fn string(s: &Schema) -> BoxedStrategy<String> {
-    prop_oneof![
-        4 => select(s.strings.clone()),
-        2 => select(s.keys.clone()),
-        1 => select(strings(&NAMES)),
-        2 => wild_string(),
-    ]
-    .boxed()
-}
-
-fn key(s: &Schema) -> BoxedStrategy<String> {
-    prop_oneof![5 => select(s.keys.clone()), 1 => wild_string()].boxed()
-}
-
-/// Arbitrary JSON values, keys mostly the schema's.
-fn json_value(s: &Schema) -> BoxedStrategy<Value> {
-    let leaf = prop_oneof![
-        1 => Just(Value::Null),
-        1 => any::<bool>().prop_map(Value::Bool),
-        4 => number(),
-        4 => string(s).prop_map(Value::String),
-    ];
-    let keys = key(s);
-    leaf.prop_recursive(5, 64, 8, move |inner| {
-        prop_oneof![
-            prop::collection::vec(inner.clone(), 0..8).prop_map(Value::Array),
-            prop::collection::vec((keys.clone(), inner), 0..8)
-                .prop_map(|kv| Value::Object(kv.into_iter().collect())),
-        ]
-    })
-    .boxed()
-}
-
-/// Arbitrary JSON objects (the top level of every file here), as text.
-fn json_object_text(s: &Schema) -> BoxedStrategy<String> {
-    let keys = key(s);
-    prop_oneof![
-        1 => json_value(s).prop_map(|v| v.to_string()),
-        4 => prop::collection::vec((keys, json_value(s)), 0..6)
-            .prop_map(|kv| Value::Object(kv.into_iter().collect::<Map<_, _>>()).to_string()),
-    ]
-    .boxed()
-}
-
-/// Arbitrary text: random bytes read as UTF-8 (invalid sequences become U+FFFD), and soup of
-/// JSON's own characters.
-fn any_text() -> BoxedStrategy<String> {
-    prop_oneof![
-        prop::collection::vec(any::<u8>(), 0..256)
-            .prop_map(|b| String::from_utf8_lossy(&b).into_owned()),
-        "[\\[\\]{}\":,0-9a-zA-Z_ .eE+\\-\\n\\\\]{0,200}",
-        any::<String>(),
-    ]
-    .boxed()
-}
-
-/// One edit of a JSON value: at the node reached by following `path` (child `i % len` at each
-/// level, stopping at a leaf), replace the node, remove a child, or add a child.
-#[derive(Clone, Debug)]
-enum Edit {
-    Replace(Vec<Index>, Value),
-    Remove(Vec<Index>, Index),
-    Add(Vec<Index>, String, Value, Index),
-}
-
-fn edits(s: &Schema, values: BoxedStrategy<Value>) -> BoxedStrategy<Vec<Edit>> {
-    let path = prop::collection::vec(any::<Index>(), 0..7);
-    let edit = prop_oneof![
-        4 => (path.clone(), values.clone()).prop_map(|(p, v)| Edit::Replace(p, v)),
-        1 => (path.clone(), any::<Index>()).prop_map(|(p, i)| Edit::Remove(p, i)),
-        2 => (path, key(s), values, any::<Index>()).prop_map(|(p, k, v, i)| Edit::Add(p, k, v, i)),
-    ];
-    prop::collection::vec(edit, 1..4).boxed()
-}
-
-fn walk<'a>(node: &'a mut Value, path: &[Index]) -> &'a mut Value {
-    let Some((i, rest)) = path.split_first() else {
-        return node;
-    };
-    let descend = match &*node {
-        Value::Object(m) => !m.is_empty(),
-        Value::Array(a) => !a.is_empty(),
-        _ => false,
-    };
-    if !descend {
-        return node;
-    }
-    match node {
-        Value::Object(m) => {
-            let k = m.keys().nth(i.index(m.len())).expect("in range").clone();
-            walk(m.get_mut(&k).expect("present"), rest)
-        }
-        Value::Array(a) => {
-            let n = i.index(a.len());
-            walk(&mut a[n], rest)
-        }
-        _ => unreachable!("checked above"),
-    }
-}
-
-fn apply(v: &mut Value, edit: &Edit) {
-    match edit {
-        Edit::Replace(path, x) => *walk(v, path) = x.clone(),
-        Edit::Remove(path, i) => match walk(v, path) {
-            Value::Object(m) if !m.is_empty() => {
-                let k = m.keys().nth(i.index(m.len())).expect("in range").clone();
-                m.remove(&k);
-            }
-            Value::Array(a) if !a.is_empty() => {
-                a.remove(i.index(a.len()));
-            }
-            _ => {}
-        },
-        Edit::Add(path, k, x, i) => match walk(v, path) {
-            Value::Object(m) => {
-                m.insert(k.clone(), x.clone());
-            }
-            Value::Array(a) => a.insert(i.index(a.len() + 1), x.clone()),
-            leaf => *leaf = x.clone(),
-        },
-    }
-}
-
-/// Raw text edits of a valid input.
-#[derive(Clone, Debug)]
-enum TextEdit {
-    Insert(Index, String),
-    Delete(Index, usize),
-    Truncate(Index),
-}
-
-const TOKENS: [&str; 24] = [
-    "99999999999999999999",
-    "-1",
-    "1e300",
-    "1e999",
-    "-0",
-    "0.5",
-    "4294967295",
-    "18446744073709551616",
-    "null",
-    "true",
-    "\"\\n\"",
-    "\"\\u0000\"",
-    "{",
-    "}",
-    "[",
-    "]",
-    ",",
-    ":",
-    "\"",
-    "\\",
-    "\n",
-    "{}",
-    "[]",
-    "\u{feff}",
-];
-
-fn text_edits() -> BoxedStrategy<Vec<TextEdit>> {
-    let edit = prop_oneof![
-        3 => (any::<Index>(), prop_oneof![select(strings(&TOKENS)), wild_string()])
-            .prop_map(|(i, s)| TextEdit::Insert(i, s)),
-        2 => (any::<Index>(), 1usize..8).prop_map(|(i, n)| TextEdit::Delete(i, n)),
-        1 => any::<Index>().prop_map(TextEdit::Truncate),
-    ];
-    prop::collection::vec(edit, 1..4).boxed()
-}
-
-fn floor_boundary(s: &str, i: usize) -> usize {
-    let mut i = i.min(s.len());
-    while !s.is_char_boundary(i) {
-        i -= 1;
-    }
-    i
-}
-
-fn apply_text(text: &str, edits: &[TextEdit]) -> String {
-    let mut t = text.to_string();
-    for e in edits {
-        match e {
-            TextEdit::Insert(i, s) => {
-                let at = floor_boundary(&t, i.index(t.len() + 1));
-                t.insert_str(at, s);
-            }
-            TextEdit::Delete(i, n) => {
-                let a = floor_boundary(&t, i.index(t.len() + 1));
-                let b = floor_boundary(&t, a + n);
-                t.replace_range(a..b, "");
-            }
-            TextEdit::Truncate(i) => {
-                let at = floor_boundary(&t, i.index(t.len() + 1));
-                t.truncate(at);
-            }
-        }
-    }
-    t
-}
-
-/// A valid JSON file of `bases` with one to three fields edited (values from `values`).
-fn mutated_json(
-    s: &Schema,
-    bases: Vec<Value>,
-    values: BoxedStrategy<Value>,
-) -> BoxedStrategy<String> {
-    (select(bases), edits(s, values))
-        .prop_map(|(mut v, edits)| {
-            for e in &edits {
-                apply(&mut v, e);
-            }
-            v.to_string()
-        })
-        .boxed()
-}
-
-/// A valid JSON-lines file of `bases` with one to three lines edited.
-fn mutated_lines(
-    s: &Schema,
-    bases: Vec<Vec<Value>>,
-    values: BoxedStrategy<Value>,
-) -> BoxedStrategy<String> {
-    let line_edits = prop::collection::vec((any::<Index>(), edits(s, values)), 1..3);
-    (select(bases), line_edits)
-        .prop_map(|(mut lines, edits)| {
-            for (i, es) in &edits {
-                if lines.is_empty() {
-                    break;
-                }
-                let n = i.index(lines.len());
-                for e in es {
-                    apply(&mut lines[n], e);
-                }
-            }
-            lines
-                .iter()
-                .map(|l| l.to_string() + "\n")
-                .collect::<String>()
-        })
-        .boxed()
-}
-
-/// A valid text with a few bytes edited.
-fn mutated_text(bases: Vec<String>) -> BoxedStrategy<String> {
-    (select(bases), text_edits())
-        .prop_map(|(t, e)| apply_text(&t, &e))
-        .boxed()
-}
-
-fn parse(text: &str) -> Value {
-    serde_json::from_str(text).expect("a shipped example is JSON")
-}
-
-fn parse_lines(text: &str) -> Vec<Value> {
-    text.lines()
-        .filter_map(|l| serde_json::from_str(l).ok())
-        .collect()
-}
-
-/// `--set` style overrides: names mostly from `names`, values from `values` or anything.
-fn set_pairs(
-    names: Vec<String>,
-    values: Vec<String>,
-    n: std::ops::Range<usize>,
-) -> BoxedStrategy<Vec<(String, String)>> {
-    let name = prop_oneof![6 => select(names), 1 => wild_string()];
-    let value = prop_oneof![
-        5 => select(values),
-        2 => number().prop_map(|n| n.to_string()),
-        1 => json_value(&value_schema()).prop_map(|v| v.to_string()),
-        2 => wild_string(),
-    ];
-    prop::collection::vec((name, value), n).boxed()
-}
-
-/// Values for `--set`: numbers as text, the enum names, structured values.
-fn set_values() -> Vec<String> {
-    let mut v = strings(&NAMES);
-    v.extend(
-        [
-            "0",
-            "1",
-            "2",
-            "3",
-            "4",
-            "8",
-            "12",
-            "16",
-            "30",
-            "32",
-            "33",
-            "64",
-            "65",
-            "256",
-            "1024",
-            "100000",
-            "100001",
-            "4294967295",
-            "4294967296",
-            "18446744073709551615",
-            "18446744073709551616",
-            "99999999999999999999",
-            "-1",
-            "1e300",
-            "0.5",
-            "+1",
-            " 1",
-            "0x10",
-            "yes",
-            "TRUE",
-            "Rr",
-            "ELASTIC",
-            "gpgpusim-Limited",
-            "{\"icnt\": 400}",
-            "{\"icnt\": 100000}",
-            "{\"icnt\": 100001}",
-            "{\"icnt\": 0}",
-            "{\"icnt\": -1}",
-            "{\"icnt\": 1e300}",
-            "{\"icnt\": 4294967296}",
-            "{\"icnt\": 1, \"x\": 2}",
-            "\"at_writeback\"",
-            "{\"at_writeback\": null}",
-            "{}",
-            "[]",
-            "[1]",
-            "null",
-            "\"\"",
-            "a\nb",
-            "\u{0}",
-        ]
-        .map(String::from),
-    );
-    v
-}
-
-fn value_schema() -> Schema {
-    Schema {
-        keys: strings(&["icnt", "at_writeback", "x"]),
-        strings: strings(&NAMES),
-    }
-}
-
-// ---------------------------------------------------------------------------------------------
-// Schemas and valid inputs of each parser.
-// ---------------------------------------------------------------------------------------------
-
-fn block_param_names() -> Vec<String> {
-    let mut v: Vec<String> = smrtl_testbench::blocks()
-        .iter()
-        .flat_map(|b| (b.params)().into_iter().map(|p| p.name.to_string()))
-        .collect();
-    v.sort();
-    v.dedup();
-    v
-}
-
-fn sm_param_names() -> Vec<String> {
-    let v = serde_json::to_value(SmParams::default()).expect("params serialize");
-    v.as_object().expect("an object").keys().cloned().collect()
-}
-
-fn trace_schema() -> Schema {
-    let mut keys = strings(&[
-        "params",
-        "stream",
-        "icnt_valid_cycles",
-        "kind",
-        "addrs",
-        "active",
-        "deg",
-    ]);
-    keys.extend(block_param_names());
-    let mut s = strings(&[
-        "A",
-        "G",
-        "GST",
-        "S(1)",
-        "S(2)",
-        "S(8)",
-        "S(0)",
-        "S(9)",
-        "S(33)",
-        "S(-1)",
-        "S( 2 )",
-        "S()",
-        "S(99999999999999999999)",
-        "alu",
-        "smem",
-        "gld",
-        "gst",
-    ]);
-    s.extend(strings(&NAMES));
-    Schema { keys, strings: s }
-}
-
-fn workload_schema() -> Schema {
-    let mut keys = strings(&[
-        "params",
-        "warps",
-        "op",
-        "pc",
-        "degrees",
-        "addrs",
-        "active",
-        "icnt",
-        "at_writeback",
-    ]);
-    keys.extend(sm_param_names());
-    let mut s = strings(&["alu", "gld", "gst", "smem", "mul"]);
-    s.extend(strings(&NAMES));
-    Schema { keys, strings: s }
-}
-
-/// Small valid workloads (a profile's is long to run; these are cut short).
-fn workloads() -> Vec<Value> {
-    let micro = json!({
-        "params": {"pipe_mode": "elastic", "M": 2, "N": 1, "Q": 2, "fe_depth": 1, "S": 2, "W": 4,
-                   "hc_sets": 16, "gmem_return": "at_writeback", "sched": "bcaws"},
-        "warps": [
-            [{"op": "alu", "pc": 0}, {"op": "smem", "pc": 1, "degrees": [4, 1]},
-             {"op": "smem", "pc": 2, "addrs": [[0, 8, 16, 24, 32, 40, 48, 56], [1, 2, 3, 4, 5, 6, 7, 8]],
-              "active": [[true, true, true, true, true, true, true, false],
-                         [true, true, true, true, true, true, true, true]]},
-             {"op": "gld", "pc": 3}, {"op": "gst", "pc": 4}, {"op": "smem", "pc": 5}],
-            [{"op": "alu", "pc": 0}, {"op": "smem", "pc": 1, "degrees": [2, 2]}, {"op": "gld", "pc": 6}]
-        ]
-    });
-    let icnt = json!({
-        "params": {"sched": "rr", "pipe_mode": "unified", "W": 2, "gmem_return": {"icnt": 20}},
-        "warps": [[{"op": "gld", "pc": 0}, {"op": "smem", "pc": 1, "degrees": [1, 2, 3, 4]}, {"op": "alu", "pc": 2}],
-                  [{"op": "gst", "pc": 0}]]
-    });
-    let mut profile = profiles::profile("transpose")
-        .expect("a Table-5 profile")
-        .workload(1, 1, profiles::LANES, profiles::SUBWARPS);
-    let warps = profile["warps"].as_array_mut().expect("warps");
-    warps.truncate(3);
-    for w in warps {
-        w.as_array_mut().expect("a warp").truncate(12);
-    }
-    vec![micro, icnt, profile, json!({"warps": []})]
-}
-
-/// Every registered block's input ports at its default params.
-static LAYOUTS: LazyLock<Vec<(&'static str, smrtl_cosim::Layout)>> = LazyLock::new(|| {
-    smrtl_testbench::blocks()
-        .iter()
-        .map(|b| {
-            let d = (b.configure)(None, &[]).expect("default params configure");
-            (b.name, d.layout.clone())
-        })
-        .collect()
-});
-
-fn stimulus_schema() -> Schema {
-    let mut keys = strings(&["block", "params", "cycles"]);
-    for (_, l) in LAYOUTS.iter() {
-        keys.extend(l.inputs.iter().map(|s| s.name.clone()));
-    }
-    keys.extend(block_param_names());
-    keys.sort();
-    keys.dedup();
-    let mut s: Vec<String> = smrtl_testbench::blocks()
-        .iter()
-        .map(|b| b.name.to_string())
-        .collect();
-    s.extend(strings(&[
-        "0x0",
-        "0xff",
-        "0x3800c0028008001800400080000",
-        "0x_1",
-        "0xg",
-        "0x1_0000_0000_0000_0000",
-        "1",
-        "18446744073709551616",
-        "-1",
-    ]));
-    s.extend(strings(&NAMES));
-    Schema { keys, strings: s }
-}
-
-/// Valid stimulus files: the examples, and a replay file per block.
-fn stimuli() -> Vec<String> {
-    let mut v = strings(&STIMULI);
-    for b in smrtl_testbench::blocks() {
-        let d = (b.configure)(None, &[]).expect("default params configure");
-        let mut case = vec![vec![0u64; d.layout.in_words]; 3];
-        for (c, buf) in case.iter_mut().enumerate() {
-            for s in &d.layout.inputs {
-                let w = s.width.min(64);
-                s.set(
-                    buf,
-                    (c as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15) & smrtl_hdl::netlist::mask(w),
-                );
-            }
-        }
-        let file = StimulusFile::new(b.name, &d.params, &d.layout, &case);
-        v.push(serde_json::to_string_pretty(&file).expect("serializes"));
-    }
-    v
-}
-
-fn batch_schema() -> Schema {
-    Schema {
-        keys: strings(&[
-            "lanes",
-            "banks",
-            "layer_bytes",
-            "mode_bytes",
-            "elem_bytes",
-            "ports",
-            "mode",
-            "addrs",
-            "active",
-        ]),
-        strings: strings(&NAMES),
-    }
-}
-
-fn sweep_schema() -> Schema {
-    let mut keys = strings(&["params", "workloads", "seeds", "waves"]);
-    keys.extend(sm_param_names());
-    let mut s: Vec<String> = profiles::names().iter().map(|n| n.to_string()).collect();
-    s.extend(strings(&["DCT", "fft"]));
-    s.extend(strings(&NAMES));
-    Schema { keys, strings: s }
-}
 
 // ---------------------------------------------------------------------------------------------
 // The checks, one per parser.
@@ -922,7 +119,7 @@ fn check_trace_run(text: &str, sets: &[(String, String)]) -> Result<(), TestCase
     })?;
     let Some(trace) = trace else {
         let r = guard("sim::run_trace", &input, || {
-            sim::run_trace("t.json", text, model_opts(sets, &mut std::io::sink())).map(|_| ())
+            sim::run_trace("t.json", text, sets).map(|_| ())
         })?;
         let e = r.err().ok_or_else(|| {
             TestCaseError::fail(format!(
@@ -941,7 +138,7 @@ fn check_trace_run(text: &str, sets: &[(String, String)]) -> Result<(), TestCase
     );
     if budget <= RUN_CAP {
         let run = guard("sim::run_trace", &input, || {
-            sim::run_trace("t.json", text, model_opts(sets, &mut std::io::sink()))
+            sim::run_trace("t.json", text, sets)
         })?;
         let run = run.map_err(|e| {
             TestCaseError::fail(format!(
@@ -974,16 +171,48 @@ fn check_workload(text: &str) -> Result<(), TestCaseError> {
     Ok(())
 }
 
-/// A run on the model, its records written to `records` (as `smrtl sim --records`).
-fn model_opts<'a>(
-    sets: &'a [(String, String)],
-    records: &'a mut dyn std::io::Write,
-) -> Options<'a> {
-    Options {
-        backend: Backend::Model,
-        sets,
-        waveform: false,
-        records: Some(records),
+/// The runs of `smrtl sim` on elastic_sm's input kinds, through its system descriptor.
+mod sim {
+    use super::*;
+    pub use smrtl_testbench::systems::elastic_sm::Workload;
+
+    /// File `text` of elastic_sm's kind `kind` (named `name`) with `sets`, on the model, its
+    /// records written to a sink (as `smrtl sim --records`).
+    fn run(
+        kind: &str,
+        name: &str,
+        text: &str,
+        sets: &[(String, String)],
+    ) -> Result<systems::Run, String> {
+        let system = systems::system("elastic_sm").expect("registered");
+        let kind = system
+            .inputs()
+            .iter()
+            .find(|k| k.name == kind)
+            .expect("a kind");
+        let loaded = system.load(Input::File { kind, name, text }, sets)?;
+        let mut sink = std::io::sink();
+        loaded.run(RunOptions {
+            backend: Backend::Model,
+            waveform: false,
+            records: Some(&mut sink),
+        })
+    }
+
+    pub fn run_trace(
+        name: &str,
+        text: &str,
+        sets: &[(String, String)],
+    ) -> Result<systems::Run, String> {
+        run("trace", name, text, sets)
+    }
+
+    pub fn run_workload(
+        name: &str,
+        text: &str,
+        sets: &[(String, String)],
+    ) -> Result<systems::Run, String> {
+        run("workload", name, text, sets)
     }
 }
 
@@ -1015,8 +244,7 @@ fn check_workload_run(text: &str, sets: &[(String, String)]) -> Result<(), TestC
     let input = (text, sets);
     let run = |input: &dyn std::fmt::Debug| -> Result<Result<(), String>, TestCaseError> {
         guard("sim::run_workload", input, || {
-            let w = sim::Workload::parse("w.json", text)?;
-            let run = sim::run_workload(w, model_opts(sets, &mut std::io::sink()))?;
+            let run = sim::run_workload("w.json", text, sets)?;
             run.result
                 .map(|_| ())
                 .map_err(|f| format!("run failed: {f}"))

@@ -1,25 +1,17 @@
 //! Scratchpad-sharing `lock_table` (docs/scratchpad-sharing.md §2.4, acceptance tests A4–A7,
 //! A10–A13 of §9 at block level): the spec's scenarios driven cycle by cycle through the ports
-//! of the behavioral model AND the rusthdl RTL, asserting the Mealy outputs and the registered
-//! lock state on both; random co-simulation over POLICY × PEND_W × NSCHED on rusthdl, and on
-//! Verilator and Icarus; and a planted lock-protocol bug that the random run must catch, shrink
-//! and show in a VCD.
+//! of the behavioral model AND the rusthdl RTL (every output equal), asserting the Mealy
+//! outputs and the registered lock state; the reach and determinism of the random stimulus.
+//! Random co-simulation on every backend (the presets cover POLICY × PEND_W × NSCHED and T = 6),
+//! lint, Icarus, synthesis, the flip-flop inventory and the planted drain fault are the
+//! conformance suite's (`tests/conformance.rs`); the proofs are `tests/prove.rs`'.
 
-mod common;
-
-use proptest::strategy::Strategy;
-use proptest::strategy::ValueTree;
-use smrtl_cosim::blocks::lock_table::{Inputs, Model, Outputs, Ports};
-use smrtl_cosim::harness::backend::{icarus, rusthdl::RustHdl, verilator::VerilatorLib};
-use smrtl_cosim::harness::vcd_out;
-use smrtl_cosim::{Layout, Simulator};
-use smrtl_hdl::blocks::lock_table::{build, build_with, Fault, Params};
-use smrtl_hdl::netlist::mask;
-use smrtl_hdl::{BlockParams, Module};
-use smrtl_testbench::blocks::lock_table::{cycles, encode, LockTableBench, CASE_CYCLES};
-use smrtl_testbench::check::{self, run_case};
-use smrtl_testbench::{external, Case, Design, OldBench};
-use std::sync::Arc;
+use proptest::strategy::{Strategy, ValueTree};
+use smrtl_hdl::blocks::lock_table::port::{Inputs, Outputs};
+use smrtl_hdl::blocks::lock_table::Params;
+use smrtl_hdl::BlockParams;
+use smrtl_testbench::blocks::lock_table::{cycles, CASE_CYCLES};
+use smrtl_testbench::check;
 
 fn params(preset: &str, sets: &[(&str, &str)]) -> Params {
     Params::resolve_pairs(Some(preset), sets).unwrap()
@@ -49,7 +41,7 @@ struct Cyc(Inputs);
 impl Cyc {
     /// ShSM = 1, every slot paired (see [`pairing`]), nothing else.
     fn new(p: &Params) -> Cyc {
-        let mut i = Inputs::idle(p);
+        let mut i = Inputs::new(p);
         i.shsm = true;
         i.shtb = pairing(p);
         Cyc(i)
@@ -95,29 +87,11 @@ impl Cyc {
     }
 }
 
-/// Runs `cycles` on the behavioral model and on the rusthdl RTL, each from reset, and hands
-/// each one's per-cycle outputs to `check` (with the simulator's name for the messages).
+/// Runs `cycles` on the behavioral model and on the rusthdl RTL, each from reset (every output
+/// asserted equal), and hands the per-cycle outputs to `check` (with a name for the messages).
 fn on_both(p: &Params, cycles: &[Cyc], check: impl Fn(&str, &[Outputs])) {
-    let module = Arc::new(build(p));
-    let layout = Layout::new(&module.ports());
-    let ports = Ports::new(p, &layout);
-    let sims: Vec<Box<dyn Simulator>> = vec![
-        Box::new(Model::new(p, &layout)),
-        Box::new(RustHdl::new(module)),
-    ];
-    for mut sim in sims {
-        let mut outs = vec![];
-        for c in cycles {
-            let mut inb = vec![0; layout.in_words];
-            ports.write_inputs(&c.0, &mut inb);
-            let mut outb = vec![0; layout.out_words];
-            sim.step(&inb, &mut outb);
-            let mut o = Outputs::new(p);
-            ports.read_outputs(&outb, &mut o);
-            outs.push(o);
-        }
-        check(sim.name(), &outs);
-    }
+    let cycles: Vec<Inputs> = cycles.iter().map(|c| c.0.clone()).collect();
+    check("model and rusthdl", &check::directed(p, &cycles));
 }
 
 /// The small preset, with `sets` on top.
@@ -572,85 +546,8 @@ fn out_of_range_rules() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Random co-simulation
+// The random stimulus
 // ---------------------------------------------------------------------------------------------
-
-fn rusthdl(m: &Arc<Module>) -> impl Fn() -> Box<dyn smrtl_cosim::Rtl> + '_ {
-    move || Box::new(RustHdl::new(m.clone()))
-}
-
-/// `cycles` random cycles of `p` on rusthdl, no mismatch allowed.
-fn random_rusthdl(p: &Params, cycles: u64, seed: u64) {
-    let d = Design::old::<LockTableBench>(p);
-    let r = check::random(&d, &rusthdl(&d.module), cycles, seed);
-    assert!(
-        r.failure.is_none(),
-        "{p:?}: {:?}",
-        r.failure.map(|f| (f.mismatch.to_string(), f.minimal.len()))
-    );
-    assert!(r.cycles >= cycles);
-}
-
-/// The paper defaults, each POLICY at 100k cycles.
-#[test]
-fn random_rusthdl_paper() {
-    for policy in ["TRANSFER", "FREE"] {
-        random_rusthdl(&params("paper", &[("POLICY", policy)]), 100_000, 1);
-    }
-}
-
-/// The small shape over POLICY × PEND_W × NSCHED (PEND_W = 2 makes err_pend fire), 100k
-/// cycles per POLICY in all; and T = 6, where slots, pairs and presets go out of range.
-#[test]
-fn random_rusthdl_small_sweep() {
-    for policy in ["TRANSFER", "FREE"] {
-        for pend_w in ["2", "6"] {
-            for nsched in ["1", "2", "4"] {
-                let sets = [("POLICY", policy), ("PEND_W", pend_w), ("NSCHED", nsched)];
-                random_rusthdl(&small(&sets), 20_000, 2);
-            }
-        }
-        random_rusthdl(&small(&[("POLICY", policy), ("T", "6")]), 20_000, 3);
-    }
-}
-
-#[test]
-fn random_verilator_small() {
-    if !external("verilator") {
-        return;
-    }
-    for policy in ["TRANSFER", "FREE"] {
-        let d = Design::old::<LockTableBench>(&small(&[("POLICY", policy), ("PEND_W", "2")]));
-        let lib = VerilatorLib::load(&d.module, &d.verilog()).unwrap();
-        let factory = || Box::new(lib.instance().unwrap()) as Box<dyn smrtl_cosim::Rtl>;
-        let r = check::random(&d, &factory, 4_000, 4);
-        assert!(
-            r.failure.is_none(),
-            "{policy}: {:?}",
-            r.failure.map(|f| f.mismatch)
-        );
-        assert!(r.cycles >= 4_000);
-    }
-}
-
-/// Icarus replays a couple of thousand random cycles (back-to-back cases) like the model.
-#[test]
-fn random_icarus_small() {
-    if !external("iverilog") {
-        return;
-    }
-    let d = Design::old::<LockTableBench>(&small(&[("PEND_W", "2")]));
-    let case = check::first_cycles(&d, 5, 2_000);
-    let run = icarus::run_batch(&d.module, &d.verilog(), &case).unwrap();
-    let mut replay = check::Replayed::new("icarus", run.outputs);
-    let r = check::run_vectors(&d, Some(&mut replay), &case, None);
-    assert!(
-        r.mismatch.is_none(),
-        "{:?}",
-        r.mismatch.map(|m| m.to_string())
-    );
-    assert_eq!(r.outputs.len(), case.len());
-}
 
 /// The stimulus is what the module doc promises: races, NACKs, drains, both kinds of release,
 /// err_pend and err_proto all occur in a few thousand random cycles.
@@ -699,130 +596,15 @@ fn stimulus_reaches_the_interesting_cases() {
     }
 }
 
-// ---------------------------------------------------------------------------------------------
-// The planted lock-protocol bug
-// ---------------------------------------------------------------------------------------------
-
-/// The lock table with a release that ignores the drain.
-struct Broken;
-
-impl OldBench for Broken {
-    type Params = Params;
-    const SUMMARY: &'static str = "the lock table with a deliberate protocol bug";
-    fn module(p: &Params) -> Module {
-        build_with(p, Fault::ReleaseIgnoresDrain)
-    }
-    fn model(p: &Params, layout: &Layout) -> Box<dyn Simulator + Send> {
-        LockTableBench::model(p, layout)
-    }
-    fn cases(p: &Params, layout: &Layout) -> proptest::strategy::BoxedStrategy<Case> {
-        LockTableBench::cases(p, layout)
-    }
-}
-
-fn broken_design() -> Design {
-    Design::old::<Broken>(&small(&[]))
-}
-
-/// The owner is done with an access in flight: the broken RTL fires the release that the
-/// model holds back. Caught, shrunk to a few cycles, shown in a VCD with the lock state.
-fn check_caught(d: &Design, factory: &dyn Fn() -> Box<dyn smrtl_cosim::Rtl>, internals: bool) {
-    let r = check::random(d, factory, 100_000, 1);
-    let f = r.failure.expect("the broken RTL must be caught");
-    let m = &f.mismatch;
-    println!(
-        "FAIL {} at cycle {}: port {} expected {:#x} actual {:#x}\n\
-         shrunk from {} to {} cycle(s) in {} steps",
-        d.name,
-        m.cycle,
-        m.port,
-        m.expected[0],
-        m.actual[0],
-        f.original_cycles,
-        f.minimal.len(),
-        f.shrink_steps
-    );
-    assert_eq!(m.port, "rel_fire");
-    assert!(
-        f.minimal.len() <= 6,
-        "acquire, then done with the access in flight: {} cycles",
-        f.minimal.len()
-    );
-    assert!(f.original_cycles <= CASE_CYCLES);
-    assert_eq!(
-        m.expected[0] & !m.actual[0],
-        0,
-        "the fault only adds releases"
-    );
-    let again = run_case(d, factory, &f.minimal, Some(16));
-    let m2 = again.mismatch.expect("minimal case fails");
-    assert_eq!(&m2, m);
-
-    // The VCD shows it: the lock state and the premature release at the mismatch cycle.
-    let mut text = vec![];
-    vcd_out::write(&mut text, d.name, &d.layout, again.trace.as_ref().unwrap()).unwrap();
-    let seen = common::parse_vcd(&text, vcd_out::time(m.cycle));
-    let at = |scope: &str, name: &str| {
-        seen.iter()
-            .find(|(s, n, _)| s == scope && n == name)
-            .map(|x| x.2)
-            .unwrap_or_else(|| panic!("{scope}.{name} in VCD"))
-    };
-    assert_eq!(at("model", "rel_fire"), m.expected[0]);
-    assert_eq!(at("rtl", "rel_fire"), m.actual[0]);
-    assert_eq!(at("top", "mismatch"), 1);
-    let p = small(&[]);
-    let (kp, sw, pw) = (p.shape().kp(), p.shape().sw(), p.pend_w as u64);
-    let owner = u64::from(m.actual[0].trailing_zeros());
-    for scope in ["model", "rtl"] {
-        let (valid, owners, pend) = (
-            at(scope, "lock_valid"),
-            at(scope, "lock_owner"),
-            at(scope, "pend"),
-        );
-        let held = (0..kp).any(|k| valid >> k & 1 == 1 && owners >> (k * sw) & mask(sw) == owner);
-        assert!(held, "{scope}: the releasing slot holds a lock");
-        let in_flight = pend >> (owner * pw) & mask(pw as usize);
-        assert_ne!(in_flight, 0, "{scope}: with an access in flight");
-    }
-    let shows_internals = seen
-        .iter()
-        .any(|(s, n, _)| s == "rtl" && n.starts_with("pend_0_q"));
-    assert_eq!(shows_internals, internals, "RTL internals in the VCD");
-}
-
-#[test]
-fn planted_bug_is_caught_on_rusthdl() {
-    let d = broken_design();
-    check_caught(&d, &rusthdl(&d.module), true);
-}
-
-#[test]
-fn planted_bug_is_caught_on_verilator() {
-    if !external("verilator") {
-        return;
-    }
-    let d = broken_design();
-    let lib = VerilatorLib::load(&d.module, &d.verilog()).unwrap();
-    check_caught(&d, &|| Box::new(lib.instance().unwrap()), false);
-}
-
 /// A seed reproduces the stimulus bit for bit.
 #[test]
 fn seeds_are_deterministic() {
     let p = small(&[]);
-    let d = Design::old::<LockTableBench>(&p);
     let draw = |seed| {
         let mut runner = check::runner(seed);
         let strategy = cycles(&p, CASE_CYCLES);
         (0..20)
-            .map(|_| {
-                encode(
-                    &p,
-                    &d.layout,
-                    &strategy.new_tree(&mut runner).unwrap().current(),
-                )
-            })
+            .map(|_| strategy.new_tree(&mut runner).unwrap().current())
             .collect::<Vec<_>>()
     };
     assert_eq!(draw(5), draw(5));

@@ -7,7 +7,6 @@
 use smrtl_cosim::harness::Trace as WaveRows;
 use smrtl_cosim::sm::mem_sm::workload::{self, Workload};
 use smrtl_cosim::sm::mem_sm::{CycleRecord, MemPipeline, PipeStats};
-use smrtl_hdl::blocks::mem_issue_ctl::Fault;
 use smrtl_testbench::external;
 use smrtl_testbench::studies::mem_sm::{self, MemLoopError};
 use std::time::Instant;
@@ -47,8 +46,8 @@ fn run_model(w: &Workload, mut f: impl FnMut(&MemPipeline)) -> PipeStats {
 }
 
 /// Runs `w` with the RTL (rust-hdl) in the loop; `f` sees every cycle's record.
-fn run_rusthdl(w: &Workload, fault: Fault, f: &mut dyn FnMut(&CycleRecord)) -> PipeStats {
-    let mut dut = mem_sm::rusthdl(&mem_sm::ctl_params(w), fault);
+fn run_rusthdl(w: &Workload, f: &mut dyn FnMut(&CycleRecord)) -> PipeStats {
+    let mut dut = mem_sm::rusthdl(&mem_sm::ctl_params(w));
     mem_sm::cosim_mem(w, &mut *dut, None, Some(f)).unwrap_or_else(|e| panic!("{e}"))
 }
 
@@ -57,7 +56,7 @@ fn run_verilator(w: &Workload, f: &mut dyn FnMut(&CycleRecord)) -> Option<PipeSt
     if !external("verilator") {
         return None;
     }
-    let mut dut = mem_sm::verilator(&mem_sm::ctl_params(w), Fault::None).unwrap();
+    let mut dut = mem_sm::verilator(&mem_sm::ctl_params(w)).unwrap();
     Some(mem_sm::cosim_mem(w, &mut *dut, None, Some(f)).unwrap_or_else(|e| panic!("{e}")))
 }
 
@@ -102,7 +101,7 @@ fn smil_limits_3_1_bound_what_is_in_flight() {
     // The same with the RTL in the loop.
     let w = wl(PAIRS[0].1, 20_000, "smil");
     let mut check = smil_check(2);
-    run_rusthdl(&w, Fault::None, &mut |r| most = check(r));
+    run_rusthdl(&w, &mut |r| most = check(r));
     assert_eq!(most[..2], [3, 1]);
     let w = wl(PAIRS[0].1, 5_000, "smil");
     let mut check = smil_check(2);
@@ -154,7 +153,7 @@ fn rbmi_alternates_between_eligible_kernels() {
     });
     let w = wl(PAIRS[0].1, 20_000, "rbmi");
     check(&mut |f| {
-        run_rusthdl(&w, Fault::None, f);
+        run_rusthdl(&w, f);
     });
     if external("verilator") {
         let w = wl(PAIRS[0].1, 5_000, "rbmi");
@@ -265,7 +264,7 @@ fn dmil_limits_change_only_at_a_boundary() {
     let w = wl(PAIRS[0].1, 30_000, "dmil");
     let mut check = dmil_check(2, 1 << w.params.reqcnt_bits);
     let mut changes = 0;
-    run_rusthdl(&w, Fault::None, &mut |r| changes = check(r));
+    run_rusthdl(&w, &mut |r| changes = check(r));
     assert!(changes >= 1, "{changes}");
     let mut check = dmil_check(2, 1 << w.params.reqcnt_bits);
     let mut changes = 0;
@@ -293,7 +292,7 @@ fn every_scheme_with_the_rtl_in_the_loop_on_rusthdl() {
         for scheme in SCHEMES {
             let w = wl(body, loop_cycles(), scheme);
             let start = Instant::now();
-            let with_rtl = run_rusthdl(&w, Fault::None, &mut |_| {});
+            let with_rtl = run_rusthdl(&w, &mut |_| {});
             let secs = start.elapsed().as_secs_f64();
             total += secs;
             let alone = run_model(&w, |_| {});
@@ -322,7 +321,7 @@ fn every_scheme_with_the_rtl_in_the_loop_on_verilator() {
     for (name, body) in [PAIRS[0], PAIRS[3]] {
         for scheme in SCHEMES {
             let w = wl(body, 5_000, scheme);
-            let mut dut = mem_sm::verilator(&mem_sm::ctl_params(&w), Fault::None).unwrap();
+            let mut dut = mem_sm::verilator(&mem_sm::ctl_params(&w)).unwrap();
             let mut rows = WaveRows::new(1000);
             let s = mem_sm::cosim_mem(&w, &mut *dut, Some(&mut rows), None)
                 .unwrap_or_else(|e| panic!("{name} {scheme}: {e}"));
@@ -337,10 +336,15 @@ fn every_scheme_with_the_rtl_in_the_loop_on_verilator() {
 /// a register after the edge, with a waveform whose last row is the mismatch.
 #[test]
 fn a_planted_rtl_fault_is_caught_at_sm_level() {
+    use smrtl_cosim::harness::backend::rusthdl::RustHdl;
+    use smrtl_hdl::blocks::mem_issue_ctl::{build, faults};
     let w = wl(PAIRS[0].1, 20_000, "dmil");
-    let mut backends = vec![mem_sm::rusthdl(&mem_sm::ctl_params(&w), Fault::SharedAcc)];
+    let p = mem_sm::ctl_params(&w);
+    let faulty = smrtl_hdl::faults::plant_module(&faults::SHARED_ACC, || build(&p));
+    let faulty = std::sync::Arc::new(faulty);
+    let mut backends: Vec<Box<dyn smrtl_cosim::Rtl>> = vec![Box::new(RustHdl::new(faulty.clone()))];
     if external("verilator") {
-        backends.push(mem_sm::verilator(&mem_sm::ctl_params(&w), Fault::SharedAcc).unwrap());
+        backends.push(smrtl_testbench::verilated(&faulty).unwrap());
     }
     for mut dut in backends {
         let mut rows = WaveRows::new(100);

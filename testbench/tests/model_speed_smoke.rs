@@ -7,12 +7,11 @@
 
 use proptest::strategy::{Strategy, ValueTree};
 use smrtl_cosim::blocks::elastic_pipeline::{Entry, Model, Pipeline};
-use smrtl_cosim::{Layout, Simulator};
+use smrtl_cosim::{BlockModel, Simulator};
 use smrtl_hdl::blocks::elastic_pipeline::{Kind, Params, PipeMode};
-use smrtl_testbench::blocks::bank_conflict_detector::Detector;
 use smrtl_testbench::blocks::elastic_pipeline;
 use smrtl_testbench::check::runner;
-use smrtl_testbench::{Case, OldBench};
+use smrtl_testbench::{Case, Design};
 use std::alloc::{GlobalAlloc, Layout as AllocLayout, System};
 use std::cell::Cell;
 use std::time::Instant;
@@ -79,10 +78,6 @@ fn pipeline_params() -> Vec<Params> {
         .collect()
 }
 
-fn detector_layout(p: &smrtl_hdl::blocks::bank_conflict_detector::Params) -> Layout {
-    Layout::new(&Detector::module(p).ports())
-}
-
 #[test]
 fn the_counter_sees_allocations() {
     assert_eq!(allocations(|| {}), 0);
@@ -93,7 +88,7 @@ fn the_counter_sees_allocations() {
 fn pipeline_model_steps_without_allocating() {
     for p in pipeline_params() {
         let layout = elastic_pipeline::layout(&p);
-        let stim = stimulus(elastic_pipeline::cases(&p, &layout), 5000);
+        let stim = stimulus(Design::new(&p).cases(), 5000);
         let mut model = Model::new(&p, &layout);
         let mut out = vec![0; layout.out_words];
         let n = allocations(|| {
@@ -138,10 +133,10 @@ fn detector_model_steps_without_allocating() {
                 reg_out,
                 ..p.clone()
             };
-            let layout = detector_layout(&p);
-            let stim = stimulus(Detector::cases(&p, &layout), 2000);
-            let mut model = Detector::model(&p, &layout);
-            let mut out = vec![0; layout.out_words];
+            let d = Design::new(&p);
+            let stim = stimulus(d.cases(), 2000);
+            let mut model = d.model();
+            let mut out = vec![0; d.layout.out_words];
             let n = allocations(|| {
                 for inputs in &stim {
                     model.step(inputs, &mut out);
@@ -156,7 +151,7 @@ fn detector_model_steps_without_allocating() {
 fn model_rates() {
     let p = Params::default();
     let layout = elastic_pipeline::layout(&p);
-    let stim = stimulus(elastic_pipeline::cases(&p, &layout), 20_000);
+    let stim = stimulus(Design::new(&p).cases(), 20_000);
     let r = rate(&mut Model::new(&p, &layout), &stim, layout.out_words);
     println!("elastic_pipeline model: {r:.0} cycles/s");
     let stream: Vec<Entry> = (0..20_000u32)
@@ -179,12 +174,8 @@ fn model_rates() {
     println!("elastic_pipeline Pipeline::cycle (with records): {r:.0} cycles/s");
 
     let p = smrtl_hdl::blocks::bank_conflict_detector::Params::default();
-    let layout = detector_layout(&p);
-    let stim = stimulus(Detector::cases(&p, &layout), 20_000);
-    let r = rate(
-        Detector::model(&p, &layout).as_mut(),
-        &stim,
-        layout.out_words,
-    );
+    let d = Design::new(&p);
+    let stim = stimulus(d.cases(), 20_000);
+    let r = rate(d.model().as_mut(), &stim, d.layout.out_words);
     println!("bank_conflict_detector model: {r:.0} cycles/s");
 }

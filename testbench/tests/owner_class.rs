@@ -1,44 +1,43 @@
 //! `OwnerClass` (docs/scratchpad-sharing.md §2.5): directed spec tests on the model and rusthdl
 //! (A5's owner side, A16's three classes at once, the `FREE_CLASS` switch, ShSM = 0, the §0
-//! out-of-range rules), then random co-simulation over both `FREE_CLASS` settings on rusthdl
-//! and Verilator.
+//! out-of-range rules) and the reach of the random stimulus. Random co-simulation on every
+//! backend (the presets cover both FREE_CLASS settings and T = 6), lint, Icarus and synthesis
+//! are the conformance suite's (`tests/conformance.rs`).
 
-use smrtl_cosim::blocks::owner_class::Locks;
+use proptest::strategy::{Strategy, ValueTree};
+use smrtl_cosim::blocks::owner_class::classify;
 use smrtl_cosim::blocks::share_cfg::Table;
-use smrtl_cosim::harness::backend::{rusthdl::RustHdl, verilator::VerilatorLib};
-use smrtl_cosim::kernel::launch::{launch, Inputs};
-use smrtl_hdl::blocks::owner_class::{port, Params};
+use smrtl_cosim::kernel::launch::{launch, Inputs as LaunchInputs};
+use smrtl_hdl::blocks::owner_class::port::Inputs;
+use smrtl_hdl::blocks::owner_class::Params;
 use smrtl_hdl::blocks::sharing::Class;
 use smrtl_hdl::BlockParams;
-use smrtl_testbench::blocks::owner_class::{encode, Cycle, OwnerClassBench};
-use smrtl_testbench::check::{self, run_vectors};
-use smrtl_testbench::{external, Case, Design};
+use smrtl_testbench::blocks::owner_class::{cycles, inputs};
+use smrtl_testbench::check;
 
 fn params(preset: &str, sets: &[(&str, &str)]) -> Params {
     Params::resolve_pairs(Some(preset), sets).unwrap()
 }
 
-/// Per cycle, each warp's (owner_bit, class), on the model and on rusthdl (asserted equal).
+/// One cycle: a table, the locks and the warps.
+struct Cycle {
+    table: Table,
+    locks: Vec<(bool, u64)>,
+    warps: Vec<(bool, u64)>,
+}
+
+/// Per cycle, each warp's (owner_bit, class), on the model and on rusthdl (every output
+/// asserted equal).
 fn run(p: &Params, cycles: &[Cycle]) -> Vec<Vec<(bool, Class)>> {
-    let d = Design::old::<OwnerClassBench>(p);
-    let case: Case = cycles.iter().map(|c| encode(p, &d.layout, c)).collect();
-    let model = run_vectors(&d, None, &case, None);
-    let mut rtl = RustHdl::new(d.module.clone());
-    let both = run_vectors(&d, Some(&mut rtl), &case, None);
-    assert!(both.mismatch.is_none(), "{:?}", both.mismatch);
-    assert_eq!(model.outputs, both.outputs, "model and rusthdl");
-    let (bits, classes) = (
-        d.layout.out_slot(port::OWNER_BIT),
-        d.layout.out_slot(port::WARP_CLASS),
-    );
-    both.outputs
+    let ins: Vec<Inputs> = cycles
         .iter()
+        .map(|c| inputs(p, &c.table, &c.locks, &c.warps))
+        .collect();
+    check::directed(p, &ins)
+        .into_iter()
         .map(|o| {
             (0..p.warps as usize)
-                .map(|w| {
-                    let code = classes.field(o, w * Class::BITS, Class::BITS);
-                    (bits.field(o, w, 1) == 1, Class::of_code(code))
-                })
+                .map(|w| (o.owner_bit[w], Class::of_code(o.warp_class[w])))
                 .collect()
         })
         .collect()
@@ -47,7 +46,7 @@ fn run(p: &Params, cycles: &[Cycle]) -> Vec<Vec<(bool, Class)>> {
 /// Example 3.3's table (DCT3 on the paper's SM): slot k pairs with slot 7 + k for k < 5;
 /// slots 5 and 6 are unshared.
 fn dct3() -> Table {
-    let l = launch(&Inputs {
+    let l = launch(&LaunchInputs {
         smem: 16384,
         tb_smem: 2176,
         tb_threads: 128,
@@ -61,11 +60,8 @@ fn dct3() -> Table {
 }
 
 /// Locks of `kp` pairs: `held[k] = Some(owner)` or free.
-fn locks(held: &[Option<u64>]) -> Locks {
-    Locks {
-        valid: held.iter().map(Option::is_some).collect(),
-        owner: held.iter().map(|h| h.unwrap_or(0)).collect(),
-    }
+fn locks(held: &[Option<u64>]) -> Vec<(bool, u64)> {
+    held.iter().map(|h| (h.is_some(), h.unwrap_or(0))).collect()
 }
 
 /// Warp `w` of the paper's 96 sits in slot `slots[w % len]`, all valid.
@@ -75,12 +71,11 @@ fn warps(slots: &[u64]) -> Vec<(bool, u64)> {
         .collect()
 }
 
-fn one(table: &Table, locks: Locks, warps: Vec<(bool, u64)>) -> Cycle {
+fn one(table: &Table, locks: Vec<(bool, u64)>, warps: Vec<(bool, u64)>) -> Cycle {
     Cycle {
         table: table.clone(),
         locks,
         warps,
-        reset: false,
     }
 }
 
@@ -209,60 +204,26 @@ fn out_of_range_slots_partners_and_pairs() {
     );
 }
 
-const CYCLES: u64 = 100_000;
-
-fn random_rusthdl(p: &Params, cycles: u64, seed: u64) {
-    check::assert_random_on_rusthdl(&Design::old::<OwnerClassBench>(p), cycles, seed);
-}
-
-#[test]
-fn random_rusthdl_paper() {
-    random_rusthdl(&Params::default(), CYCLES, 1);
-}
-
-#[test]
-fn random_rusthdl_small_both_free_classes_and_odd_t() {
-    for (i, free_class) in ["NONOWNER", "UNSHARED"].into_iter().enumerate() {
-        random_rusthdl(
-            &params("small", &[("FREE_CLASS", free_class)]),
-            CYCLES,
-            2 + i as u64,
-        );
-        // T = 6: slot ids 6, 7, ShTB value 6, pair index 3 >= KP.
-        let odd = params("small", &[("FREE_CLASS", free_class), ("T", "6")]);
-        random_rusthdl(&odd, CYCLES, 4 + i as u64);
-    }
-}
-
-#[test]
-fn random_verilator_small() {
-    if !external("verilator") {
-        return;
-    }
-    for free_class in ["NONOWNER", "UNSHARED"] {
-        let d = Design::old::<OwnerClassBench>(&params("small", &[("FREE_CLASS", free_class)]));
-        let lib = VerilatorLib::load(&d.module, &d.verilog()).unwrap();
-        let factory = || Box::new(lib.instance().unwrap()) as Box<dyn smrtl_cosim::Rtl>;
-        let r = check::random(&d, &factory, 3_000, 6);
-        assert!(r.failure.is_none(), "{:?}", r.failure.map(|f| f.mismatch));
-        assert!(r.cycles >= 3_000);
-    }
-}
-
 /// The random cases give every class (and owner bits) a fair share of warp-cycles.
 #[test]
 fn random_stimulus_reaches_every_class() {
     for preset in ["paper", "small"] {
-        let d = Design::old::<OwnerClassBench>(&params(preset, &[]));
-        let case = check::first_cycles(&d, 9, 2_000);
-        let mut model = d.model();
-        let mut out = vec![0; d.layout.out_words];
-        let classes = d.layout.out_slot(port::WARP_CLASS);
-        let mut count = [0usize; 3];
-        for c in &case {
-            model.step(c, &mut out);
-            for w in 0..d.layout.out_slot(port::OWNER_BIT).width {
-                count[classes.field(&out, w * Class::BITS, Class::BITS) as usize] += 1;
+        let p = params(preset, &[]);
+        let mut runner = check::runner(9);
+        let strategy = cycles(&p);
+        let mut table = Table::new(&p.shape());
+        let (mut count, mut n) = ([0usize; 3], 0);
+        while n < 2_000 {
+            for c in strategy.new_tree(&mut runner).unwrap().current() {
+                table.shsm = c.shsm;
+                table.shtb.copy_from_slice(&c.shtb);
+                let locks = (&c.lock_valid[..], &c.lock_owner[..]);
+                for w in 0..p.warps as usize {
+                    let (_, class) =
+                        classify(&table, locks, p.free_class, c.warp_valid[w], c.warp_slot[w]);
+                    count[class.code() as usize] += 1;
+                }
+                n += 1;
             }
         }
         let total: usize = count.iter().sum();

@@ -6,17 +6,17 @@
 //! in every mode, `rbmi_arb` and `qbmi_arb` for N = 1..3, and the composed `mem_issue_ctl`
 //! for every scheme and N, each with a planted fault found.
 
-use smrtl_hdl::blocks::lock_table::{build_with, Fault, Params};
-use smrtl_hdl::blocks::mem_issue_ctl::Scheme;
+use smrtl_hdl::blocks::lock_table::faults::RELEASE_IGNORES_DRAIN;
+use smrtl_hdl::blocks::lock_table::{build, Params};
+use smrtl_hdl::blocks::mem_issue_ctl::{Params as CtlParams, Scheme};
 use smrtl_hdl::blocks::milg::Params as MilgParams;
 use smrtl_hdl::BlockParams;
 use smrtl_synth::prove::{self, Kind, Property, Run, Verdict};
-use smrtl_testbench::blocks::lock_table::{proof, LockTableBench};
-use smrtl_testbench::blocks::mem_issue_ctl::{proof as mem_issue_ctl_proof, MemIssueCtlBench};
+use smrtl_testbench::blocks::lock_table::proof;
+use smrtl_testbench::blocks::mem_issue_ctl::proof as mem_issue_ctl_proof;
 use smrtl_testbench::blocks::milg::proof as milg_proof;
-use smrtl_testbench::blocks::qbmi_arb::QbmiArbBench;
-use smrtl_testbench::blocks::rbmi_arb::{proof as rbmi_proof, RbmiArbBench};
-use smrtl_testbench::{external, Bench, Design, OldBench};
+use smrtl_testbench::blocks::rbmi_arb::proof as rbmi_proof;
+use smrtl_testbench::{external, Bench, Design};
 
 fn small() -> Params {
     Params::resolve(Some("small"), &[]).unwrap()
@@ -53,12 +53,12 @@ fn lock_table_invariants_are_proven_on_every_proof_config() {
     if !prove::TOOLS.iter().all(|t| external(t)) {
         return;
     }
-    let configs = LockTableBench::proof_configs();
+    let configs = Params::proof_configs();
     for p in &configs {
-        let proof = Design::old::<LockTableBench>(p).proof.expect("declared");
+        let proof = Design::new(p).proof.expect("declared");
         assert!(proof.count(Kind::Assume) >= 10 && proof.count(Kind::Assert) >= 10);
     }
-    assert!(assert_proven(configs.iter().map(Design::old::<LockTableBench>).collect()) >= 5);
+    assert!(assert_proven(configs.iter().map(Design::new).collect()) >= 5);
 }
 
 #[test]
@@ -67,7 +67,7 @@ fn planted_drain_fault_fails_with_a_counterexample_vcd() {
         return;
     }
     let p = small();
-    let m = build_with(&p, Fault::ReleaseIgnoresDrain);
+    let m = smrtl_hdl::faults::plant_module(&RELEASE_IGNORES_DRAIN, || build(&p));
     let verilog = smrtl_hdl::verilog::emit(&m, &[]);
     let r = prove::prove(&verilog, &m.name, &m.ports(), &proof(&p)).unwrap();
     assert!(!r.proven());
@@ -110,7 +110,7 @@ fn a_mealy_output_is_not_registered_only() {
         return;
     }
     let p = small();
-    let d = Design::old::<LockTableBench>(&p);
+    let d = Design::new(&p);
     let mut pr = proof(&p);
     pr.properties.push(Property::registered("gnt"));
     let r = prove::prove(&d.verilog(), &d.module.name, &d.module.ports(), &pr).unwrap();
@@ -137,7 +137,7 @@ fn contradictory_assumptions_are_an_error() {
         return;
     }
     let p = small();
-    let d = Design::old::<LockTableBench>(&p);
+    let d = Design::new(&p);
     let mut pr = proof(&p);
     pr.properties
         .push(Property::assume("never", "rq_valid[0] && !rq_valid[0]"));
@@ -155,7 +155,7 @@ fn a_weak_invariant_is_not_inductive_until_strengthened() {
     // slot 0 has accesses in flight satisfies it forever, until the partner releases. The
     // strengthening `in_flight_holds_lock_*` (the holder is the slot itself) closes it.
     let p = small();
-    let d = Design::old::<LockTableBench>(&p);
+    let d = Design::new(&p);
     let full = proof(&p);
     let mut weak = full.clone();
     weak.properties.retain(|x| x.kind == Kind::Assume);
@@ -226,20 +226,18 @@ fn rbmi_invariants_are_proven_for_every_n_and_the_pointer_fault_fails() {
     if !prove::TOOLS.iter().all(|t| external(t)) {
         return;
     }
+    use smrtl_hdl::blocks::rbmi_arb::{build, faults, Params as RbmiParams};
     assert_eq!(
         assert_proven(
-            RbmiArbBench::proof_configs()
+            RbmiParams::proof_configs()
                 .iter()
-                .map(Design::old::<RbmiArbBench>)
+                .map(Design::new)
                 .collect()
         ),
         3
     );
-    let p = smrtl_hdl::blocks::rbmi_arb::Params { n: 3 };
-    let m = smrtl_hdl::blocks::rbmi_arb::build_with(
-        &p,
-        smrtl_hdl::blocks::rbmi_arb::Fault::PointerSteps,
-    );
+    let p = RbmiParams { n: 3 };
+    let m = smrtl_hdl::faults::plant_module(&faults::POINTER_STEPS, || build(&p));
     let verilog = smrtl_hdl::verilog::emit(&m, &[]);
     let r = prove::prove(&verilog, &m.name, &m.ports(), &rbmi_proof(&p)).unwrap();
     let cex = r.counterexample.as_ref().expect("a counterexample");
@@ -256,11 +254,11 @@ fn qbmi_invariants_are_proven_for_every_n() {
     if !prove::TOOLS.iter().all(|t| external(t)) {
         return;
     }
-    let configs = QbmiArbBench::proof_configs();
+    let configs = smrtl_hdl::blocks::qbmi_arb::Params::proof_configs();
     for n in 1..=3 {
         assert!(configs.iter().any(|p| p.n == n), "N = {n} proven");
     }
-    assert_proven(configs.iter().map(Design::old::<QbmiArbBench>).collect());
+    assert_proven(configs.iter().map(Design::new).collect());
 }
 
 /// `mem_issue_ctl` without QBMI: every MILG mode (Baseline / Rbmi Off, Smil, Dmil) × N = 1..3,
@@ -270,14 +268,11 @@ fn mem_issue_ctl_is_proven_for_every_scheme_without_qbmi_and_n() {
     if !prove::TOOLS.iter().all(|t| external(t)) {
         return;
     }
-    let (qbmi, rest): (Vec<_>, Vec<_>) = MemIssueCtlBench::proof_configs()
+    let (qbmi, rest): (Vec<_>, Vec<_>) = CtlParams::proof_configs()
         .into_iter()
         .partition(|p| p.has_qbmi());
     assert_eq!((qbmi.len(), rest.len()), (6, 12));
-    assert_eq!(
-        assert_proven(rest.iter().map(Design::old::<MemIssueCtlBench>).collect()),
-        12
-    );
+    assert_eq!(assert_proven(rest.iter().map(Design::new).collect()), 12);
 }
 
 /// `mem_issue_ctl` with QBMI (Qbmi, QbmiDmil) × N = 1..3: the QBMI invariants with the MILGs'
@@ -287,14 +282,11 @@ fn mem_issue_ctl_is_proven_for_every_qbmi_scheme_and_n() {
     if !prove::TOOLS.iter().all(|t| external(t)) {
         return;
     }
-    let qbmi: Vec<_> = MemIssueCtlBench::proof_configs()
+    let qbmi: Vec<_> = CtlParams::proof_configs()
         .into_iter()
         .filter(|p| p.has_qbmi())
         .collect();
-    assert_eq!(
-        assert_proven(qbmi.iter().map(Design::old::<MemIssueCtlBench>).collect()),
-        6
-    );
+    assert_eq!(assert_proven(qbmi.iter().map(Design::new).collect()), 6);
 }
 
 /// The planted wiring bug (kernel 1's MILG counts kernel 0's accesses) breaks kernel 1's
@@ -306,7 +298,7 @@ fn mem_issue_ctl_planted_shared_acc_fails_with_a_counterexample() {
     }
     use smrtl_hdl::blocks::mem_issue_ctl as top;
     let p = top::Params::resolve(Some("small"), &[]).unwrap();
-    let m = top::build_with(&p, top::Fault::SharedAcc);
+    let m = smrtl_hdl::faults::plant_module(&top::faults::SHARED_ACC, || top::build(&p));
     let verilog = smrtl_hdl::verilog::emit(&m, &[]);
     let r = prove::prove(&verilog, &m.name, &m.ports(), &mem_issue_ctl_proof(&p)).unwrap();
     let cex = r.counterexample.as_ref().expect("a counterexample");
@@ -344,14 +336,14 @@ fn smtbmc_with_z3_agrees_on_the_milg_the_rbmi_and_small_tops() {
     for p in MilgParams::proof_configs() {
         agree(&Design::new(&p));
     }
-    for p in RbmiArbBench::proof_configs() {
-        agree(&Design::old::<RbmiArbBench>(&p));
+    for p in smrtl_hdl::blocks::rbmi_arb::Params::proof_configs() {
+        agree(&Design::new(&p));
     }
-    for p in MemIssueCtlBench::proof_configs()
+    for p in CtlParams::proof_configs()
         .into_iter()
         .filter(|p| p.n == 1 && !p.scheme.has_arbiter() || p.n == 2 && p.scheme == Scheme::Baseline)
     {
-        agree(&Design::old::<MemIssueCtlBench>(&p));
+        agree(&Design::new(&p));
     }
     let p = smrtl_hdl::blocks::milg::Params::resolve(Some("small"), &[]).unwrap();
     let m = smrtl_hdl::faults::plant_module(

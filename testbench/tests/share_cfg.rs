@@ -1,79 +1,74 @@
 //! `ShareCfg` (docs/scratchpad-sharing.md §2.2): directed spec tests on the model and rusthdl
 //! (reset values, writes at the edge, dropped writes to slot ids ≥ T, every `err_cfg` cause,
-//! Example 3.3's launch table), then random co-simulation on rusthdl and Verilator.
+//! Example 3.3's launch table) and the reach of the random stimulus. Random co-simulation on
+//! every backend, lint, Icarus, synthesis and the flip-flop inventory are the conformance
+//! suite's (`tests/conformance.rs`).
 
-use smrtl_cosim::blocks::share_cfg::{Table, TablePorts};
-use smrtl_cosim::harness::backend::{rusthdl::RustHdl, verilator::VerilatorLib};
-use smrtl_cosim::kernel::launch::{launch, Inputs, Launch};
-use smrtl_hdl::blocks::share_cfg::{port, Params};
+use proptest::strategy::{Strategy, ValueTree};
+use smrtl_cosim::blocks::share_cfg::Table;
+use smrtl_cosim::kernel::launch::{launch, Inputs as LaunchInputs, Launch};
+use smrtl_hdl::blocks::share_cfg::port::Inputs;
+use smrtl_hdl::blocks::share_cfg::Params;
 use smrtl_hdl::BlockParams;
-use smrtl_testbench::blocks::share_cfg::{encode, ShareCfgBench, Write};
-use smrtl_testbench::check::{self, run_vectors};
-use smrtl_testbench::{external, Design};
+use smrtl_testbench::blocks::share_cfg::{launch_writes, slot_write, writes};
+use smrtl_testbench::check;
 
-fn design(preset: &str, sets: &[(&str, &str)]) -> Design {
-    Design::old::<ShareCfgBench>(&Params::resolve_pairs(Some(preset), sets).unwrap())
+fn params(preset: &str, sets: &[(&str, &str)]) -> Params {
+    Params::resolve_pairs(Some(preset), sets).unwrap()
 }
 
 /// The registered table and `err_cfg` seen in each cycle of `writes`, on the model and on
-/// rusthdl (asserted equal).
-fn run(d: &Design, writes: &[Write]) -> Vec<(Table, bool)> {
-    let case: Vec<Vec<u64>> = writes.iter().map(|w| encode(&d.layout, w)).collect();
-    let model = run_vectors(d, None, &case, None);
-    let mut rtl = RustHdl::new(d.module.clone());
-    let both = run_vectors(d, Some(&mut rtl), &case, None);
-    assert!(both.mismatch.is_none(), "{:?}", both.mismatch);
-    assert_eq!(model.outputs, both.outputs, "model and rusthdl");
-    let p: Params = serde_json::from_value(d.params.clone()).unwrap();
-    let outs = TablePorts::new(&p.shape(), |n| d.layout.output(n).cloned());
-    both.outputs
-        .iter()
+/// rusthdl (every output asserted equal).
+fn run(p: &Params, writes: &[Inputs]) -> Vec<(Table, bool)> {
+    check::directed(p, writes)
+        .into_iter()
         .map(|o| {
             let mut t = Table::new(&p.shape());
-            outs.read(o, &mut t);
-            (t, d.layout.read_out(o, port::ERR_CFG) == 1)
+            (t.shsm, t.u) = (o.shsm, o.u);
+            t.shtb.copy_from_slice(&o.shtb);
+            t.base.copy_from_slice(&o.base);
+            (t, o.err_cfg)
         })
         .collect()
 }
 
-fn idle() -> Write {
-    Write::default()
+fn idle() -> Inputs {
+    Inputs::default()
 }
 
-fn reset() -> Write {
-    Write {
+fn reset() -> Inputs {
+    Inputs {
         reset: true,
-        ..Write::default()
+        ..Inputs::default()
     }
 }
 
 #[test]
 fn reset_values_and_writes_at_the_edge() {
-    let d = design("paper", &[]);
     let p = Params::default();
     let none = p.shape().none();
     let writes = [
-        Write {
-            shsm_we: true,
-            shsm: true,
-            u_we: true,
-            u: 220,
-            ..Write::slot(3, 11, 7188)
+        Inputs {
+            cfg_shsm_we: true,
+            cfg_shsm: true,
+            cfg_u_we: true,
+            cfg_u: 220,
+            ..slot_write(3, 11, 7188)
         },
         idle(),
         // Enables low: the data ports are ignored.
-        Write {
-            shsm: false,
-            u: 5,
-            slot: 3,
-            partner: 1,
-            base: 1,
-            ..Write::default()
+        Inputs {
+            cfg_shsm: false,
+            cfg_u: 5,
+            cfg_slot: 3,
+            cfg_partner: 1,
+            cfg_base: 1,
+            ..Inputs::default()
         },
         reset(),
         idle(),
     ];
-    let seen = run(&d, &writes);
+    let seen = run(&p, &writes);
     let reset_table = Table::new(&p.shape());
     assert_eq!(seen[0], (reset_table.clone(), false), "reset values (§2.1)");
     for (c, (t, err)) in seen.iter().enumerate().take(4).skip(1) {
@@ -89,22 +84,18 @@ fn reset_values_and_writes_at_the_edge() {
 #[test]
 fn writes_to_slot_ids_past_t_are_dropped() {
     // T = 6: SW = 3, so slot ids 6 and 7 exist on the port but not in the table.
-    let d = design("small", &[("T", "6")]);
-    let seen = run(&d, &[Write::slot(6, 0, 9), Write::slot(7, 1, 9), idle()]);
-    let empty = Table::new(
-        &Params::resolve_pairs(Some("small"), &[("T", "6")])
-            .unwrap()
-            .shape(),
-    );
+    let p = params("small", &[("T", "6")]);
+    let seen = run(&p, &[slot_write(6, 0, 9), slot_write(7, 1, 9), idle()]);
+    let empty = Table::new(&p.shape());
     assert!(seen.iter().all(|x| *x == (empty.clone(), false)));
 }
 
 /// `err_cfg` after writing `entries` (slot, partner), T = 6 (KP = 3, NONE = 7).
 fn err_after(entries: &[(u64, u64)]) -> bool {
-    let d = design("small", &[("T", "6")]);
-    let mut writes: Vec<Write> = entries.iter().map(|&(s, e)| Write::slot(s, e, 0)).collect();
+    let p = params("small", &[("T", "6")]);
+    let mut writes: Vec<Inputs> = entries.iter().map(|&(s, e)| slot_write(s, e, 0)).collect();
     writes.push(idle());
-    run(&d, &writes).last().unwrap().1
+    run(&p, &writes).last().unwrap().1
 }
 
 #[test]
@@ -130,7 +121,7 @@ fn err_cfg_flags_every_invalid_pairing() {
 
 /// The paper's 16 KB SM (16 slots, 3072 threads) at t = 1/10 for TBs of `r_tb` bytes.
 fn paper_launch(r_tb: u64, threads: u64) -> Launch {
-    launch(&Inputs {
+    launch(&LaunchInputs {
         smem: 16384,
         tb_smem: r_tb,
         tb_threads: threads,
@@ -149,9 +140,9 @@ fn example_3_3_launch_table() {
     assert_eq!((l.m_sp, l.pairs, l.unshared, l.n, l.u), (7, 5, 2, 12, 220));
     let p = Params::default();
     let want = Table::launched(&p.shape(), &l, 2176);
-    let mut writes = Write::table(&want);
+    let mut writes = launch_writes(&want);
     writes.push(idle());
-    let seen = run(&design("paper", &[]), &writes);
+    let seen = run(&p, &writes);
     let (got, err) = seen.last().unwrap();
     assert_eq!(got, &want);
     assert!(!err);
@@ -172,46 +163,21 @@ fn example_3_3_launch_table() {
     assert!(seen[1 + 8].1, "slots 0..=7 written: 1 -> 8 without 8 -> 1");
 }
 
-const CYCLES: u64 = 100_000;
-
-fn random_rusthdl(d: &Design, seed: u64) {
-    check::assert_random_on_rusthdl(d, CYCLES, seed);
-}
-
-#[test]
-fn random_rusthdl_paper() {
-    random_rusthdl(&design("paper", &[]), 1);
-}
-
-#[test]
-fn random_rusthdl_small_and_odd_t() {
-    random_rusthdl(&design("small", &[]), 2);
-    // T = 6: slot ids 6, 7 on the port, ShTB values 6 (no such slot) besides NONE = 7.
-    random_rusthdl(&design("small", &[("T", "6")]), 3);
-}
-
-#[test]
-fn random_verilator_small() {
-    if !external("verilator") {
-        return;
-    }
-    let d = design("small", &[]);
-    let lib = VerilatorLib::load(&d.module, &d.verilog()).unwrap();
-    let factory = || Box::new(lib.instance().unwrap()) as Box<dyn smrtl_cosim::Rtl>;
-    let r = check::random(&d, &factory, 5_000, 4);
-    assert!(r.failure.is_none(), "{:?}", r.failure.map(|f| f.mismatch));
-    assert!(r.cycles >= 5_000);
-}
-
 /// The random cases reach valid pairings (with pairs and ShSM = 1) as well as the invalid
 /// tables of half-built launches, at both presets.
 #[test]
 fn random_stimulus_reaches_valid_and_invalid_tables() {
     for preset in ["paper", "small"] {
-        let d = design(preset, &[]);
+        let p = params(preset, &[]);
         let n = 20_000;
-        let case = check::first_cycles(&d, 9, n);
-        let seen = run(&d, &case_writes(&d, &case));
+        let mut runner = check::runner(9);
+        let strategy = writes(&p.shape());
+        let mut case = vec![];
+        while case.len() < n {
+            case.extend(strategy.new_tree(&mut runner).unwrap().current());
+        }
+        case.truncate(n);
+        let seen = run(&p, &case);
         let invalid = seen.iter().filter(|(_, err)| *err).count();
         let sharing = seen
             .iter()
@@ -220,22 +186,4 @@ fn random_stimulus_reaches_valid_and_invalid_tables() {
         println!("{preset}: {invalid} invalid, {sharing} valid sharing tables in {n} cycles");
         assert!(invalid > n / 10 && sharing > n / 20, "{preset}");
     }
-}
-
-/// `case`'s input buffers read back as writes (for [`run`]).
-fn case_writes(d: &Design, case: &[Vec<u64>]) -> Vec<Write> {
-    let get = |buf: &[u64], n: &str| d.layout.in_slot(n).get(buf);
-    case.iter()
-        .map(|b| Write {
-            reset: get(b, "reset") == 1,
-            shsm_we: get(b, port::CFG_SHSM_WE) == 1,
-            shsm: get(b, port::CFG_SHSM) == 1,
-            u_we: get(b, port::CFG_U_WE) == 1,
-            u: get(b, port::CFG_U),
-            slot_we: get(b, port::CFG_SLOT_WE) == 1,
-            slot: get(b, port::CFG_SLOT),
-            partner: get(b, port::CFG_PARTNER),
-            base: get(b, port::CFG_BASE),
-        })
-        .collect()
 }

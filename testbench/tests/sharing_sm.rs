@@ -212,9 +212,12 @@ fn random_kernels_with_sharing_core_on_verilator() {
 /// signals differ between the model and the RTL.
 #[test]
 fn planted_lock_bug_is_caught_shrunk_and_shown() {
-    use smrtl_hdl::blocks::lock_table::Fault;
+    use smrtl_hdl::blocks::lock_table::faults::RELEASE_IGNORES_DRAIN;
     let faulty = |p: &SmParams| -> Box<dyn smrtl_cosim::Rtl> {
-        let m = smrtl_hdl::blocks::sharing_core::build_with(&p.core(), Fault::ReleaseIgnoresDrain);
+        // The core built with the lock table's drain fault planted gets the faulty table.
+        let m = smrtl_hdl::faults::plant_module(&RELEASE_IGNORES_DRAIN, || {
+            smrtl_hdl::blocks::sharing_core::build(&p.core())
+        });
         Box::new(smrtl_cosim::harness::backend::rusthdl::RustHdl::new(
             std::sync::Arc::new(m),
         ))

@@ -1,14 +1,16 @@
 //! Scheduler-mode SM model (docs/elastic-pipeline.md §5, §9 G17–G22, G28): behavioral checks,
 //! each workload also run with the `sm_core` RTL in the loop (rusthdl, and Verilator when
 //! available) and with the port-level model in its place, which must reproduce every record.
-//! The port-level model ([`PortModel`], spec §6) is checked against the RTL on random
-//! workloads: it replays the RTL's recorded inputs with identical outputs every cycle.
+//! The port-level model ([`PortModel`], spec §6) drives the lock-step loop in the RTL's place,
+//! returns to the RTL's reset state mid-run, and equals the RTL on arbitrary (off-protocol)
+//! inputs. Random co-simulation of the block on its protocol stimulus is the conformance
+//! suite's.
 
 use smrtl_cosim::blocks::sm_core::PortModel;
 use smrtl_cosim::sm::elastic_sm::{
     run, Instr, Outcome, Sched, SmCore, SmParams, SmRecord, SmRun, Workload,
 };
-use smrtl_cosim::Rtl;
+use smrtl_cosim::{BlockModel, Rtl};
 use smrtl_hdl::blocks::elastic_pipeline::{Kind, PipeMode};
 use smrtl_hdl::blocks::history_cache::BcawsPolicy;
 use smrtl_testbench::blocks::sm_core::{cosim, parse_workload};
@@ -21,8 +23,7 @@ fn go(params: &SmParams, warps: &[Vec<Instr>]) -> SmRun {
     .expect("valid workload");
     check_accounting(&r);
     let kernels = [warps.to_vec()];
-    let port_model =
-        PortModel::new(params, &smrtl_testbench::blocks::sm_core::layout(params)).unwrap();
+    let port_model = PortModel::new(params, &smrtl_testbench::blocks::sm_core::layout(params));
     let mut duts: Vec<Box<dyn Rtl>> = vec![
         smrtl_testbench::blocks::sm_core::rusthdl(params),
         Box::new(port_model),
@@ -506,10 +507,11 @@ fn g28_safe_distance() {
 
 use proptest::strategy::{Strategy, ValueTree};
 use proptest::test_runner::{Config, TestCaseError, TestRng, TestRunner};
-use smrtl_cosim::harness::Trace as WaveRows;
+use smrtl_hdl::blocks::sm_core::port;
 use smrtl_testbench::blocks::sm_core::{
-    cases, kernels, layout, port_model, random_configs, rusthdl, sm_cases, stimulus, SmCase,
+    kernels, layout, random_configs, rusthdl, sm_cases, stimulus, SmCase,
 };
+use smrtl_testbench::check;
 use std::cell::Cell;
 
 /// A deterministic runner of `n` proptest cases (failures shrink).
@@ -523,53 +525,6 @@ fn runner(n: u32) -> TestRunner {
     TestRunner::new_with_rng(config, rng)
 }
 
-/// Steps `inputs` into a fresh port model; the first cycle whose outputs differ from
-/// `expected`, as (cycle, port).
-fn replay(p: &SmParams, inputs: &[Vec<u64>], expected: &[Vec<u64>]) -> Option<(usize, String)> {
-    let lay = layout(p);
-    let mut model = port_model(p);
-    let mut out = vec![0u64; lay.out_words];
-    for (t, (i, want)) in inputs.iter().zip(expected).enumerate() {
-        model.step(i, &mut out);
-        if out != *want {
-            let slot = lay
-                .outputs
-                .iter()
-                .find(|s| s.of(&out) != s.of(want))
-                .unwrap();
-            return Some((t, slot.name.clone()));
-        }
-    }
-    None
-}
-
-/// Random workloads (every random configuration, 1–3 kernel launches) co-simulated against
-/// the rusthdl RTL with every cycle recorded; the recorded inputs, stepped into a fresh port
-/// model, give the RTL's outputs in every cycle, kernel-start cycles included.
-#[test]
-fn port_model_replays_the_rtl() {
-    let cycles = Cell::new(0);
-    runner(128)
-        .run(&sm_cases(random_configs()), |case: SmCase| {
-            let p = &case.params;
-            let mut rows = WaveRows::new(usize::MAX);
-            cosim(p, &case.kernels, rusthdl(p).as_mut(), Some(&mut rows))
-                .map_err(|d| TestCaseError::fail(d.to_string()))?;
-            let inputs: Vec<Vec<u64>> = rows.rows.iter().map(|r| r.inputs.clone()).collect();
-            let rtl: Vec<Vec<u64>> = rows.rows.iter().map(|r| r.rtl.clone()).collect();
-            cycles.set(cycles.get() + inputs.len());
-            match replay(p, &inputs, &rtl) {
-                None => Ok(()),
-                Some((t, port)) => Err(TestCaseError::fail(format!(
-                    "port model differs from the RTL at cycle {t}, port {port}"
-                ))),
-            }
-        })
-        .unwrap();
-    println!("{} cycles replayed", cycles.get());
-    assert!(cycles.get() > 10_000, "{} cycles replayed", cycles.get());
-}
-
 /// The port model in the RTL's place: the testbench (`Env`) drives it through [`Rtl`] (eval,
 /// the same-cycle descriptor answer, eval again, edge) and every output agrees with the
 /// program-driven model's record.
@@ -578,7 +533,7 @@ fn port_model_in_the_cosim_loop() {
     runner(400)
         .run(&sm_cases(random_configs()), |case: SmCase| {
             let p = &case.params;
-            let mut dut = PortModel::new(p, &layout(p)).unwrap();
+            let mut dut = PortModel::new(p, &layout(p));
             let runs = cosim(p, &case.kernels, &mut dut, None)
                 .map_err(|d| TestCaseError::fail(d.to_string()))?;
             for (run, program) in runs.iter().zip(&case.kernels) {
@@ -594,61 +549,25 @@ fn port_model_in_the_cosim_loop() {
         .unwrap();
 }
 
-/// The block-level pair: [`cases`] (per-cycle inputs from random workloads) and
-/// [`port_model`] co-simulated with the rusthdl RTL by the block harness.
-#[test]
-fn block_level_cases_and_model_against_the_rtl() {
-    let configs = random_configs();
-    for p in [&configs[0], &configs[1], &configs[4]] {
-        let lay = layout(p);
-        let total = Cell::new(0);
-        runner(12)
-            .run(&cases(p, &lay), |case: Vec<Vec<u64>>| {
-                total.set(total.get() + case.len());
-                let out = smrtl_cosim::harness::run(
-                    &lay,
-                    port_model(p).as_mut(),
-                    rusthdl(p).as_mut(),
-                    case.iter().map(|v| v.as_slice()),
-                    None,
-                );
-                match out.mismatch {
-                    None => Ok(()),
-                    Some(m) => Err(TestCaseError::fail(m.to_string())),
-                }
-            })
-            .unwrap();
-        assert!(total.get() > 100);
-    }
-}
-
 /// `reset` mid-run returns the port model to the RTL's reset state: a workload's inputs up to
 /// a cycle, that cycle again with `reset` high, then the whole workload from its first cycle.
 #[test]
 fn port_model_reset_matches_the_rtl() {
     let p = random_configs()[1].clone();
-    let lay = layout(&p);
     let mut rng = runner(1);
     for _ in 0..8 {
         let k = kernels(&p).new_tree(&mut rng).unwrap().current();
-        let base = stimulus(&p, &lay, &k);
+        let base = stimulus(&p, &k);
         let cut = base.len() / 2;
         let mut hit = base[cut].clone();
-        lay.in_slot("reset").set(&mut hit, 1);
-        let case: Vec<&[u64]> = base[..cut]
+        hit.reset = true;
+        let case: Vec<_> = base[..cut]
             .iter()
             .chain(std::iter::once(&hit))
             .chain(&base)
-            .map(|v| v.as_slice())
+            .cloned()
             .collect();
-        let out = smrtl_cosim::harness::run(
-            &lay,
-            port_model(&p).as_mut(),
-            rusthdl(&p).as_mut(),
-            case,
-            None,
-        );
-        assert!(out.mismatch.is_none(), "{}", out.mismatch.unwrap());
+        check::directed(&p, &case);
     }
 }
 
@@ -670,11 +589,11 @@ fn any_inputs(p: &SmParams) -> impl Strategy<Value = Vec<u64>> {
                     buf[s.offset + s.words() - 1] &= (1 << (s.width % 64)) - 1;
                 }
             }
-            let deg = lay.in_slot("desc_deg");
+            let deg = lay.in_slot(port::DESC_DEG);
             let d = deg.get(&buf) % (lanes + 1);
             deg.set(&mut buf, d);
-            lay.in_slot("reset").set(&mut buf, (reset == 0) as u64);
-            lay.in_slot("kernel_start")
+            lay.in_slot(port::RESET).set(&mut buf, (reset == 0) as u64);
+            lay.in_slot(port::KERNEL_START)
                 .set(&mut buf, (start == 0) as u64);
             buf
         })
@@ -692,7 +611,7 @@ fn port_model_matches_the_rtl_on_arbitrary_inputs() {
             .run(&stimulus, |case: Vec<Vec<u64>>| {
                 let out = smrtl_cosim::harness::run(
                     &lay,
-                    port_model(&p).as_mut(),
+                    &mut PortModel::new(&p, &lay),
                     rusthdl(&p).as_mut(),
                     case.iter().map(|v| v.as_slice()),
                     None,

@@ -1,52 +1,66 @@
 //! `SpAccessUnit` (docs/scratchpad-sharing.md §2.3, §1.4, §1.5): directed spec tests on the
 //! model and rusthdl (A4's access side, `pair`, Example 3.3's translations), the §1.4 layout
-//! property on launch-calculator tables, random co-simulation on rusthdl and Verilator, and a
-//! planted `off <= u` bug that the random stimulus must catch.
+//! property on launch-calculator tables, and the reach of the random stimulus. Random
+//! co-simulation on every backend, lint, Icarus, synthesis and the planted `off <= u` fault
+//! are the conformance suite's (`tests/conformance.rs`).
 
+use proptest::strategy::{Strategy, ValueTree};
 use smrtl_cosim::blocks::share_cfg::Table;
-use smrtl_cosim::blocks::sp_access_unit::Model;
-use smrtl_cosim::harness::backend::{rusthdl::RustHdl, verilator::VerilatorLib};
-use smrtl_cosim::kernel::launch::{launch, Inputs, Launch};
-use smrtl_cosim::{Layout, Simulator};
-use smrtl_hdl::blocks::sp_access_unit::{build_with, port, Fault, Params};
+use smrtl_cosim::blocks::sp_access_unit::access;
+use smrtl_cosim::kernel::launch::{launch, Inputs as LaunchInputs, Launch};
+use smrtl_hdl::blocks::sp_access_unit::port::Inputs;
+use smrtl_hdl::blocks::sp_access_unit::Params;
 use smrtl_hdl::netlist::mask;
-use smrtl_hdl::{BlockParams, Module};
-use smrtl_testbench::blocks::sp_access_unit::{encode, Cycle, Request, SpAccessUnitBench};
-use smrtl_testbench::check::{self, run_vectors};
-use smrtl_testbench::{external, Case, Design, OldBench};
+use smrtl_hdl::BlockParams;
+use smrtl_testbench::blocks::sp_access_unit::{cycles, with_table};
+use smrtl_testbench::check;
 
-fn design(preset: &str, sets: &[(&str, &str)]) -> Design {
-    Design::old::<SpAccessUnitBench>(&Params::resolve_pairs(Some(preset), sets).unwrap())
+fn params(preset: &str, sets: &[(&str, &str)]) -> Params {
+    Params::resolve_pairs(Some(preset), sets).unwrap()
+}
+
+/// One port's request.
+#[derive(Clone, Debug, Default)]
+struct Request {
+    valid: bool,
+    slot: u64,
+    mask: u64,
+    /// TB-relative byte offset per lane.
+    off: Vec<u64>,
+}
+
+/// One cycle of the paper-sized unit: `table` and `requests` on the first ports, the others
+/// idle.
+struct Cycle {
+    table: Table,
+    requests: Vec<Request>,
 }
 
 /// One port's answer: needs_lock, pair, phys per lane.
 type Answer = (bool, u64, Vec<u64>);
 
-/// Every port's answer in each cycle, on the model and on rusthdl (asserted equal).
-fn run(d: &Design, cycles: &[Cycle]) -> Vec<Vec<Answer>> {
-    let p: Params = serde_json::from_value(d.params.clone()).unwrap();
-    let s = p.shape();
-    let (lanes, aw, kw) = (p.lanes as usize, s.aw(), s.kw());
-    let case: Case = cycles.iter().map(|c| encode(&p, &d.layout, c)).collect();
-    let model = run_vectors(d, None, &case, None);
-    let mut rtl = RustHdl::new(d.module.clone());
-    let both = run_vectors(d, Some(&mut rtl), &case, None);
-    assert!(both.mismatch.is_none(), "{:?}", both.mismatch);
-    assert_eq!(model.outputs, both.outputs, "model and rusthdl");
-    let out = |n: &str| d.layout.out_slot(n).clone();
-    let (needs, pair, phys) = (out(port::NEEDS_LOCK), out(port::PAIR), out(port::PHYS));
-    both.outputs
+/// Every port's answer in each cycle, on the model and on rusthdl (every output asserted
+/// equal).
+fn run(p: &Params, cycles: &[Cycle]) -> Vec<Vec<Answer>> {
+    let lanes = p.lanes as usize;
+    let inputs: Vec<Inputs> = cycles
         .iter()
+        .map(|c| {
+            let mut i = with_table(p, &c.table);
+            for (q, r) in c.requests.iter().enumerate() {
+                (i.rq_valid[q], i.rq_slot[q], i.rq_mask[q]) = (r.valid, r.slot, r.mask);
+                i.rq_off[q * lanes..(q + 1) * lanes].copy_from_slice(&r.off);
+            }
+            i
+        })
+        .collect();
+    check::directed(p, &inputs)
+        .into_iter()
         .map(|o| {
             (0..p.nsched as usize)
                 .map(|q| {
-                    (
-                        needs.field(o, q, 1) == 1,
-                        pair.field(o, q * kw, kw),
-                        (0..lanes)
-                            .map(|l| phys.field(o, (q * lanes + l) * aw, aw))
-                            .collect(),
-                    )
+                    let phys = o.phys[q * lanes..(q + 1) * lanes].to_vec();
+                    (o.needs_lock[q], o.pair[q], phys)
                 })
                 .collect()
         })
@@ -55,7 +69,7 @@ fn run(d: &Design, cycles: &[Cycle]) -> Vec<Vec<Answer>> {
 
 /// The paper's 16 KB SM (16 slots, 3072 threads) at t = 1/10 for TBs of `r_tb` bytes.
 fn paper_launch(r_tb: u64, threads: u64) -> Launch {
-    launch(&Inputs {
+    launch(&LaunchInputs {
         smem: 16384,
         tb_smem: r_tb,
         tb_threads: threads,
@@ -69,11 +83,11 @@ fn paper_launch(r_tb: u64, threads: u64) -> Launch {
 
 /// Example 3.3 (DCT3, R_tb = 2176): 5 pairs (slot k with slot 7 + k), unshared slots 5 and 6,
 /// u = 220, on the paper-sized unit.
-fn dct3() -> (Design, Table) {
-    let d = design("paper", &[]);
-    let table = Table::launched(&Params::default().shape(), &paper_launch(2176, 128), 2176);
+fn dct3() -> (Params, Table) {
+    let p = Params::default();
+    let table = Table::launched(&p.shape(), &paper_launch(2176, 128), 2176);
     assert_eq!(table.u, 220);
-    (d, table)
+    (p, table)
 }
 
 /// A valid request of `slot` with every lane at `off` and lanes `mask` active.
@@ -100,7 +114,6 @@ fn cycle(table: &Table, requests: Vec<Request>) -> Cycle {
     Cycle {
         table: table.clone(),
         requests,
-        reset: false,
     }
 }
 
@@ -111,7 +124,7 @@ fn lanes_at(off: u64) -> Vec<u64> {
 
 #[test]
 fn a4_access_side_lock_need() {
-    let (d, table) = dct3();
+    let (p, table) = dct3();
     let all = mask(Params::default().lanes as usize);
     let u = table.u;
     let mut one_high = lanes_at(0);
@@ -200,7 +213,7 @@ fn a4_access_side_lock_need() {
         .iter()
         .map(|(_, t, r, _)| cycle(t, vec![r.clone()]))
         .collect();
-    let answers = run(&d, &cycles);
+    let answers = run(&p, &cycles);
     for ((what, _, _, want), got) in cases.iter().zip(&answers) {
         assert_eq!(got[0].0, *want, "{what}");
         for (q, idle) in got.iter().enumerate().skip(1) {
@@ -211,7 +224,7 @@ fn a4_access_side_lock_need() {
 
 #[test]
 fn pair_is_min_of_slot_and_partner() {
-    let (d, table) = dct3();
+    let (p, table) = dct3();
     // Slots 0..4 pair with 7..11; unshared slots 5, 6 and unused 12..15 keep their own id's
     // low KW = 3 bits; ports carry any slot, valid or not.
     let slots = [0u64, 7, 4, 11, 5, 6, 12, 15];
@@ -229,13 +242,13 @@ fn pair_is_min_of_slot_and_partner() {
             cycle(&table, requests)
         })
         .collect();
-    let got: Vec<u64> = run(&d, &cycles).iter().flatten().map(|a| a.1).collect();
+    let got: Vec<u64> = run(&p, &cycles).iter().flatten().map(|a| a.1).collect();
     assert_eq!(got, want);
 }
 
 #[test]
 fn example_3_3_translations() {
-    let (d, table) = dct3();
+    let (p, table) = dct3();
     let u = table.u;
     let offs: Vec<u64> = [0, 1, u - 1, u, u + 1, 1000, 2175]
         .iter()
@@ -257,7 +270,7 @@ fn example_3_3_translations() {
         .chunks(4)
         .map(|c| cycle(&table, c.iter().map(|&s| req(s, all, &offs)).collect()))
         .collect();
-    let answers = run(&d, &cycles);
+    let answers = run(&p, &cycles);
     for (i, &slot) in slots.iter().enumerate() {
         let got = &answers[i / 4][i % 4].2;
         let want: Vec<u64> = offs.iter().map(|&o| expect(slot, o)).collect();
@@ -273,7 +286,6 @@ fn example_3_3_translations() {
 /// inside the layout; private bytes (all of an unshared slot's, `off < u` of a shared one) to a
 /// byte of that slot alone, shared offsets `off ≥ u` to a byte common to exactly the pair.
 fn layout_property(l: &Launch, r_tb: u64, on_rtl: bool) {
-    let d = design("paper", &[]);
     let p = Params::default();
     let (lanes, ports) = (p.lanes as usize, p.nsched as usize);
     let table = Table::launched(&p.shape(), l, r_tb);
@@ -299,7 +311,7 @@ fn layout_property(l: &Launch, r_tb: u64, on_rtl: bool) {
             .chunks(ports)
             .map(|rs| cycle(&table, rs.to_vec()))
             .collect();
-        run(&d, &cycles)
+        run(&p, &cycles)
             .into_iter()
             .flatten()
             .map(|a| a.2)
@@ -310,9 +322,7 @@ fn layout_property(l: &Launch, r_tb: u64, on_rtl: bool) {
             .map(|r| {
                 let mut phys = vec![0; lanes];
                 let aw = p.shape().aw();
-                smrtl_cosim::blocks::sp_access_unit::access(
-                    &table, aw, true, r.slot, 0, &r.off, &mut phys,
-                );
+                access(&table, aw, true, r.slot, 0, &r.off, &mut phys);
                 phys
             })
             .collect()
@@ -374,95 +384,38 @@ fn layout_property_on_rusthdl() {
     }
 }
 
-const CYCLES: u64 = 100_000;
-
-fn random_rusthdl(d: &Design, seed: u64) {
-    check::assert_random_on_rusthdl(d, CYCLES, seed);
-}
-
-#[test]
-fn random_rusthdl_paper() {
-    random_rusthdl(&design("paper", &[]), 1);
-}
-
-#[test]
-fn random_rusthdl_small_and_odd_t() {
-    random_rusthdl(&design("small", &[]), 2);
-    // T = 6: slot ids 6, 7 exist on the port; KP = 3 with KW = 2.
-    random_rusthdl(&design("small", &[("T", "6"), ("NSCHED", "4")]), 3);
-}
-
-#[test]
-fn random_verilator_small() {
-    if !external("verilator") {
-        return;
-    }
-    let d = design("small", &[]);
-    let lib = VerilatorLib::load(&d.module, &d.verilog()).unwrap();
-    let factory = || Box::new(lib.instance().unwrap()) as Box<dyn smrtl_cosim::Rtl>;
-    let r = check::random(&d, &factory, 5_000, 4);
-    assert!(r.failure.is_none(), "{:?}", r.failure.map(|f| f.mismatch));
-    assert!(r.cycles >= 5_000);
-}
-
-/// The unit with the Fig. 3 "≤" slip planted: `off = u` is taken as private.
-struct Broken;
-
-impl OldBench for Broken {
-    type Params = Params;
-    const SUMMARY: &'static str = "sp_access_unit with off <= u private";
-    fn module(p: &Params) -> Module {
-        build_with(p, Fault::PrivateUpToU)
-    }
-    fn model(p: &Params, layout: &Layout) -> Box<dyn Simulator + Send> {
-        Box::new(Model::new(p, layout))
-    }
-    fn cases(p: &Params, layout: &Layout) -> proptest::strategy::BoxedStrategy<Case> {
-        SpAccessUnitBench::cases(p, layout)
-    }
-}
-
-#[test]
-fn planted_boundary_bug_is_caught_and_shrunk() {
-    let d = Design::old::<Broken>(&Params::resolve(Some("small"), &[]).unwrap());
-    let m = d.module.clone();
-    let factory = move || Box::new(RustHdl::new(m.clone())) as Box<dyn smrtl_cosim::Rtl>;
-    let r = check::random(&d, &factory, CYCLES, 5);
-    let f = r.failure.expect("the off = u bug must be caught");
-    assert!(r.cycles < 2_000, "caught late: {} cycles", r.cycles);
-    assert_eq!(
-        f.minimal.len(),
-        1,
-        "a combinational bug shrinks to one cycle"
-    );
-    assert!(
-        f.mismatch.port == port::NEEDS_LOCK || f.mismatch.port == port::PHYS,
-        "{}",
-        f.mismatch
-    );
-}
-
 /// The random cases need the lock often, but not mostly, and put lanes exactly at `u`.
 #[test]
 fn random_stimulus_reaches_both_sides_of_u() {
     for preset in ["paper", "small"] {
-        let d = design(preset, &[]);
-        let p: Params = serde_json::from_value(d.params.clone()).unwrap();
+        let p = params(preset, &[]);
         let (lanes, aw) = (p.lanes as usize, p.shape().aw());
-        let case = check::first_cycles(&d, 9, 5_000);
-        let mut model = d.model();
-        let mut out = vec![0; d.layout.out_words];
+        let mut runner = check::runner(9);
+        let strategy = cycles(&p);
         let (mut needs, mut at_u, mut requests) = (0, 0, 0);
-        let (off, u) = (d.layout.in_slot(port::RQ_OFF), d.layout.in_slot(port::U));
-        for c in &case {
-            model.step(c, &mut out);
-            let n = d.layout.read_out(&out, port::NEEDS_LOCK);
-            needs += n.count_ones() as usize;
-            requests += p.nsched as usize;
-            let u = u.get(c);
-            at_u += (0..p.nsched as usize * lanes)
-                .filter(|&i| off.field(c, i * aw, aw) == u)
-                .count();
+        let mut table = Table::new(&p.shape());
+        let mut phys = vec![0; lanes];
+        while requests < 5_000 * p.nsched as usize {
+            for c in strategy.new_tree(&mut runner).unwrap().current() {
+                (table.shsm, table.u) = (c.shsm, c.u);
+                table.shtb.copy_from_slice(&c.shtb);
+                table.base.copy_from_slice(&c.base);
+                for q in 0..p.nsched as usize {
+                    let off = &c.rq_off[q * lanes..(q + 1) * lanes];
+                    let a = access(
+                        &table,
+                        aw,
+                        c.rq_valid[q],
+                        c.rq_slot[q],
+                        c.rq_mask[q],
+                        off,
+                        &mut phys,
+                    );
+                    needs += a.needs_lock as usize;
+                    at_u += off.iter().filter(|&&o| o == c.u).count();
+                    requests += 1;
+                }
+            }
         }
         println!("{preset}: needs_lock {needs} of {requests} port-cycles, {at_u} lanes at u");
         assert!(needs > requests / 10 && needs < requests / 2, "{preset}");

@@ -1,21 +1,15 @@
 //! One warp scheduler (docs/scratchpad-sharing.md §4): directed sequences worked out by hand
 //! (A16's OWF order, OWF2, UWF, GREEDY, LRR with wrap-around and reset, GTO, TWO_LEVEL group
-//! moves and a partial last group), each checked on the model and on rusthdl; random
-//! co-simulation of every SCHED × RANK × GREEDY setting over several shapes on rusthdl, a few on
-//! Verilator, each setting's Verilog linted and run on Icarus; a planted tie-break bug that the
-//! random run must catch; the state bits in Yosys.
+//! moves and a partial last group), each checked on the model and on rusthdl. Random
+//! co-simulation on every backend (the presets cover every SCHED, RANK and GREEDY), lint,
+//! Icarus, synthesis, the state bits and the planted tie-break fault are the conformance
+//! suite's (`tests/conformance.rs`).
 
-use smrtl_cosim::blocks::warp_scheduler::Warp;
-use smrtl_cosim::harness::backend::icarus::run_batch;
-use smrtl_cosim::harness::backend::{rusthdl::RustHdl, verilator::VerilatorLib};
-use smrtl_cosim::{Layout, Simulator};
 use smrtl_hdl::blocks::sharing::Class;
-use smrtl_hdl::blocks::warp_scheduler::{build_with, port, Fault, Params};
-use smrtl_hdl::{BlockParams, Module};
-use smrtl_testbench::blocks::warp_scheduler::{encode, Cycle, WarpSchedulerBench};
+use smrtl_hdl::blocks::warp_scheduler::port::Inputs;
+use smrtl_hdl::blocks::warp_scheduler::Params;
+use smrtl_hdl::BlockParams;
 use smrtl_testbench::check;
-use smrtl_testbench::{external, Case, Design, OldBench};
-use std::sync::Arc;
 
 fn params(preset: &str, sets: &[(&str, &str)]) -> Params {
     Params::resolve_pairs(Some(preset), sets).unwrap()
@@ -29,10 +23,6 @@ fn one(ws: u32, sets: &[(&str, &str)]) -> Params {
     params("paper", &all)
 }
 
-fn rusthdl(m: &Arc<Module>) -> impl Fn() -> Box<dyn smrtl_cosim::Rtl> + '_ {
-    move || Box::new(RustHdl::new(m.clone()))
-}
-
 const O: u64 = Class::Owner as u64;
 const U: u64 = Class::Unshared as u64;
 const N: u64 = Class::Nonowner as u64;
@@ -40,33 +30,24 @@ const N: u64 = Class::Nonowner as u64;
 const CODE3: u64 = 3;
 
 /// A cycle: the listed warps `(index, class, age)` ready, every other warp not ready.
-fn ready(p: &Params, warps: &[(usize, u64, u64)]) -> Cycle {
-    let mut c = Cycle {
-        reset: false,
-        warps: vec![Warp::default(); p.ws()],
-    };
+fn ready(p: &Params, warps: &[(usize, u64, u64)]) -> Inputs {
+    let mut c = Inputs::new(p);
     for &(j, cls, age) in warps {
-        c.warps[j] = Warp {
-            ready: true,
-            cls,
-            age,
-        };
+        (c.ready[j], c.cls[j], c.age[j]) = (true, cls, age);
     }
     c
 }
 
 /// The listed indices ready (class OWNER, age = index).
-fn idx(p: &Params, js: &[usize]) -> Cycle {
+fn idx(p: &Params, js: &[usize]) -> Inputs {
     let warps: Vec<(usize, u64, u64)> = js.iter().map(|&j| (j, O, j as u64)).collect();
     ready(p, &warps)
 }
 
-/// Runs `cycles` on the model and on rusthdl and asserts, on both, each cycle's pick
-/// (`None` = `iss_valid` 0, with `iss_idx` 0) and the `last` state shown in that cycle.
-fn expect(p: &Params, cycles: &[Cycle], picks: &[Option<u64>]) {
+/// Runs `cycles` on the model and on rusthdl (every output equal) and asserts each cycle's
+/// pick (`None` = `iss_valid` 0, with `iss_idx` 0) and the `last` state shown in that cycle.
+fn expect(p: &Params, cycles: &[Inputs], picks: &[Option<u64>]) {
     assert_eq!(cycles.len(), picks.len());
-    let d = Design::old::<WarpSchedulerBench>(p);
-    let case: Case = cycles.iter().map(|c| encode(p, &d.layout, c)).collect();
     // last as the state shows it: cleared by reset, else the previous cycle's pick.
     let mut lasts = vec![];
     let mut last = None;
@@ -74,18 +55,18 @@ fn expect(p: &Params, cycles: &[Cycle], picks: &[Option<u64>]) {
         lasts.push(last);
         last = if c.reset { None } else { pick.or(last) };
     }
-    let sims: Vec<Box<dyn Simulator>> = vec![d.model(), Box::new(RustHdl::new(d.module.clone()))];
-    for mut sim in sims {
-        let get = |out: &[u64], name: &str| d.layout.read_out(out, name);
-        for (c, inputs) in case.iter().enumerate() {
-            let mut out = vec![0; d.layout.out_words];
-            sim.step(inputs, &mut out);
-            let got = (get(&out, port::ISS_VALID) == 1).then(|| get(&out, port::ISS_IDX));
-            assert_eq!(got, picks[c], "pick in cycle {c} on {}", sim.name());
-            assert_eq!(get(&out, port::ISS_IDX), picks[c].unwrap_or(0));
-            let state = (get(&out, port::LAST_VALID) == 1).then(|| get(&out, port::LAST_IDX));
-            assert_eq!(state, lasts[c], "last in cycle {c} on {}", sim.name());
-        }
+    for (c, o) in check::directed(p, cycles).iter().enumerate() {
+        assert_eq!(
+            o.iss_valid.then_some(o.iss_idx),
+            picks[c],
+            "pick in cycle {c}"
+        );
+        assert_eq!(o.iss_idx, picks[c].unwrap_or(0));
+        assert_eq!(
+            o.last_valid.then_some(o.last_idx),
+            lasts[c],
+            "last in cycle {c}"
+        );
     }
 }
 
@@ -274,150 +255,4 @@ fn one_warp_and_the_paper_shape() {
     assert_eq!(p.ws(), 24);
     let warps = [(23, N, 0), (17, U, 9), (12, O, 30), (8, O, 30)];
     drain(&p, &warps, &[8, 12, 17, 23]);
-}
-
-/// Every SCHED × RANK × GREEDY setting that changes the RTL.
-fn settings() -> Vec<Vec<(&'static str, &'static str)>> {
-    let mut v = vec![];
-    for rank in ["OWF3", "OWF2", "UWF"] {
-        for greedy in ["false", "true"] {
-            v.push(vec![("SCHED", "OWF"), ("RANK", rank), ("GREEDY", greedy)]);
-        }
-    }
-    for sched in ["LRR", "GTO", "TWO_LEVEL"] {
-        v.push(vec![("SCHED", sched)]);
-    }
-    v
-}
-
-/// (W, NSCHED) giving WS = 1, 2, 3, 8, 24, 32 and 128, and a small AGE_W (equal ages are
-/// common), except the paper's shape at AGE_W 16.
-const SHAPES: [(&str, &str, &str); 8] = [
-    ("4", "4", "3"),
-    ("4", "2", "3"),
-    ("3", "1", "3"),
-    ("8", "1", "3"),
-    ("96", "4", "3"),
-    ("128", "4", "3"),
-    ("128", "1", "3"),
-    ("96", "4", "16"),
-];
-
-/// ≥ 100k random cycles on rusthdl per setting, spread over the shapes.
-#[test]
-fn random_rusthdl_every_setting_and_shape() {
-    let per_shape = 100_000 / SHAPES.len() as u64 + 1;
-    for (k, setting) in settings().into_iter().enumerate() {
-        let mut total = 0;
-        for (s, &(w, nsched, age_w)) in SHAPES.iter().enumerate() {
-            let mut sets = setting.clone();
-            sets.extend([("W", w), ("NSCHED", nsched), ("AGE_W", age_w)]);
-            let d = Design::old::<WarpSchedulerBench>(&params("paper", &sets));
-            let r = check::random(&d, &rusthdl(&d.module), per_shape, (k * 16 + s) as u64);
-            assert!(
-                r.failure.is_none(),
-                "{sets:?}: {:?}",
-                r.failure.map(|f| f.mismatch)
-            );
-            total += r.cycles;
-        }
-        assert!(total >= 100_000, "{setting:?}: {total} cycles");
-    }
-}
-
-/// A few thousand cycles on Verilator: the small preset under three policies.
-#[test]
-fn random_verilator_small() {
-    if !external("verilator") {
-        return;
-    }
-    let runs: [&[(&str, &str)]; 3] = [
-        &[("SCHED", "OWF"), ("GREEDY", "true"), ("AGE_W", "3")],
-        &[("SCHED", "TWO_LEVEL"), ("W", "24"), ("NSCHED", "1")],
-        &[("SCHED", "GTO"), ("AGE_W", "3")],
-    ];
-    for (k, sets) in runs.into_iter().enumerate() {
-        let d = Design::old::<WarpSchedulerBench>(&params("small", sets));
-        let lib = VerilatorLib::load(&d.module, &d.verilog()).unwrap();
-        let factory = || Box::new(lib.instance().unwrap()) as Box<dyn smrtl_cosim::Rtl>;
-        let r = check::random(&d, &factory, 3_000, 40 + k as u64);
-        assert!(
-            r.failure.is_none(),
-            "{sets:?}: {:?}",
-            r.failure.map(|f| f.mismatch)
-        );
-        assert!(r.cycles >= 3_000);
-    }
-}
-
-/// The emitted Verilog of every policy passes `verilator --lint-only -Wall` (the project's
-/// waivers) and simulates on Icarus exactly as the model does.
-#[test]
-fn verilog_lints_and_runs_on_icarus() {
-    for setting in settings() {
-        let mut sets = setting.clone();
-        sets.extend([("W", "24"), ("NSCHED", "1"), ("AGE_W", "3")]);
-        let d = Design::old::<WarpSchedulerBench>(&params("paper", &sets));
-        let v = d.verilog();
-        if external("verilator") {
-            smrtl_synth::lint_verilator(&v, &d.module.name).unwrap();
-        }
-        if external("iverilog") {
-            let case = check::first_cycles(&d, 8, 300);
-            let want = check::run_vectors(&d, None, &case, None).outputs;
-            let got = run_batch(&d.module, &v, &case).unwrap().outputs;
-            assert!(got == want, "Icarus differs from the model on {sets:?}");
-        }
-    }
-}
-
-/// The scheduler with a planted bug: key ties go to the higher index.
-struct Broken;
-
-impl OldBench for Broken {
-    type Params = Params;
-    const SUMMARY: &'static str = "warp_scheduler with a deliberate bug";
-    fn module(p: &Params) -> Module {
-        build_with(p, Fault::TieTakesHigherIndex)
-    }
-    fn model(p: &Params, layout: &Layout) -> Box<dyn Simulator + Send> {
-        WarpSchedulerBench::model(p, layout)
-    }
-    fn cases(p: &Params, layout: &Layout) -> proptest::strategy::BoxedStrategy<Case> {
-        WarpSchedulerBench::cases(p, layout)
-    }
-}
-
-#[test]
-fn broken_tie_break_is_caught_and_shrunk() {
-    let d = Design::old::<Broken>(&params("small", &[("AGE_W", "3")]));
-    let r = check::random(&d, &rusthdl(&d.module), 100_000, 9);
-    let f = r.failure.expect("the broken RTL must be caught");
-    assert_eq!(f.mismatch.port, port::ISS_IDX, "{}", f.mismatch);
-    let again = check::run_case(&d, &rusthdl(&d.module), &f.minimal, None);
-    assert_eq!(again.mismatch, Some(f.mismatch));
-}
-
-/// Spec §7: 1 + ⌈log2 WS⌉ state bits per scheduler as Yosys reads them; the SM row is 26.
-#[test]
-fn state_bits_in_yosys() {
-    if !external("yosys") {
-        return;
-    }
-    let (s, _) = smrtl_synth::blocks::warp_scheduler::cost(&Params::default()).unwrap();
-    assert_eq!(
-        (
-            s.formula_bits,
-            s.netlist_bits,
-            s.yosys_rtl_bits,
-            s.sm_row_bits
-        ),
-        (6, 6, 6, 26)
-    );
-    let n = WarpSchedulerBench::cost_notes(&params("small", &[])).unwrap();
-    assert!(
-        n.lines[0].contains("1 + 2 = 3 flip-flops"),
-        "{}",
-        n.lines[0]
-    );
 }

@@ -11,10 +11,11 @@ use smrtl_cosim::harness::backend::rusthdl::RustHdl;
 use smrtl_cosim::harness::gtkw;
 use smrtl_cosim::harness::vcd_out::{self, CYCLE_TIME, TAIL_CYCLES};
 use smrtl_cosim::harness::{self, Outcome, Row, Trace};
-use smrtl_cosim::Layout;
-use smrtl_hdl::blocks::bank_conflict_detector::{build_with, Fault, Params};
+use smrtl_cosim::{BlockModel, Layout};
+use smrtl_hdl::blocks::bank_conflict_detector::port::{Inputs, Io};
+use smrtl_hdl::blocks::bank_conflict_detector::{build, faults, Params};
 use smrtl_hdl::BlockParams;
-use smrtl_testbench::blocks::bank_conflict_detector::{access, encode, Access};
+use smrtl_testbench::blocks::bank_conflict_detector::{access, words};
 use smrtl_testbench::check::run_case;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -431,10 +432,13 @@ fn check_tail(trace: &Trace, wl: &mut Wellen) {
 // ---------------------------------------------------------------------------------------------
 // Stimulus for the detector with a planted fault: lane 1 ignores layers.
 
-/// The ep8 detector's params, port layout, model and RTL with `fault`.
-fn ep8(fault: Fault) -> (Params, Layout, Model, RustHdl) {
+/// The ep8 detector's params, port layout, model and RTL, with the planted fault if `fault`.
+fn ep8(fault: bool) -> (Params, Layout, Model, RustHdl) {
     let p = Params::resolve(Some("ep8"), &[]).unwrap();
-    let module = build_with(&p, fault);
+    let module = match fault {
+        true => smrtl_hdl::faults::plant_module(&faults::LANE1_IGNORES_LAYER, || build(&p)),
+        false => build(&p),
+    };
     let layout = Layout::new(&module.ports());
     let model = Model::new(&p, &layout);
     (p, layout, model, RustHdl::new(Arc::new(module)))
@@ -447,7 +451,7 @@ fn quiet(p: &Params, layout: &Layout, n: usize) -> Vec<Vec<u64>> {
     (0..n)
         .map(|_| {
             let mut a = strategy.new_tree(&mut runner).unwrap().current();
-            a.lane_mask &= !0b10;
+            a.lane_mask[1] = false;
             encode(p, layout, &a)
         })
         .collect()
@@ -456,13 +460,22 @@ fn quiet(p: &Params, layout: &Layout, n: usize) -> Vec<Vec<u64>> {
 /// Lane 1 in lane 0's bank group, one layer up: the model counts degree 2, the fault merges.
 fn trigger(p: &Params, layout: &Layout) -> Vec<u64> {
     let layer_words = (p.banks * p.layer_bytes / 4) as u64;
-    encode(p, layout, &Access::words(&[Some(0), Some(layer_words)]))
+    let mut lanes = vec![None; p.lanes as usize];
+    lanes[..2].copy_from_slice(&[Some(0), Some(layer_words)]);
+    encode(p, layout, &words(&lanes))
+}
+
+/// One cycle's input buffer.
+fn encode(p: &Params, layout: &Layout, a: &Inputs) -> Vec<u64> {
+    let mut buf = vec![0; layout.in_words];
+    Io::new(p, layout).write_inputs(a, &mut buf);
+    buf
 }
 
 /// Co-simulates `quiet_cycles` quiet cycles (a pool of random ones, repeated), then the trigger,
 /// recording the last `window` cycles.
 fn diverge_after(quiet_cycles: u64, window: usize) -> (Layout, Outcome) {
-    let (p, layout, mut model, mut rtl) = ep8(Fault::Lane1IgnoresLayer);
+    let (p, layout, mut model, mut rtl) = ep8(true);
     let pool = quiet(&p, &layout, 1024);
     let fire = trigger(&p, &layout);
     let stimulus = (0..quiet_cycles)
@@ -593,7 +606,7 @@ fn late_divergence_keeps_the_cycles_before_it() {
 /// resolve through their scopes.
 #[test]
 fn model_only_and_nested_internals() {
-    let (p, layout, mut model, _) = ep8(Fault::None);
+    let (p, layout, mut model, _) = ep8(false);
     let stimulus = quiet(&p, &layout, 20);
     let mut outputs = vec![0; layout.out_words];
     let mut rows = |internals: &dyn Fn(u64) -> Vec<(String, usize, Vec<u64>)>, rtl: bool| {

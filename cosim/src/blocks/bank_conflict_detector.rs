@@ -1,13 +1,14 @@
 //! Behavioral model of shared-memory bank conflicts (docs/bank-conflicts.md §1), written from
 //! the spec text, independently of the RTL: plain integer arithmetic and sets, one lane at a time.
-//! [`degree`] is the golden reference; [`Model`] wraps it in the detector's ports (§2.1). Both
-//! work in fixed-size tables: nothing allocates per access or per cycle.
+//! [`degree`] is the golden reference; [`Model`] wraps it in the detector's ports (§2.1, the
+//! typed `port::Inputs` / `port::Outputs` of its declaration). Both work in fixed-size tables:
+//! nothing allocates per access or per cycle.
 
 use crate::harness::layout::{Layout, Slot};
-use crate::harness::sim::Simulator;
+use crate::harness::sim::{BlockModel, Simulator};
 use serde::{Deserialize, Serialize};
-use smrtl_hdl::blocks::bank_conflict_detector::{port, Mode, Params};
-use smrtl_hdl::netlist::mask;
+use smrtl_hdl::blocks::bank_conflict_detector::port::{Inputs, Io, Outputs};
+use smrtl_hdl::blocks::bank_conflict_detector::{Mode, Params};
 use thiserror::Error;
 
 /// A bank-model configuration (spec §1.2): the model accepts more than the RTL.
@@ -234,7 +235,7 @@ pub fn degree(
 
 /// A port of at most 64 bits, resolved once from its [`Slot`]: the index of its one word in a
 /// buffer, so a read or write is one load or store (what [`Slot::get`] / [`Slot::set`] do for
-/// such a port). The models' per-cycle port access.
+/// such a port): the per-cycle port access of the models not yet on a `ports!` declaration.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Word(usize);
 
@@ -258,79 +259,36 @@ impl Word {
     }
 }
 
-/// Lane `lane`'s field of a bus packing `width`-bit (≤ 64) fields from bit 0 up, in
-/// little-endian words: the detector's `addr` (§2.1) and the pipeline's `in_addr`.
-pub(crate) fn lane_field(words: &[u64], lane: usize, width: usize) -> u64 {
-    let lo = lane * width;
-    let (i, shift) = (lo / 64, lo % 64);
-    let mut v = words[i] >> shift;
-    if shift + width > 64 {
-        v |= words[i + 1] << (64 - shift);
-    }
-    v & mask(width)
-}
-
-/// The detector's ports (§2.1), resolved once from the layout; `mode8` / `size8` exist iff
-/// W = 8.
-#[derive(Clone, Debug)]
-struct Ports {
-    reset: Word,
-    valid: Word,
-    lane_mask: Word,
-    addr: Slot,
-    mode8: Option<Word>,
-    size8: Option<Word>,
-    degree: Word,
-    degree_m1: Word,
-    cycles: Word,
-    conflict: Word,
-    any_active: Word,
-}
-
-impl Ports {
-    fn new(layout: &Layout) -> Ports {
-        let input = |name: &str| Word::of(layout.in_slot(name));
-        let output = |name: &str| Word::of(layout.out_slot(name));
-        Ports {
-            reset: input("reset"),
-            valid: input(port::VALID),
-            lane_mask: input(port::LANE_MASK),
-            addr: layout.in_slot(port::ADDR).clone(),
-            mode8: layout.input(port::MODE8).map(Word::of),
-            size8: layout.input(port::SIZE8).map(Word::of),
-            degree: output(port::DEGREE),
-            degree_m1: output(port::DEGREE_M1),
-            cycles: output(port::CYCLES),
-            conflict: output(port::CONFLICT),
-            any_active: output(port::ANY_ACTIVE),
-        }
-    }
-
-    fn write(&self, outputs: &mut [u64], d: &Degree) {
-        self.degree.set(outputs, d.degree as u64);
-        self.degree_m1.set(outputs, d.degree_m1 as u64);
-        self.cycles.set(outputs, d.cycles as u64);
-        self.conflict.set(outputs, d.conflict as u64);
-        self.any_active.set(outputs, d.any_active as u64);
-    }
-}
-
 /// The detector's behavioral model on its ports: the same buffers as the RTL backends.
 pub struct Model {
     params: Params,
-    ports: Ports,
+    io: Io,
+    inputs: Inputs,
+    outputs: Outputs,
     /// Registered outputs (REG_OUT = 1).
     held: Degree,
 }
 
-impl Model {
-    pub fn new(params: &Params, layout: &Layout) -> Model {
+impl BlockModel for Model {
+    type Params = Params;
+    fn new(p: &Params, layout: &Layout) -> Model {
         Model {
-            params: params.clone(),
-            ports: Ports::new(layout),
+            params: p.clone(),
+            io: Io::new(p, layout),
+            inputs: Inputs::new(p),
+            outputs: Outputs::new(p),
             held: Degree::RESET,
         }
     }
+}
+
+/// `d` on the output ports (spec §2.1).
+fn show(d: &Degree, o: &mut Outputs) {
+    o.degree = u64::from(d.degree);
+    o.degree_m1 = u64::from(d.degree_m1);
+    o.cycles = u64::from(d.cycles);
+    o.conflict = d.conflict;
+    o.any_active = d.any_active;
 }
 
 impl Simulator for Model {
@@ -339,36 +297,21 @@ impl Simulator for Model {
     }
 
     fn step(&mut self, inputs: &[u64], outputs: &mut [u64]) {
-        let bit = |port: Option<Word>| port.is_some_and(|w| w.get(inputs) == 1);
-        let (mode8, size8) = (bit(self.ports.mode8), bit(self.ports.size8));
-        let cfg = Cfg::of_params(&self.params, mode8, size8);
-        let words = self.ports.addr.of(inputs);
-        let width = self.params.addr_bits as usize;
-        let mut addrs = [0u64; MAX_LANES];
-        for (l, a) in addrs
-            .iter_mut()
-            .enumerate()
-            .take(self.params.lanes as usize)
-        {
-            *a = lane_field(words, l, width);
+        let i = &mut self.inputs;
+        self.io.read_inputs(inputs, i);
+        let cfg = Cfg::of_params(&self.params, i.mode8, i.size8);
+        let lanes = self.params.lanes as usize;
+        let mut active = [false; MAX_LANES];
+        for (on, &m) in active.iter_mut().zip(&i.lane_mask) {
+            *on = i.valid && m;
         }
-        let now = degree(
-            &cfg,
-            self.ports.valid.get(inputs) == 1,
-            self.ports.lane_mask.get(inputs),
-            &addrs,
-            mode8,
-            size8,
-        );
+        let now = degree_of(&cfg, &active[..lanes], &i.addr);
         if self.params.reg_out {
-            self.ports.write(outputs, &self.held);
-            self.held = if self.ports.reset.get(inputs) == 1 {
-                Degree::RESET
-            } else {
-                now
-            };
+            show(&self.held, &mut self.outputs);
+            self.held = if i.reset { Degree::RESET } else { now };
         } else {
-            self.ports.write(outputs, &now);
+            show(&now, &mut self.outputs);
         }
+        self.io.write_outputs(&self.outputs, outputs);
     }
 }

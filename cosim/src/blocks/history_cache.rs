@@ -2,15 +2,17 @@
 //! docs/elastic-pipeline.md §5.2–5.4, §5.6), written from its docs page, independently of the RTL.
 //!
 //! Three reusable components — [`Accumulator`] (§5.3), [`HistoryCache`] (§5.2, D16) and
-//! [`DistanceCounter`] (§5.4, D18, with the §5.6 `bcaws_policy` ready mask) — and [`Model`],
-//! which wires them to the `history_cache` block's ports for co-simulation.
+//! [`DistanceCounter`] (§5.4, D18, with the §5.6 `bcaws_policy` ready mask) — wired as the
+//! block in [`Bcaws`] (on the typed cycle values of the block's port declaration) and put on
+//! its port buffers by [`Model`] for co-simulation.
 //!
 //! Every component separates the combinational view of the current cycle (`&self` methods) from
 //! the clock edge (`&mut self` methods), so the SM scheduler model can reuse them unchanged.
 
 use crate::harness::layout::Layout;
-use crate::harness::sim::Simulator;
-use smrtl_hdl::blocks::history_cache::{port, BcawsPolicy, CounterMode, Params};
+use crate::harness::sim::{BlockModel, Simulator};
+use smrtl_hdl::blocks::history_cache::port::{Inputs, Io, Outputs};
+use smrtl_hdl::blocks::history_cache::{BcawsPolicy, CounterMode, Params};
 
 fn low_bits(width: u32) -> u64 {
     if width >= 64 {
@@ -334,39 +336,13 @@ impl DistanceCounter {
     }
 }
 
-/// All the block's inputs of one cycle, decoded.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Inputs {
-    pub reset: bool,
-    pub clear: bool,
-    pub acc_v: bool,
-    pub acc_sw: u32,
-    pub acc_svc_m1: u32,
-    pub acc_pc_in: u64,
-    pub lk_pc: u64,
-    pub ready: u64,
-    pub is_mem: u64,
-    pub load: bool,
-    pub smem_sw_pending: bool,
-    pub fe_hold: bool,
-    pub enable: bool,
+/// A per-warp bus as a bit vector, warp 0 lowest (W ≤ 64).
+fn bits(v: &[bool]) -> u64 {
+    v.iter().rev().fold(0, |m, &b| m << 1 | b as u64)
 }
 
-/// All the block's outputs of one cycle.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Outputs {
-    pub acc_valid: bool,
-    pub acc_value: u32,
-    pub acc_pc: u64,
-    pub lk_hit: bool,
-    pub lk_data: u32,
-    pub pred: u32,
-    pub ready_m: u64,
-    pub mask: bool,
-    pub counter: u32,
-}
-
-/// The three components wired as the `history_cache` block (no ports).
+/// The three components wired as the `history_cache` block, on its typed cycle values
+/// (`port::Inputs` / `port::Outputs` of the block's declaration).
 #[derive(Clone, Debug)]
 pub struct Bcaws {
     pub acc: Accumulator,
@@ -383,38 +359,44 @@ impl Bcaws {
         }
     }
 
-    /// This cycle's outputs (from the state at the start of the cycle).
-    pub fn eval(&self, i: &Inputs) -> Outputs {
-        let a = self.acc.eval(i.acc_v, i.acc_sw, i.acc_svc_m1, i.acc_pc_in);
+    /// This cycle's outputs (from the state at the start of the cycle), written into `o`.
+    pub fn eval(&self, i: &Inputs, o: &mut Outputs) {
+        let a = self
+            .acc
+            .eval(i.acc_v, i.acc_sw as u32, i.acc_svc_m1 as u32, i.acc_pc_in);
         let hit = self.cache.lookup(i.lk_pc);
-        let pred = hit.unwrap_or(0);
-        Outputs {
-            acc_valid: a.valid,
-            acc_value: a.value,
-            acc_pc: a.pc,
-            lk_hit: hit.is_some(),
-            lk_data: pred,
-            pred,
-            ready_m: self.counter.ready_m(i.enable, i.ready, i.is_mem),
-            mask: self.counter.mask(i.enable),
-            counter: self.counter.counter(),
+        let pred = u64::from(hit.unwrap_or(0));
+        let ready_m = self
+            .counter
+            .ready_m(i.enable, bits(&i.ready), bits(&i.is_mem));
+        o.acc_valid = a.valid;
+        o.acc_value = u64::from(a.value);
+        o.acc_pc = a.pc;
+        o.lk_hit = hit.is_some();
+        o.lk_data = pred;
+        o.pred = pred;
+        for (w, r) in o.ready_m.iter_mut().enumerate() {
+            *r = ready_m >> w & 1 == 1;
         }
+        o.mask = self.counter.mask(i.enable);
+        o.counter = u64::from(self.counter.counter());
     }
 
-    /// One cycle: outputs, then the edge (`clear`/`reset` win over everything).
-    pub fn step(&mut self, i: &Inputs) -> Outputs {
-        let o = self.eval(i);
+    /// One cycle: the outputs into `o`, then the edge (`clear`/`reset` win over everything).
+    pub fn step(&mut self, i: &Inputs, o: &mut Outputs) {
+        self.eval(i, o);
         if i.clear || i.reset {
             self.clear();
         } else {
             if o.acc_valid {
-                self.cache.write(o.acc_pc, o.acc_value);
+                self.cache.write(o.acc_pc, o.acc_value as u32);
             }
-            self.acc.tick(i.acc_v, i.acc_sw, i.acc_svc_m1);
+            let (sw, svc) = (i.acc_sw as u32, i.acc_svc_m1 as u32);
+            self.acc.tick(i.acc_v, sw, svc);
+            let pred = o.pred as u32;
             self.counter
-                .tick(i.load, o.pred, i.smem_sw_pending, i.fe_hold);
+                .tick(i.load, pred, i.smem_sw_pending, i.fe_hold);
         }
-        o
     }
 
     pub fn clear(&mut self) {
@@ -426,62 +408,22 @@ impl Bcaws {
 
 /// The block's behavioral model on its ports: the same buffers as the RTL backends.
 pub struct Model {
-    params: Params,
-    layout: Layout,
+    dw: usize,
+    io: Io,
+    inputs: Inputs,
+    outputs: Outputs,
     pub state: Bcaws,
 }
 
-impl Model {
-    pub fn new(params: &Params, layout: &Layout) -> Model {
+impl BlockModel for Model {
+    type Params = Params;
+    fn new(p: &Params, layout: &Layout) -> Model {
         Model {
-            params: params.clone(),
-            layout: layout.clone(),
-            state: Bcaws::new(params),
-        }
-    }
-
-    fn read(&self, inputs: &[u64], name: &str) -> u64 {
-        self.layout
-            .input(name)
-            .map_or(0, |s| s.of(inputs)[0] & low_bits(s.width.min(64) as u32))
-    }
-
-    /// Decodes one cycle's input buffer.
-    pub fn decode(&self, inputs: &[u64]) -> Inputs {
-        let r = |n: &str| self.read(inputs, n);
-        let w = self.params.warps;
-        Inputs {
-            reset: r("reset") & 1 == 1,
-            clear: r(port::CLEAR) & 1 == 1,
-            acc_v: r(port::ACC_V) & 1 == 1,
-            acc_sw: r(port::ACC_SW) as u32,
-            acc_svc_m1: r(port::ACC_SVC_M1) as u32,
-            acc_pc_in: r(port::ACC_PC_IN),
-            lk_pc: r(port::LK_PC),
-            ready: r(port::READY) & low_bits(w),
-            is_mem: r(port::IS_MEM) & low_bits(w),
-            load: r(port::LOAD) & 1 == 1,
-            smem_sw_pending: r(port::SMEM_SW_PENDING) & 1 == 1,
-            fe_hold: r(port::FE_HOLD) & 1 == 1,
-            enable: r(port::ENABLE) & 1 == 1,
-        }
-    }
-
-    fn encode(&self, outputs: &mut [u64], o: &Outputs) {
-        for (name, v) in [
-            (port::ACC_VALID, o.acc_valid as u64),
-            (port::ACC_VALUE, o.acc_value as u64),
-            (port::ACC_PC, o.acc_pc),
-            (port::LK_HIT, o.lk_hit as u64),
-            (port::LK_DATA, o.lk_data as u64),
-            (port::PRED, o.pred as u64),
-            (port::READY_M, o.ready_m),
-            (port::MASK, o.mask as u64),
-            (port::COUNTER, o.counter as u64),
-        ] {
-            if let Some(s) = self.layout.output(name) {
-                s.of_mut(outputs)[0] = v;
-            }
+            dw: p.dw(),
+            io: Io::new(p, layout),
+            inputs: Inputs::new(p),
+            outputs: Outputs::new(p),
+            state: Bcaws::new(p),
         }
     }
 }
@@ -492,16 +434,15 @@ impl Simulator for Model {
     }
 
     fn step(&mut self, inputs: &[u64], outputs: &mut [u64]) {
-        let i = self.decode(inputs);
-        let o = self.state.step(&i);
-        self.encode(outputs, &o);
+        self.io.read_inputs(inputs, &mut self.inputs);
+        self.state.step(&self.inputs, &mut self.outputs);
+        self.io.write_outputs(&self.outputs, outputs);
     }
 
     fn internal_nets(&self) -> Vec<(String, usize)> {
-        let dw = lg(self.params.warp_size) as usize;
         vec![
-            ("acc".into(), dw),
-            ("counter_q".into(), dw),
+            ("acc".into(), self.dw),
+            ("counter_q".into(), self.dw),
             ("valid_lines".into(), 32),
         ]
     }

@@ -2,31 +2,23 @@
 //! §4), written from the spec, independently of the RTL: [`classify`] is one warp's owner bit
 //! and class, [`Model`] runs it on every warp slot.
 
-use crate::blocks::share_cfg::{Table, TablePorts};
-use crate::harness::layout::{Layout, Slot};
-use crate::harness::sim::Simulator;
-use smrtl_hdl::blocks::owner_class::{port, Params};
+use crate::blocks::share_cfg::Table;
+use crate::{BlockModel, Layout, Simulator};
+use smrtl_hdl::blocks::owner_class::port::{Inputs, Io, Outputs};
+use smrtl_hdl::blocks::owner_class::Params;
 use smrtl_hdl::blocks::sharing::{Class, FreeClass};
 
-/// The lock table's registered state (spec §2.4): per pair index `k < KP`, valid and owner.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Locks {
-    pub valid: Vec<bool>,
-    pub owner: Vec<u64>,
-}
-
-impl Locks {
-    /// `(lock_valid[k], lock_owner[k])`; an index k ≥ KP reads as a free lock (spec §0).
-    pub fn get(&self, k: u64) -> (bool, u64) {
-        let k = k as usize;
-        match self.valid.get(k) {
-            Some(&v) => (v, self.owner[k]),
-            None => (false, 0),
-        }
+/// `(lock_valid[k], lock_owner[k])` of the lock table's registered locks (spec §2.4); an index
+/// k ≥ KP reads as a free lock (spec §0).
+pub fn lock(lock_valid: &[bool], lock_owner: &[u64], k: u64) -> (bool, u64) {
+    let k = k as usize;
+    match lock_valid.get(k) {
+        Some(&v) => (v, lock_owner[k]),
+        None => (false, 0),
     }
 }
 
-/// The owner bit and class of a warp of slot `s` (spec §2.5):
+/// The owner bit and class of a warp of slot `s` (spec §2.5), given the table and the locks:
 ///
 /// ```text
 /// owner_bit  = warp_valid && !unsh(s) && lock_valid[pair(s)] && lock_owner[pair(s)] == s
@@ -34,13 +26,13 @@ impl Locks {
 /// ```
 pub fn classify(
     table: &Table,
-    locks: &Locks,
+    (lock_valid, lock_owner): (&[bool], &[u64]),
     free_class: FreeClass,
     warp_valid: bool,
     s: u64,
 ) -> (bool, Class) {
     let unsh = table.unsh(s);
-    let (lock_valid, lock_owner) = locks.get(table.pair(s));
+    let (lock_valid, lock_owner) = lock(lock_valid, lock_owner, table.pair(s));
     let owner_bit = warp_valid && !unsh && lock_valid && lock_owner == s;
     let class = if owner_bit {
         Class::Owner
@@ -54,51 +46,24 @@ pub fn classify(
     (owner_bit, class)
 }
 
-#[derive(Clone, Debug)]
-struct Ports {
-    warp_valid: Slot,
-    warp_slot: Slot,
-    lock_valid: Slot,
-    lock_owner: Slot,
-    owner_bit: Slot,
-    warp_class: Slot,
-}
-
 /// OwnerClass on its ports (combinational: every output from this cycle's inputs).
 pub struct Model {
-    ports: Ports,
-    table_ports: TablePorts,
     table: Table,
-    locks: Locks,
     free_class: FreeClass,
-    warps: usize,
-    sw: usize,
+    io: Io,
+    inputs: Inputs,
+    outputs: Outputs,
 }
 
-impl Model {
-    pub fn new(p: &Params, layout: &Layout) -> Model {
-        let shape = p.shape();
-        let kp = shape.kp();
-        let input = |name: &str| layout.in_slot(name).clone();
-        let output = |name: &str| layout.out_slot(name).clone();
+impl BlockModel for Model {
+    type Params = Params;
+    fn new(p: &Params, layout: &Layout) -> Model {
         Model {
-            ports: Ports {
-                warp_valid: input(port::WARP_VALID),
-                warp_slot: input(port::WARP_SLOT),
-                lock_valid: input(port::LOCK_VALID),
-                lock_owner: input(port::LOCK_OWNER),
-                owner_bit: output(port::OWNER_BIT),
-                warp_class: output(port::WARP_CLASS),
-            },
-            table_ports: TablePorts::inputs(&shape, layout),
-            table: Table::new(&shape),
-            locks: Locks {
-                valid: vec![false; kp],
-                owner: vec![0; kp],
-            },
+            table: Table::new(&p.shape()),
             free_class: p.free_class,
-            warps: p.warps as usize,
-            sw: shape.sw(),
+            io: Io::new(p, layout),
+            inputs: Inputs::new(p),
+            outputs: Outputs::new(p),
         }
     }
 }
@@ -109,20 +74,16 @@ impl Simulator for Model {
     }
 
     fn step(&mut self, inputs: &[u64], outputs: &mut [u64]) {
-        let (ports, sw) = (&self.ports, self.sw);
-        self.table_ports.read(inputs, &mut self.table);
-        for k in 0..self.locks.valid.len() {
-            self.locks.valid[k] = ports.lock_valid.field(inputs, k, 1) == 1;
-            self.locks.owner[k] = ports.lock_owner.field(inputs, k * sw, sw);
+        let (t, i, o) = (&mut self.table, &mut self.inputs, &mut self.outputs);
+        self.io.read_inputs(inputs, i);
+        t.shsm = i.shsm;
+        t.shtb.copy_from_slice(&i.shtb);
+        let locks = (&i.lock_valid[..], &i.lock_owner[..]);
+        for w in 0..i.warp_valid.len() {
+            let (bit, class) = classify(t, locks, self.free_class, i.warp_valid[w], i.warp_slot[w]);
+            o.owner_bit[w] = bit;
+            o.warp_class[w] = class.code();
         }
-        for w in 0..self.warps {
-            let valid = ports.warp_valid.field(inputs, w, 1) == 1;
-            let s = ports.warp_slot.field(inputs, w * sw, sw);
-            let (owner_bit, class) = classify(&self.table, &self.locks, self.free_class, valid, s);
-            ports.owner_bit.set_field(outputs, w, 1, owner_bit as u64);
-            ports
-                .warp_class
-                .set_field(outputs, w * Class::BITS, Class::BITS, class.code());
-        }
+        self.io.write_outputs(o, outputs);
     }
 }

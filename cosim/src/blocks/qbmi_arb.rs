@@ -4,9 +4,10 @@
 //! edge); [`Model`] puts it on the block's ports for co-simulation. `base` comes from Euclid's
 //! GCD here, independently of the RTL's prime-exponent circuit. Nothing allocates per cycle.
 
-use crate::harness::layout::{Layout, Slot};
-use crate::harness::sim::Simulator;
-use smrtl_hdl::blocks::qbmi_arb::{port, Params, RpmRound, BASE_BITS};
+use crate::blocks::rbmi_arb::mask;
+use crate::{BlockModel, Layout, Simulator};
+use smrtl_hdl::blocks::qbmi_arb::port::{Inputs, Io, Outputs};
+use smrtl_hdl::blocks::qbmi_arb::{Params, RpmRound};
 
 /// Most kernels (array sizes of the typed API).
 pub const MAX_KERNELS: usize = 3;
@@ -178,50 +179,24 @@ impl Qbmi {
 /// Eligibility (spec §2): `mem_req & mem_ok`, nobody when the slot is busy.
 pub use crate::blocks::rbmi_arb::eligible;
 
-#[derive(Clone, Debug)]
-struct Ports {
-    reset: Slot,
-    mem_req: Slot,
-    mem_ok: Slot,
-    slot_free: Slot,
-    first: Slot,
-    sample: Slot,
-    grant: Slot,
-    quota: Slot,
-    base: Slot,
-    rpm: Slot,
-    minst: Slot,
-}
-
 /// QBMI on its ports: `grant` from this cycle's inputs and the registers, the debug outputs
 /// the registers at the start of the cycle (and `base` of them); then the edge (synchronous
 /// reset wins).
 pub struct Model {
     arb: Qbmi,
-    ports: Ports,
-    widths: (usize, usize, usize),
+    io: Io,
+    inputs: Inputs,
+    outputs: Outputs,
 }
 
-impl Model {
-    pub fn new(p: &Params, layout: &Layout) -> Model {
-        let input = |name: &str| layout.in_slot(name).clone();
-        let output = |name: &str| layout.out_slot(name).clone();
+impl BlockModel for Model {
+    type Params = Params;
+    fn new(p: &Params, layout: &Layout) -> Model {
         Model {
             arb: Qbmi::new(&QbmiCfg::of(p)),
-            ports: Ports {
-                reset: input("reset"),
-                mem_req: input(port::MEM_REQ),
-                mem_ok: input(port::MEM_OK),
-                slot_free: input(port::SLOT_FREE),
-                first: input(port::FIRST),
-                sample: input(port::SAMPLE),
-                grant: output(port::GRANT),
-                quota: output(port::QUOTA),
-                base: output(port::BASE),
-                rpm: output(port::RPM),
-                minst: output(port::MINST),
-            },
-            widths: (p.quota_bits as usize, p.rpm_bits(), p.reqcnt_bits as usize),
+            io: Io::new(p, layout),
+            inputs: Inputs::new(p),
+            outputs: Outputs::new(p),
         }
     }
 }
@@ -232,30 +207,21 @@ impl Simulator for Model {
     }
 
     fn step(&mut self, inputs: &[u64], outputs: &mut [u64]) {
-        let (p, a) = (&self.ports, &self.arb);
-        let (qw, rw, mw) = self.widths;
-        let elig = eligible(
-            p.mem_req.get(inputs) as u8,
-            p.mem_ok.get(inputs) as u8,
-            p.slot_free.get(inputs) == 1,
-        );
-        let g = a.grant(elig);
-        p.grant.set(outputs, g.map_or(0, |k| 1 << k));
-        let base = a.base();
-        for (k, &b) in base.iter().enumerate().take(a.n) {
-            p.quota
-                .set_field(outputs, k * qw, qw, u64::from(a.quota[k]));
-            p.base
-                .set_field(outputs, k * BASE_BITS, BASE_BITS, u64::from(b));
-            p.rpm.set_field(outputs, k * rw, rw, u64::from(a.rpm[k]));
-            p.minst
-                .set_field(outputs, k * mw, mw, u64::from(a.minst[k]));
+        let (a, i, o) = (&self.arb, &mut self.inputs, &mut self.outputs);
+        self.io.read_inputs(inputs, i);
+        let g = a.grant(eligible(mask(&i.mem_req), mask(&i.mem_ok), i.slot_free));
+        for (k, b) in a.base().into_iter().enumerate().take(a.n) {
+            o.grant[k] = g == Some(k);
+            o.quota[k] = u64::from(a.quota[k]);
+            o.base[k] = u64::from(b);
+            o.rpm[k] = u64::from(a.rpm[k]);
+            o.minst[k] = u64::from(a.minst[k]);
         }
-        if p.reset.get(inputs) == 1 {
+        self.io.write_outputs(o, outputs);
+        if i.reset {
             self.arb = Qbmi::new(&self.arb.cfg);
         } else {
-            let (first, sample) = (p.first.get(inputs) as u8, p.sample.get(inputs) as u8);
-            self.arb.tick(g, first, sample);
+            self.arb.tick(g, mask(&i.first), mask(&i.sample));
         }
     }
 }

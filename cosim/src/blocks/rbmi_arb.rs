@@ -3,9 +3,9 @@
 //! (one [`Rbmi::grant`] before issue, one [`Rbmi::tick`] at the edge), [`Model`] puts it on the
 //! block's ports for co-simulation.
 
-use crate::harness::layout::{Layout, Slot};
-use crate::harness::sim::Simulator;
-use smrtl_hdl::blocks::rbmi_arb::{port, Params};
+use crate::{BlockModel, Layout, Simulator};
+use smrtl_hdl::blocks::rbmi_arb::port::{Inputs, Io, Outputs};
+use smrtl_hdl::blocks::rbmi_arb::Params;
 
 /// RBMI's state: the pointer `last`, the kernel granted last (reset N − 1).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -49,37 +49,34 @@ pub fn eligible(mem_req: u8, mem_ok: u8, slot_free: bool) -> u8 {
     }
 }
 
-#[derive(Clone, Debug)]
-struct Ports {
-    reset: Slot,
-    mem_req: Slot,
-    mem_ok: Slot,
-    slot_free: Slot,
-    grant: Slot,
-    last: Slot,
+/// A per-kernel bus of flags as a mask, bit k = kernel k (the arbiters' `elig`, `first`,
+/// `sample`).
+pub fn mask(v: &[bool]) -> u8 {
+    v.iter().rev().fold(0, |m, &b| m << 1 | u8::from(b))
+}
+
+/// The `n` kernels' flags of `mask` (bit k = kernel k): a per-kernel bus of the typed cycles.
+pub fn kernels(n: usize, mask: u8) -> Vec<bool> {
+    (0..n).map(|k| mask >> k & 1 == 1).collect()
 }
 
 /// RBMI on its ports: `grant` from this cycle's inputs and the pointer, `last` the pointer at
 /// the start of the cycle; then the edge (synchronous reset wins).
 pub struct Model {
     arb: Rbmi,
-    ports: Ports,
+    io: Io,
+    inputs: Inputs,
+    outputs: Outputs,
 }
 
-impl Model {
-    pub fn new(p: &Params, layout: &Layout) -> Model {
-        let input = |name: &str| layout.in_slot(name).clone();
-        let output = |name: &str| layout.out_slot(name).clone();
+impl BlockModel for Model {
+    type Params = Params;
+    fn new(p: &Params, layout: &Layout) -> Model {
         Model {
             arb: Rbmi::new(p.kernels()),
-            ports: Ports {
-                reset: input("reset"),
-                mem_req: input(port::MEM_REQ),
-                mem_ok: input(port::MEM_OK),
-                slot_free: input(port::SLOT_FREE),
-                grant: output(port::GRANT),
-                last: output(port::LAST),
-            },
+            io: Io::new(p, layout),
+            inputs: Inputs::new(p),
+            outputs: Outputs::new(p),
         }
     }
 }
@@ -90,16 +87,17 @@ impl Simulator for Model {
     }
 
     fn step(&mut self, inputs: &[u64], outputs: &mut [u64]) {
-        let p = &self.ports;
-        let elig = eligible(
-            p.mem_req.get(inputs) as u8,
-            p.mem_ok.get(inputs) as u8,
-            p.slot_free.get(inputs) == 1,
-        );
-        let g = self.arb.grant(elig);
-        p.grant.set(outputs, g.map_or(0, |k| 1 << k));
-        p.last.set(outputs, self.arb.last as u64);
-        if p.reset.get(inputs) == 1 {
+        let (i, o) = (&mut self.inputs, &mut self.outputs);
+        self.io.read_inputs(inputs, i);
+        let g = self
+            .arb
+            .grant(eligible(mask(&i.mem_req), mask(&i.mem_ok), i.slot_free));
+        for (k, x) in o.grant.iter_mut().enumerate() {
+            *x = g == Some(k);
+        }
+        o.last = self.arb.last as u64;
+        self.io.write_outputs(o, outputs);
+        if i.reset {
             self.arb = Rbmi::new(self.arb.n);
         } else {
             self.arb.tick(g);
@@ -132,5 +130,12 @@ mod tests {
         assert_eq!(seq, [0, 2, 0, 2]);
         assert_eq!(Rbmi::new(2).grant(0), None);
         assert_eq!(Rbmi::new(1).grant(1), Some(0));
+    }
+
+    #[test]
+    fn masks_and_kernels() {
+        assert_eq!(mask(&[true, false, true]), 0b101);
+        assert_eq!(kernels(3, 0b110), [false, true, true]);
+        assert_eq!(mask(&kernels(2, 0b111)), 0b11);
     }
 }

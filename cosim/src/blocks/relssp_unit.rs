@@ -2,39 +2,15 @@
 //! §6.2), written from the spec's pseudo-code, independently of the RTL: one integer lane mask
 //! per warp, loops over ports, warps and slots.
 //!
-//! [`Relssp`] is the unit without ports (the SM model can drive it directly): [`Relssp::eval`]
-//! gives this cycle's `done` / `tb_empty` and the next release bits, [`Relssp::tick`] takes the
-//! clock edge. [`Model`] wires it to the block's ports for co-simulation.
+//! [`Relssp`] is the unit on its typed cycle (the SM top drives it the same way):
+//! [`Relssp::eval`] gives this cycle's `rbits`, `done` / `tb_empty` and the next release bits,
+//! [`Relssp::tick`] takes the clock edge. [`Model`] puts it on the block's ports for
+//! co-simulation. Nothing allocates per cycle.
 
-use crate::blocks::bank_conflict_detector::{lane_field, Word};
-use crate::harness::layout::{Layout, Slot};
-use crate::harness::sim::Simulator;
-use smrtl_hdl::blocks::relssp_unit::{port, Params};
+use crate::{BlockModel, Layout, Simulator};
+use smrtl_hdl::blocks::relssp_unit::port::{Inputs, Io, Outputs};
+use smrtl_hdl::blocks::relssp_unit::Params;
 use smrtl_hdl::netlist::mask;
-
-/// One issue port's event this cycle (spec §3 `ev_*`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Event {
-    pub valid: bool,
-    pub rel: bool,
-    pub exit: bool,
-    /// Warp slot; an index ≥ W is ignored.
-    pub warp: usize,
-    /// Lanes that execute the instruction.
-    pub mask: u64,
-}
-
-/// Per-warp inputs of one cycle (spec §3).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct WarpIn {
-    pub valid: bool,
-    /// TB slot id; an id ≥ T matches no slot.
-    pub slot: usize,
-    /// Launched, not yet exited lanes at the start of the cycle.
-    pub live: u64,
-    /// A new warp starts here: its release bits clear.
-    pub launch: bool,
-}
 
 /// The release bits `R[W][LANES]` and the combinational `done` / `tb_empty` logic.
 #[derive(Clone, Debug)]
@@ -45,13 +21,6 @@ pub struct Relssp {
     r: Vec<u64>,
     /// `Rn[w]` of the last [`Relssp::eval`], what the edge loads.
     rn: Vec<u64>,
-}
-
-/// This cycle's per-slot outputs, bit `s` for slot `s`.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct SlotOut {
-    pub done: u64,
-    pub tb_empty: u64,
 }
 
 impl Relssp {
@@ -71,36 +40,35 @@ impl Relssp {
         self.r[w]
     }
 
-    /// Spec §3 for one cycle: `exm`/`rsm` ORed over the ports, `A`, `Rn`, `ok` per warp, then
-    /// `done`/`tb_empty` per slot (a slot without a valid warp reads 1 in both).
-    pub fn eval(&mut self, warps: &[WarpIn], events: &[Event]) -> SlotOut {
-        let mut out = SlotOut {
-            done: mask(self.slots),
-            tb_empty: mask(self.slots),
-        };
-        for (w, x) in warps.iter().enumerate() {
+    /// Spec §3 for one cycle: `rbits` = `R` (Moore); `exm`/`rsm` ORed over the valid events
+    /// (a warp index ≥ W matches no warp), `A = live & ~exm`, `Rn` (0 on launch), `ok` per
+    /// warp; then per slot `done` and `tb_empty`, the AND over its valid warps (a slot without
+    /// one, or a slot id ≥ T, reads 1 in both).
+    pub fn eval(&mut self, i: &Inputs, o: &mut Outputs) {
+        o.rbits.copy_from_slice(&self.r);
+        o.done.fill(true);
+        o.tb_empty.fill(true);
+        for w in 0..self.r.len() {
             let (mut exm, mut rsm) = (0, 0);
-            for e in events.iter().filter(|e| e.valid && e.warp == w) {
-                if e.exit {
-                    exm |= e.mask;
-                }
-                if e.rel {
-                    rsm |= e.mask;
+            for q in 0..i.ev_valid.len() {
+                if i.ev_valid[q] && i.ev_warp[q] == w as u64 {
+                    if i.ev_exit[q] {
+                        exm |= i.ev_mask[q];
+                    }
+                    if i.ev_rel[q] {
+                        rsm |= i.ev_mask[q];
+                    }
                 }
             }
-            let a = x.live & !exm & self.lanes_mask;
-            self.rn[w] = if x.launch { 0 } else { self.r[w] | rsm };
+            let a = i.live[w] & !exm & self.lanes_mask;
+            self.rn[w] = if i.warp_launch[w] { 0 } else { self.r[w] | rsm };
             let ok = a & !self.rn[w] == 0;
-            if x.valid && x.slot < self.slots {
-                if !ok {
-                    out.done &= !(1 << x.slot);
-                }
-                if a != 0 {
-                    out.tb_empty &= !(1 << x.slot);
-                }
+            let s = i.warp_slot[w] as usize;
+            if i.warp_valid[w] && s < self.slots {
+                o.done[s] &= ok;
+                o.tb_empty[s] &= a == 0;
             }
         }
-        out
     }
 
     /// The clock edge: `R <= Rn` (of the last [`Relssp::eval`]), or 0 on reset.
@@ -113,63 +81,22 @@ impl Relssp {
     }
 }
 
-/// The block's ports, resolved once from the layout.
-#[derive(Clone, Debug)]
-struct Ports {
-    reset: Word,
-    warp_valid: Slot,
-    warp_slot: Slot,
-    live: Slot,
-    warp_launch: Slot,
-    ev_valid: Word,
-    ev_rel: Word,
-    ev_exit: Word,
-    ev_warp: Slot,
-    ev_mask: Slot,
-    done: Word,
-    tb_empty: Word,
-    rbits: Slot,
-}
-
 /// The `RelsspUnit` on its ports: the same buffers as the RTL backends.
 pub struct Model {
-    ports: Ports,
     unit: Relssp,
-    sw: usize,
-    ww: usize,
-    lanes: usize,
-    warps: Vec<WarpIn>,
-    events: Vec<Event>,
+    io: Io,
+    inputs: Inputs,
+    outputs: Outputs,
 }
 
-impl Model {
-    pub fn new(p: &Params, layout: &Layout) -> Model {
-        let s = p.shape();
-        let input = |name: &str| layout.in_slot(name).clone();
-        let word = |name: &str| Word::of(layout.in_slot(name));
-        let output = |name: &str| Word::of(layout.out_slot(name));
+impl BlockModel for Model {
+    type Params = Params;
+    fn new(p: &Params, layout: &Layout) -> Model {
         Model {
-            ports: Ports {
-                reset: word("reset"),
-                warp_valid: input(port::WARP_VALID),
-                warp_slot: input(port::WARP_SLOT),
-                live: input(port::LIVE),
-                warp_launch: input(port::WARP_LAUNCH),
-                ev_valid: word(port::EV_VALID),
-                ev_rel: word(port::EV_REL),
-                ev_exit: word(port::EV_EXIT),
-                ev_warp: input(port::EV_WARP),
-                ev_mask: input(port::EV_MASK),
-                done: output(port::DONE),
-                tb_empty: output(port::TB_EMPTY),
-                rbits: layout.out_slot(port::RBITS).clone(),
-            },
             unit: Relssp::new(p),
-            sw: s.sw(),
-            ww: s.ww(),
-            lanes: p.lanes as usize,
-            warps: vec![WarpIn::default(); p.warps as usize],
-            events: vec![Event::default(); p.nsched as usize],
+            io: Io::new(p, layout),
+            inputs: Inputs::new(p),
+            outputs: Outputs::new(p),
         }
     }
 }
@@ -180,37 +107,9 @@ impl Simulator for Model {
     }
 
     fn step(&mut self, inputs: &[u64], outputs: &mut [u64]) {
-        let ps = &self.ports;
-        let bit = |slot: &Slot, i: usize| lane_field(slot.of(inputs), i, 1) == 1;
-        for (w, x) in self.warps.iter_mut().enumerate() {
-            *x = WarpIn {
-                valid: bit(&ps.warp_valid, w),
-                slot: lane_field(ps.warp_slot.of(inputs), w, self.sw) as usize,
-                live: lane_field(ps.live.of(inputs), w, self.lanes),
-                launch: bit(&ps.warp_launch, w),
-            };
-        }
-        let flag = |word: Word, q: usize| word.get(inputs) >> q & 1 == 1;
-        for (q, e) in self.events.iter_mut().enumerate() {
-            *e = Event {
-                valid: flag(ps.ev_valid, q),
-                rel: flag(ps.ev_rel, q),
-                exit: flag(ps.ev_exit, q),
-                warp: lane_field(ps.ev_warp.of(inputs), q, self.ww) as usize,
-                mask: lane_field(ps.ev_mask.of(inputs), q, self.lanes),
-            };
-        }
-        // Moore: the release bits at the start of the cycle. LANES divides 64, so no warp's
-        // field straddles two words.
-        let words = ps.rbits.of_mut(outputs);
-        words.fill(0);
-        for w in 0..self.warps.len() {
-            let lo = w * self.lanes;
-            words[lo / 64] |= self.unit.rbits(w) << (lo % 64);
-        }
-        let out = self.unit.eval(&self.warps, &self.events);
-        ps.done.set(outputs, out.done);
-        ps.tb_empty.set(outputs, out.tb_empty);
-        self.unit.tick(ps.reset.get(inputs) == 1);
+        self.io.read_inputs(inputs, &mut self.inputs);
+        self.unit.eval(&self.inputs, &mut self.outputs);
+        self.io.write_outputs(&self.outputs, outputs);
+        self.unit.tick(self.inputs.reset);
     }
 }

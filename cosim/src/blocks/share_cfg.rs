@@ -3,11 +3,10 @@
 //! scratchpad-sharing model reads ([`Table`]: ShSM, `u`, ShTB, bases, with the spec's `unsh`,
 //! `pair` and the §0 out-of-range rules).
 
-use crate::blocks::bank_conflict_detector::Word;
-use crate::harness::layout::{Layout, Slot};
-use crate::harness::sim::Simulator;
 use crate::kernel::launch::Launch;
-use smrtl_hdl::blocks::share_cfg::{port, Params};
+use crate::{BlockModel, Layout, Simulator};
+use smrtl_hdl::blocks::share_cfg::port::{Inputs, Io, Outputs};
+use smrtl_hdl::blocks::share_cfg::Params;
 use smrtl_hdl::blocks::sharing::Shape;
 use smrtl_hdl::netlist::mask;
 
@@ -135,25 +134,18 @@ impl Table {
     }
 }
 
-/// One cycle's configuration writes (spec §2.2 `cfg_*`): ShSM, `u`, and one slot's
-/// `(slot, partner, base)`.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct CfgWrite {
-    pub shsm: Option<bool>,
-    pub u: Option<u64>,
-    pub slot: Option<(u64, u64, u64)>,
-}
-
 impl Table {
-    /// The writes' effect at the edge; a slot write to a slot id ≥ T is dropped.
-    pub fn write(&mut self, w: &CfgWrite) {
-        if let Some(v) = w.shsm {
+    /// The configuration writes' effect at the edge (spec §2.2 `cfg_*`): ShSM, `u`, and one
+    /// slot's `(slot, partner, base)`, each where written; a slot write to a slot id ≥ T is
+    /// dropped.
+    pub fn write(&mut self, shsm: Option<bool>, u: Option<u64>, slot: Option<(u64, u64, u64)>) {
+        if let Some(v) = shsm {
             self.shsm = v;
         }
-        if let Some(u) = w.u {
+        if let Some(u) = u {
             self.u = u;
         }
-        if let Some((slot, partner, base)) = w.slot {
+        if let Some((slot, partner, base)) = slot {
             if let (Some(e), Some(b)) = (
                 self.shtb.get_mut(slot as usize),
                 self.base.get_mut(slot as usize),
@@ -165,118 +157,24 @@ impl Table {
     }
 }
 
-/// Where a block's ShareCfg inputs (or ShareCfg's outputs) sit in a port buffer; `u` and
-/// `base` are absent from blocks that do not read them.
-#[derive(Clone, Debug)]
-pub struct TablePorts {
-    shsm: Word,
-    u: Option<Word>,
-    shtb: Slot,
-    base: Option<Slot>,
-    tw: usize,
-    aw: usize,
-}
-
-impl TablePorts {
-    /// The table's ports among `slots` (a layout's inputs or outputs).
-    pub fn new(shape: &Shape, slot: impl Fn(&str) -> Option<Slot>) -> TablePorts {
-        let need = |name: &str| slot(name).unwrap_or_else(|| panic!("port {name}"));
-        TablePorts {
-            shsm: Word::of(&need(port::SHSM)),
-            u: slot(port::U).map(|s| Word::of(&s)),
-            shtb: need(port::SHTB),
-            base: slot(port::BASE),
-            tw: shape.tw(),
-            aw: shape.aw(),
-        }
-    }
-
-    /// The table's inputs of a block's layout.
-    pub fn inputs(shape: &Shape, layout: &Layout) -> TablePorts {
-        TablePorts::new(shape, |n| layout.input(n).cloned())
-    }
-
-    /// Reads the table from `buf` (fields a block lacks keep their values).
-    pub fn read(&self, buf: &[u64], table: &mut Table) {
-        table.shsm = self.shsm.get(buf) == 1;
-        if let Some(u) = self.u {
-            table.u = u.get(buf);
-        }
-        for (s, e) in table.shtb.iter_mut().enumerate() {
-            *e = self.shtb.field(buf, s * self.tw, self.tw);
-        }
-        if let Some(base) = &self.base {
-            for (s, b) in table.base.iter_mut().enumerate() {
-                *b = base.field(buf, s * self.aw, self.aw);
-            }
-        }
-    }
-
-    /// Writes the table into `buf`.
-    pub fn write(&self, buf: &mut [u64], table: &Table) {
-        self.shsm.set(buf, table.shsm as u64);
-        if let Some(u) = self.u {
-            u.set(buf, table.u);
-        }
-        for (s, &e) in table.shtb.iter().enumerate() {
-            self.shtb.set_field(buf, s * self.tw, self.tw, e);
-        }
-        if let Some(base) = &self.base {
-            for (s, &b) in table.base.iter().enumerate() {
-                base.set_field(buf, s * self.aw, self.aw, b);
-            }
-        }
-    }
-}
-
-/// ShareCfg's write ports (spec §2.2).
-#[derive(Clone, Debug)]
-struct Writes {
-    reset: Word,
-    shsm_we: Word,
-    shsm: Word,
-    u_we: Word,
-    u: Word,
-    slot_we: Word,
-    slot: Word,
-    partner: Word,
-    base: Word,
-}
-
 /// ShareCfg on its ports: Moore outputs from the registered table, `err_cfg` decoded from it,
 /// then the edge.
 pub struct Model {
     table: Table,
-    writes: Writes,
-    outs: TablePorts,
-    err_cfg: Word,
+    io: Io,
+    inputs: Inputs,
+    outputs: Outputs,
 }
 
-impl Model {
-    pub fn new(p: &Params, layout: &Layout) -> Model {
-        let shape = p.shape();
-        let input = |name: &str| Word::of(layout.in_slot(name));
+impl BlockModel for Model {
+    type Params = Params;
+    fn new(p: &Params, layout: &Layout) -> Model {
         Model {
-            table: Table::new(&shape),
-            writes: Writes {
-                reset: input("reset"),
-                shsm_we: input(port::CFG_SHSM_WE),
-                shsm: input(port::CFG_SHSM),
-                u_we: input(port::CFG_U_WE),
-                u: input(port::CFG_U),
-                slot_we: input(port::CFG_SLOT_WE),
-                slot: input(port::CFG_SLOT),
-                partner: input(port::CFG_PARTNER),
-                base: input(port::CFG_BASE),
-            },
-            outs: TablePorts::new(&shape, |n| layout.output(n).cloned()),
-            err_cfg: Word::of(layout.out_slot(port::ERR_CFG)),
+            table: Table::new(&p.shape()),
+            io: Io::new(p, layout),
+            inputs: Inputs::new(p),
+            outputs: Outputs::new(p),
         }
-    }
-
-    /// The registered table.
-    pub fn table(&self) -> &Table {
-        &self.table
     }
 }
 
@@ -286,25 +184,23 @@ impl Simulator for Model {
     }
 
     fn step(&mut self, inputs: &[u64], outputs: &mut [u64]) {
-        self.outs.write(outputs, &self.table);
-        self.err_cfg.set(outputs, self.table.err_cfg() as u64);
-
-        let w = &self.writes;
-        let on = |port: Word| port.get(inputs) == 1;
-        if on(w.reset) {
-            self.table.reset();
+        let (t, i, o) = (&mut self.table, &mut self.inputs, &mut self.outputs);
+        self.io.read_inputs(inputs, i);
+        o.shsm = t.shsm;
+        o.u = t.u;
+        o.shtb.copy_from_slice(&t.shtb);
+        o.base.copy_from_slice(&t.base);
+        o.err_cfg = t.err_cfg();
+        self.io.write_outputs(o, outputs);
+        if i.reset {
+            t.reset();
             return;
         }
-        self.table.write(&CfgWrite {
-            shsm: on(w.shsm_we).then(|| on(w.shsm)),
-            u: on(w.u_we).then(|| w.u.get(inputs)),
-            slot: on(w.slot_we).then(|| {
-                (
-                    w.slot.get(inputs),
-                    w.partner.get(inputs),
-                    w.base.get(inputs),
-                )
-            }),
-        });
+        t.write(
+            i.cfg_shsm_we.then_some(i.cfg_shsm),
+            i.cfg_u_we.then_some(i.cfg_u),
+            i.cfg_slot_we
+                .then_some((i.cfg_slot, i.cfg_partner, i.cfg_base)),
+        );
     }
 }

@@ -2,11 +2,10 @@
 //! al., seed 001, §3 Fig. 3), written from the spec, independently of the RTL: [`access`] is
 //! one issue port's check and translation, [`Model`] runs it on every port of the block.
 
-use crate::blocks::bank_conflict_detector::{lane_field, Word};
-use crate::blocks::share_cfg::{Table, TablePorts};
-use crate::harness::layout::{Layout, Slot};
-use crate::harness::sim::Simulator;
-use smrtl_hdl::blocks::sp_access_unit::{port, Params};
+use crate::blocks::share_cfg::Table;
+use crate::{BlockModel, Layout, Simulator};
+use smrtl_hdl::blocks::sp_access_unit::port::{Inputs, Io, Outputs};
+use smrtl_hdl::blocks::sp_access_unit::Params;
 use smrtl_hdl::netlist::mask;
 
 /// What one port answers (spec §2.3): whether the instruction needs its pair's lock, and the
@@ -49,55 +48,26 @@ pub fn access(
     }
 }
 
-/// The block's request and answer ports.
-#[derive(Clone, Debug)]
-struct Ports {
-    rq_valid: Word,
-    rq_slot: Word,
-    rq_mask: Slot,
-    rq_off: Slot,
-    needs_lock: Word,
-    pair: Slot,
-    phys: Slot,
-}
-
 /// SpAccessUnit on its ports (combinational: every output from this cycle's inputs).
 pub struct Model {
-    ports: Ports,
-    table_ports: TablePorts,
     table: Table,
     lanes: usize,
-    nsched: usize,
     aw: usize,
-    sw: usize,
-    kw: usize,
-    off: Vec<u64>,
-    phys: Vec<u64>,
+    io: Io,
+    inputs: Inputs,
+    outputs: Outputs,
 }
 
-impl Model {
-    pub fn new(p: &Params, layout: &Layout) -> Model {
-        let shape = p.shape();
-        let lanes = p.lanes as usize;
+impl BlockModel for Model {
+    type Params = Params;
+    fn new(p: &Params, layout: &Layout) -> Model {
         Model {
-            ports: Ports {
-                rq_valid: Word::of(layout.in_slot(port::RQ_VALID)),
-                rq_slot: Word::of(layout.in_slot(port::RQ_SLOT)),
-                rq_mask: layout.in_slot(port::RQ_MASK).clone(),
-                rq_off: layout.in_slot(port::RQ_OFF).clone(),
-                needs_lock: Word::of(layout.out_slot(port::NEEDS_LOCK)),
-                pair: layout.out_slot(port::PAIR).clone(),
-                phys: layout.out_slot(port::PHYS).clone(),
-            },
-            table_ports: TablePorts::inputs(&shape, layout),
-            table: Table::new(&shape),
-            lanes,
-            nsched: p.nsched as usize,
-            aw: shape.aw(),
-            sw: shape.sw(),
-            kw: shape.kw(),
-            off: vec![0; lanes],
-            phys: vec![0; lanes],
+            table: Table::new(&p.shape()),
+            lanes: p.lanes as usize,
+            aw: p.shape().aw(),
+            io: Io::new(p, layout),
+            inputs: Inputs::new(p),
+            outputs: Outputs::new(p),
         }
     }
 }
@@ -108,35 +78,27 @@ impl Simulator for Model {
     }
 
     fn step(&mut self, inputs: &[u64], outputs: &mut [u64]) {
-        self.table_ports.read(inputs, &mut self.table);
-        let (lanes, aw) = (self.lanes, self.aw);
-        let valid = self.ports.rq_valid.get(inputs);
-        let slots = self.ports.rq_slot.get(inputs);
-        let offs = self.ports.rq_off.of(inputs);
-        let mut needs = 0;
-        for q in 0..self.nsched {
-            for (l, o) in self.off.iter_mut().enumerate() {
-                *o = lane_field(offs, q * lanes + l, aw);
-            }
+        let (t, i, o) = (&mut self.table, &mut self.inputs, &mut self.outputs);
+        self.io.read_inputs(inputs, i);
+        t.shsm = i.shsm;
+        t.u = i.u;
+        t.shtb.copy_from_slice(&i.shtb);
+        t.base.copy_from_slice(&i.base);
+        let lanes = self.lanes;
+        for q in 0..i.rq_valid.len() {
+            let at = q * lanes..(q + 1) * lanes;
             let a = access(
-                &self.table,
-                aw,
-                valid >> q & 1 == 1,
-                slots >> (q * self.sw) & mask(self.sw),
-                self.ports.rq_mask.field(inputs, q * lanes, lanes),
-                &self.off,
-                &mut self.phys,
+                t,
+                self.aw,
+                i.rq_valid[q],
+                i.rq_slot[q],
+                i.rq_mask[q],
+                &i.rq_off[at.clone()],
+                &mut o.phys[at],
             );
-            needs |= (a.needs_lock as u64) << q;
-            self.ports
-                .pair
-                .set_field(outputs, q * self.kw, self.kw, a.pair);
-            for (l, &p) in self.phys.iter().enumerate() {
-                self.ports
-                    .phys
-                    .set_field(outputs, (q * lanes + l) * aw, aw, p);
-            }
+            o.needs_lock[q] = a.needs_lock;
+            o.pair[q] = a.pair;
         }
-        self.ports.needs_lock.set(outputs, needs);
+        self.io.write_outputs(o, outputs);
     }
 }

@@ -5,38 +5,24 @@
 //! [`pick`] is the policy as a function (the SM model can call it directly); [`Model`] wraps it
 //! with the `last` register on the block's ports for co-simulation.
 
-use crate::blocks::bank_conflict_detector::{lane_field, Word};
-use crate::harness::layout::{Layout, Slot};
-use crate::harness::sim::Simulator;
+use crate::{BlockModel, Layout, Simulator};
 use smrtl_hdl::blocks::sharing::{Class, Sched, TWO_LEVEL_GROUP};
-use smrtl_hdl::blocks::warp_scheduler::{port, Params};
+use smrtl_hdl::blocks::warp_scheduler::port::{Inputs, Io, Outputs};
+use smrtl_hdl::blocks::warp_scheduler::Params;
 
-/// One warp as the scheduler sees it this cycle.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Warp {
-    pub ready: bool,
-    /// 2-bit class code (`Class` encoding; 3 reads as NONOWNER).
-    pub cls: u64,
-    /// Dynamic warp id: smaller is older.
-    pub age: u64,
-}
-
-/// The warp `p.sched` picks among `warps` (index = position in this scheduler), given the last
-/// pick (`None` after reset); `None` when no warp is ready (spec §4).
-pub fn pick(p: &Params, last: Option<usize>, warps: &[Warp]) -> Option<usize> {
-    let ws = warps.len();
-    let ready = |j: usize| warps[j].ready;
-    let rank = |j: usize| p.rank.of(Class::of_code(warps[j].cls));
-    let oldest = || {
-        (0..ws)
-            .filter(|&j| ready(j))
-            .min_by_key(|&j| (warps[j].age, j))
-    };
+/// The warp `p.sched` picks among the scheduler's warps `i` (`ready`, `cls`, `age` per index in
+/// this scheduler), given the last pick (`None` after reset); `None` when no warp is ready
+/// (spec §4).
+pub fn pick(p: &Params, last: Option<usize>, i: &Inputs) -> Option<usize> {
+    let ws = i.ready.len();
+    let ready = |j: usize| i.ready[j];
+    let rank = |j: usize| p.rank.of(Class::of_code(i.cls[j]));
+    let oldest = || (0..ws).filter(|&j| ready(j)).min_by_key(|&j| (i.age[j], j));
     match p.sched {
         Sched::Owf => {
             let best = (0..ws)
                 .filter(|&j| ready(j))
-                .min_by_key(|&j| (rank(j), warps[j].age, j))?;
+                .min_by_key(|&j| (rank(j), i.age[j], j))?;
             match last {
                 Some(l) if p.greedy && ready(l) && rank(l) == rank(best) => Some(l),
                 _ => Some(best),
@@ -68,45 +54,24 @@ pub fn pick(p: &Params, last: Option<usize>, warps: &[Warp]) -> Option<usize> {
     }
 }
 
-/// The block's ports, resolved once from the layout.
-#[derive(Clone, Debug)]
-struct Ports {
-    reset: Word,
-    ready: Slot,
-    cls: Slot,
-    age: Slot,
-    iss_valid: Word,
-    iss_idx: Word,
-    last_valid: Word,
-    last_idx: Word,
-}
-
-/// One scheduler on its ports: the same buffers as the RTL backends.
+/// One scheduler on its ports: the `last` register around [`pick`].
 pub struct Model {
     params: Params,
-    ports: Ports,
-    warps: Vec<Warp>,
+    io: Io,
+    inputs: Inputs,
+    outputs: Outputs,
     /// The `last` register: the last pick since reset.
     last: Option<usize>,
 }
 
-impl Model {
-    pub fn new(p: &Params, layout: &Layout) -> Model {
-        let input = |name: &str| layout.in_slot(name).clone();
-        let output = |name: &str| Word::of(layout.out_slot(name));
+impl BlockModel for Model {
+    type Params = Params;
+    fn new(p: &Params, layout: &Layout) -> Model {
         Model {
             params: p.clone(),
-            ports: Ports {
-                reset: Word::of(layout.in_slot("reset")),
-                ready: input(port::READY),
-                cls: input(port::CLS),
-                age: input(port::AGE),
-                iss_valid: output(port::ISS_VALID),
-                iss_idx: output(port::ISS_IDX),
-                last_valid: output(port::LAST_VALID),
-                last_idx: output(port::LAST_IDX),
-            },
-            warps: vec![Warp::default(); p.ws()],
+            io: Io::new(p, layout),
+            inputs: Inputs::new(p),
+            outputs: Outputs::new(p),
             last: None,
         }
     }
@@ -118,21 +83,15 @@ impl Simulator for Model {
     }
 
     fn step(&mut self, inputs: &[u64], outputs: &mut [u64]) {
-        let ps = &self.ports;
-        let age_w = self.params.age_w as usize;
-        for (j, w) in self.warps.iter_mut().enumerate() {
-            *w = Warp {
-                ready: lane_field(ps.ready.of(inputs), j, 1) == 1,
-                cls: lane_field(ps.cls.of(inputs), j, Class::BITS),
-                age: lane_field(ps.age.of(inputs), j, age_w),
-            };
-        }
-        let now = pick(&self.params, self.last, &self.warps);
-        ps.iss_valid.set(outputs, now.is_some() as u64);
-        ps.iss_idx.set(outputs, now.unwrap_or(0) as u64);
-        ps.last_valid.set(outputs, self.last.is_some() as u64);
-        ps.last_idx.set(outputs, self.last.unwrap_or(0) as u64);
-        if ps.reset.get(inputs) == 1 {
+        let (i, o) = (&mut self.inputs, &mut self.outputs);
+        self.io.read_inputs(inputs, i);
+        let now = pick(&self.params, self.last, i);
+        o.iss_valid = now.is_some();
+        o.iss_idx = now.unwrap_or(0) as u64;
+        o.last_valid = self.last.is_some();
+        o.last_idx = self.last.unwrap_or(0) as u64;
+        self.io.write_outputs(o, outputs);
+        if i.reset {
             self.last = None;
         } else if now.is_some() {
             self.last = now;

@@ -6,6 +6,7 @@
 //! it in its group, so the degree is the maximum count and no L × B one-hot popcount is needed.
 
 use crate::netlist::{concat, or_all, Expr, Module};
+use crate::params::module_name;
 use crate::params::{bits_for, in_range, log2, Allowed, BlockParams, ParamError};
 use serde::{Deserialize, Serialize};
 
@@ -91,6 +92,13 @@ impl BlockParams for Params {
 
     fn presets() -> Vec<(&'static str, Self)> {
         let kepler = Params::default();
+        let ep8 = Params {
+            lanes: 8,
+            banks: 8,
+            layer_bytes: 4,
+            addr_bits: 14,
+            ..kepler.clone()
+        };
         vec![
             ("kepler", kepler.clone()),
             (
@@ -109,13 +117,34 @@ impl BlockParams for Params {
                     ..kepler.clone()
                 },
             ),
+            ("ep8", ep8.clone()),
+            // The other modes, P and REG_OUT at small L (every value of each axis in some
+            // preset, for the conformance suite).
             (
-                "ep8",
+                "ep8_gpgpusim_reg",
+                Params {
+                    mode: Mode::GpgpusimLimited,
+                    reg_out: true,
+                    ..ep8
+                },
+            ),
+            (
+                "l8_w8_literal_p4",
                 Params {
                     lanes: 8,
                     banks: 8,
-                    layer_bytes: 4,
-                    addr_bits: 14,
+                    mode: Mode::Literal,
+                    ports: 4,
+                    ..kepler.clone()
+                },
+            ),
+            (
+                "l16_w8_gpgpusim_p2",
+                Params {
+                    lanes: 16,
+                    banks: 16,
+                    mode: Mode::GpgpusimLimited,
+                    ports: 2,
                     ..kepler
                 },
             ),
@@ -127,99 +156,112 @@ impl BlockParams for Params {
     }
 }
 
-/// Names of the ports, shared by the RTL, the model and the stimulus.
-pub mod port {
-    pub const VALID: &str = "valid";
-    pub const LANE_MASK: &str = "lane_mask";
-    pub const ADDR: &str = "addr";
-    pub const MODE8: &str = "mode8";
-    pub const SIZE8: &str = "size8";
-    pub const DEGREE: &str = "degree";
-    pub const DEGREE_M1: &str = "degree_m1";
-    pub const CYCLES: &str = "cycles";
-    pub const CONFLICT: &str = "conflict";
-    pub const ANY_ACTIVE: &str = "any_active";
+crate::ports! {
+    Params as p;
+    let (l, a) = (p.lanes as usize, p.addr_bits as usize);
+    inputs {
+        /// An access is presented this cycle.
+        valid[1]: bool,
+        /// Per lane: the lane takes part (`active[l] = valid ∧ lane_mask[l]`).
+        lane_mask[1; l]: bool,
+        /// Per lane: its A-bit byte address.
+        addr[a; l],
+        /// Bank mode 8 bytes (W = 8 only; else N = 4).
+        mode8[1]: bool if p.has_mode_inputs(),
+        /// Element size 8 bytes (W = 8 only; else M = 4).
+        size8[1]: bool if p.has_mode_inputs(),
+    }
+    outputs {
+        /// The conflict degree d (1 when no lane is active).
+        degree[p.degree_bits()],
+        /// d − 1, log2 L bits.
+        degree_m1[p.degree_m1_bits()],
+        /// Service cycles ⌈d / P⌉.
+        cycles[p.degree_bits()],
+        /// d > 1.
+        conflict[1]: bool,
+        /// Some lane is active.
+        any_active[1]: bool,
+    }
 }
 
-/// A deliberate RTL bug, so tests can prove the harness catches, shrinks and shows one.
-#[doc(hidden)]
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Fault {
-    None,
-    /// Multicast: lane 1 ignores layers, so it merges with lane 0 whenever they share a group.
-    Lane1IgnoresLayer,
+impl crate::Block for Params {
+    fn build(&self) -> Module {
+        build(self)
+    }
+    #[cfg(feature = "faults")]
+    const FAULTS: &'static [crate::faults::Fault] = &[faults::LANE1_IGNORES_LAYER];
+}
+
+/// Planted faults (docs/blocks.md §4).
+#[cfg(feature = "faults")]
+pub mod faults {
+    use crate::faults::Fault;
+
+    /// Multicast: lane 1 ignores layers, so it merges with lane 0 whenever they share a group
+    /// (spec §1.4: one (group, layer) serves any number of lanes, other layers do not).
+    pub const LANE1_IGNORES_LAYER: Fault = Fault {
+        block: "bank_conflict_detector",
+        name: "lane1_ignores_layer",
+        what: "Multicast: lane 1 merges with lane 0 in the same group whatever its layer (§1.4)",
+        port: super::port::DEGREE,
+        // Combinational: one access shows it.
+        within: 1,
+    };
 }
 
 /// Builds the detector's RTL from validated params (spec §2.1 ports, §2.2 structure).
 pub fn build(p: &Params) -> Module {
-    build_with(p, Fault::None)
-}
-
-#[doc(hidden)]
-pub fn build_with(p: &Params, fault: Fault) -> Module {
     let l_n = p.lanes as usize;
     let a_n = p.addr_bits as usize;
-    let name = crate::params::module_name(p);
-    // A planted fault (tests only) never shares a name with the real design.
-    let name = match fault {
-        Fault::None => name,
-        _ => format!("{name}_fault"),
-    };
-    let mut m = Module::new(&name);
-
-    if p.reg_out {
-        m.clock_reset();
+    let mut m = Module::new(&module_name(p));
+    let (inp, outs) = if p.reg_out {
+        m.declare_ports(&ports(p))
     } else {
-        // Present for a uniform interface; unused without REG_OUT (spec §2.1).
-        m.input("clock", 1);
-        m.input("reset", 1);
-    }
-    let valid = m.input(port::VALID, 1);
-    let lane_mask = m.input(port::LANE_MASK, l_n);
-    let addr = m.input(port::ADDR, l_n * a_n);
-    let (mode8, size8) = if p.has_mode_inputs() {
-        (Some(m.input(port::MODE8, 1)), Some(m.input(port::SIZE8, 1)))
-    } else {
-        (None, None)
+        // `clock` and `reset` are present for a uniform interface, unused without REG_OUT
+        // (spec §2.1): plain inputs, the module has no clock.
+        declare_unclocked(&mut m, &ports(p))
     };
-    let outs = [
-        (port::DEGREE, p.degree_bits(), 1u64),
-        (port::DEGREE_M1, p.degree_m1_bits(), 0),
-        (port::CYCLES, p.degree_bits(), 1),
-        (port::CONFLICT, 1, 0),
-        (port::ANY_ACTIVE, 1, 0),
-    ]
-    .map(|(name, width, reset)| (name, m.output(name, width), reset));
-
+    let i = |name: &str| inp[name].clone();
+    let (valid, lane_mask, addr) = (i(port::VALID), i(port::LANE_MASK), i(port::ADDR));
+    let (mode8, size8) = (inp.get(port::MODE8), inp.get(port::SIZE8));
     let lanes: Vec<Expr> = (0..l_n).map(|l| addr.slice(l * a_n, a_n)).collect();
-    let det = logic(
-        &mut m,
-        p,
-        fault,
-        &valid,
-        &lane_mask,
-        &lanes,
-        mode8.as_ref(),
-        size8.as_ref(),
-    );
+    let det = logic(&mut m, p, &valid, &lane_mask, &lanes, mode8, size8);
     let values = [
-        det.degree,
-        det.degree_m1,
-        det.cycles,
-        det.conflict,
-        det.any_active,
+        (port::DEGREE, det.degree, 1u64),
+        (port::DEGREE_M1, det.degree_m1, 0),
+        (port::CYCLES, det.cycles, 1),
+        (port::CONFLICT, det.conflict, 0),
+        (port::ANY_ACTIVE, det.any_active, 0),
     ];
-    for ((name, out, reset_value), value) in outs.into_iter().zip(values) {
+    for (name, value, reset_value) in values {
+        let out = &outs[name];
         if p.reg_out {
             let r = m.reg(&format!("{name}_q"), out.width(), reset_value);
             m.next(&r, value);
-            m.assign(&out, r);
+            m.assign(out, r);
         } else {
-            m.assign(&out, value);
+            m.assign(out, value);
         }
     }
     m
 }
+
+/// Declares `ports` in order as plain inputs and outputs (no clock: `clock` and `reset` are
+/// inputs like the others); returns them by name, as [`Module::declare_ports`] does.
+fn declare_unclocked(m: &mut Module, ports: &[crate::Port]) -> (Nets, Nets) {
+    let (mut inputs, mut outputs) = (Nets::new(), Nets::new());
+    for q in ports {
+        match q.dir {
+            crate::Dir::In => inputs.insert(q.name.clone(), m.input(&q.name, q.width)),
+            crate::Dir::Out => outputs.insert(q.name.clone(), m.output(&q.name, q.width)),
+        };
+    }
+    (inputs, outputs)
+}
+
+/// Nets by port name.
+type Nets = std::collections::HashMap<String, Expr>;
 
 /// The detector's five outputs as expressions (spec §2.1).
 pub struct Outputs {
@@ -232,12 +274,9 @@ pub struct Outputs {
 
 /// The detector's combinational logic (spec §2.2) inside `m`: `lanes[l]` is lane l's A-bit byte
 /// address (a net or a slice of one), `lane_mask` an L-bit net; `mode8` / `size8` exist iff W = 8.
-/// Used by the standalone block and by every block that contains the detector (MEM0).
-#[allow(clippy::too_many_arguments)]
 pub fn logic(
     m: &mut Module,
     p: &Params,
-    fault: Fault,
     valid: &Expr,
     lane_mask: &Expr,
     lanes: &[Expr],
@@ -297,9 +336,13 @@ pub fn logic(
         Mode::Multicast => {
             let lead: Vec<Expr> = (0..l_n)
                 .map(|l| {
-                    let same_layer = |j: usize| match fault {
-                        Fault::Lane1IgnoresLayer if l == 1 => Expr::lit(1, 1),
-                        _ => lay[j].equals(&lay[l]),
+                    let same_layer = |j: usize| {
+                        let layer = lay[j].equals(&lay[l]);
+                        if l == 1 {
+                            crate::planted!(faults::LANE1_IGNORES_LAYER, Expr::lit(1, 1), layer)
+                        } else {
+                            layer
+                        }
                     };
                     let dup: Vec<Expr> = (0..l)
                         .map(|j| &act[j] & &(eqg(j, l) & same_layer(j)))

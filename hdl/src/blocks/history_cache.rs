@@ -2,13 +2,12 @@
 //! §6): the degree accumulator (§5.3), the 2-way conflict history cache (§5.2) and the distance
 //! counter with the memory-warp ready mask (§5.4, §5.6), as one block `history_cache`.
 //!
-//! This file holds the params (the single source of every width), the port list and the RTL
-//! builder [`build`] (the logic itself is [`logic`], which `sm_core` places inside its own
+//! This file holds the params (the single source of every width), the ports (declared once)
+//! and the RTL builder [`build`] (the logic itself is [`logic`], which `sm_core` places inside its own
 //! module). The cache's tags and data are memories with asynchronous reads (LUT-RAM: the
 //! lookup is combinational in the decision cycle); its valid and MRU bits are flip-flops, which
 //! `clear` (kernel_start) zeroes in one cycle.
 
-use crate::netlist::{Dir, Port};
 use crate::params::{bits_for, log2, one_of, Allowed, BlockParams, ParamError};
 use serde::{Deserialize, Serialize};
 
@@ -105,14 +104,41 @@ impl BlockParams for Params {
 
     fn presets() -> Vec<(&'static str, Self)> {
         let paper = Params::default();
+        let small = Params {
+            hc_sets: 4,
+            warps: 4,
+            ..paper.clone()
+        };
         vec![
-            ("paper", paper.clone()),
+            ("paper", paper),
+            ("small", small.clone()),
+            // The other counter mode and policy, no freeze on stalls (§5.4, §5.6, D18, D19).
             (
-                "small",
+                "small_alt",
                 Params {
-                    hc_sets: 4,
-                    warps: 4,
-                    ..paper
+                    counter_mode: CounterMode::LoadPredPlusSm1,
+                    bcaws_policy: BcawsPolicy::IssueIfNoNonMem,
+                    bcaws_freeze_on_stall: false,
+                    ..small.clone()
+                },
+            ),
+            // Direct-mapped, S = 2, an odd warp count.
+            (
+                "small_1way",
+                Params {
+                    hc_ways: 1,
+                    lanes: 16,
+                    warps: 7,
+                    ..small.clone()
+                },
+            ),
+            // One set: the lines are the ways, no index bits.
+            (
+                "small_1set",
+                Params {
+                    hc_sets: 1,
+                    counter_mode: CounterMode::LoadPredPlusSm1,
+                    ..small
                 },
             ),
         ]
@@ -128,65 +154,68 @@ impl BlockParams for Params {
     }
 }
 
-/// Port names (spec §6 `DegreeAccumulator`, `ConflictHistoryCache`, `BcawsMask`).
-pub mod port {
-    /// `kernel_start`: clears valid and MRU bits, the counter and the accumulator (§5.2, D21).
-    pub const CLEAR: &str = "clear";
-    /// An SMEM entry leaves MEM0 at the end of this cycle (§5.3).
-    pub const ACC_V: &str = "acc_v";
-    pub const ACC_SW: &str = "acc_sw";
-    pub const ACC_SVC_M1: &str = "acc_svc_m1";
-    pub const ACC_PC_IN: &str = "acc_pc_in";
-    /// PC looked up in the decision cycle (asynchronous read).
-    pub const LK_PC: &str = "lk_pc";
-    pub const READY: &str = "ready";
-    pub const IS_MEM: &str = "is_mem";
-    /// An SMEM warp is scheduled in this decision cycle: the counter loads at the edge.
-    pub const LOAD: &str = "load";
-    pub const SMEM_SW_PENDING: &str = "smem_sw_pending";
-    pub const FE_HOLD: &str = "fe_hold";
-    /// 0 gives plain RR: no mask.
-    pub const ENABLE: &str = "enable";
-    pub const ACC_VALID: &str = "acc_valid";
-    pub const ACC_VALUE: &str = "acc_value";
-    pub const ACC_PC: &str = "acc_pc";
-    pub const LK_HIT: &str = "lk_hit";
-    pub const LK_DATA: &str = "lk_data";
-    pub const PRED: &str = "pred";
-    pub const READY_M: &str = "ready_m";
-    pub const MASK: &str = "mask";
-    pub const COUNTER: &str = "counter";
+crate::ports! {
+    Params as p;
+    let (dw, pcw, w) = (p.dw(), p.pc_bits as usize, p.warps as usize);
+    inputs {
+        /// `kernel_start`: clears valid and MRU bits, the counter and the accumulator (§5.2, D21).
+        clear[1]: bool,
+        /// An SMEM entry leaves MEM0 at the end of this cycle (§5.3), of subwarp `acc_sw`, with
+        /// service cycles − 1 `acc_svc_m1`, of the instruction at `acc_pc_in`.
+        acc_v[1]: bool,
+        acc_sw[p.sw_bits()],
+        acc_svc_m1[p.svc_bits()],
+        acc_pc_in[pcw],
+        /// PC looked up in the decision cycle (asynchronous read).
+        lk_pc[pcw],
+        /// Per warp: ready, and a memory instruction (§5.4).
+        ready[1; w]: bool,
+        is_mem[1; w]: bool,
+        /// An SMEM warp is scheduled in this decision cycle: the counter loads at the edge.
+        load[1]: bool,
+        smem_sw_pending[1]: bool,
+        fe_hold[1]: bool,
+        /// 0 gives plain RR: no mask.
+        enable[1]: bool,
+    }
+    outputs {
+        /// The warp's last subwarp leaves MEM0: the sum and its PC (0 otherwise).
+        acc_valid[1]: bool,
+        acc_value[dw],
+        acc_pc[pcw],
+        /// The lookup of `lk_pc`: hit and stored degree, `pred = hit ? data : 0`.
+        lk_hit[1]: bool,
+        lk_data[dw],
+        pred[dw],
+        /// Per warp: the ready vector the RR scheduler sees.
+        ready_m[1; w]: bool,
+        mask[1]: bool,
+        counter[dw],
+    }
 }
 
-/// The block's ports, derived from the params.
-pub fn ports(p: &Params) -> Vec<Port> {
-    let (dw, pcw, w) = (p.dw(), p.pc_bits as usize, p.warps as usize);
-    let spec: Vec<(&str, Dir, usize)> = vec![
-        ("clock", Dir::In, 1),
-        ("reset", Dir::In, 1),
-        (port::CLEAR, Dir::In, 1),
-        (port::ACC_V, Dir::In, 1),
-        (port::ACC_SW, Dir::In, p.sw_bits()),
-        (port::ACC_SVC_M1, Dir::In, p.svc_bits()),
-        (port::ACC_PC_IN, Dir::In, pcw),
-        (port::LK_PC, Dir::In, pcw),
-        (port::READY, Dir::In, w),
-        (port::IS_MEM, Dir::In, w),
-        (port::LOAD, Dir::In, 1),
-        (port::SMEM_SW_PENDING, Dir::In, 1),
-        (port::FE_HOLD, Dir::In, 1),
-        (port::ENABLE, Dir::In, 1),
-        (port::ACC_VALID, Dir::Out, 1),
-        (port::ACC_VALUE, Dir::Out, dw),
-        (port::ACC_PC, Dir::Out, pcw),
-        (port::LK_HIT, Dir::Out, 1),
-        (port::LK_DATA, Dir::Out, dw),
-        (port::PRED, Dir::Out, dw),
-        (port::READY_M, Dir::Out, w),
-        (port::MASK, Dir::Out, 1),
-        (port::COUNTER, Dir::Out, dw),
-    ];
-    crate::netlist::port_list(&spec)
+impl crate::Block for Params {
+    fn build(&self) -> Module {
+        build(self)
+    }
+    #[cfg(feature = "faults")]
+    const FAULTS: &'static [crate::faults::Fault] = &[faults::MRU_WAY_EVICTED];
+}
+
+/// Planted faults (docs/blocks.md §4).
+#[cfg(feature = "faults")]
+pub mod faults {
+    use crate::faults::Fault;
+
+    /// 2 ways: a miss in a full set evicts the MRU way instead of the other one (§5.2, D16).
+    pub const MRU_WAY_EVICTED: Fault = Fault {
+        block: "history_cache",
+        name: "mru_way_evicted",
+        what: "a miss in a full 2-way set replaces the MRU way, not the non-MRU way (§5.2, D16)",
+        port: super::port::LK_HIT,
+        // Three warps' writes to one set (S = 4 cycles each), then a lookup: 14 cycles shrunk.
+        within: 24,
+    };
 }
 
 use crate::netlist::{concat, or_tree, replicate, Expr, Module};
@@ -499,7 +528,8 @@ pub fn logic(m: &mut Module, p: &Params, io: HcIn) -> HcOut {
             }
             let mru_way = mru.read(m, "wr_mru", &pc_in);
             // Hit: the hit way. Miss: way 0 if invalid, else way 1 if invalid or not MRU.
-            let alloc1 = &valids[0] & &(!&valids[1] | !&mru_way);
+            let not_mru = crate::planted!(faults::MRU_WAY_EVICTED, mru_way.clone(), !&mru_way);
+            let alloc1 = &valids[0] & &(!&valids[1] | not_mru);
             Some(m.wire("wr_way1", (&hits[0] | &hits[1]).mux(&hits[1], &alloc1)))
         }
         None => None,

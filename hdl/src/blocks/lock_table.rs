@@ -10,8 +10,9 @@
 
 use crate::blocks::bank_conflict_detector::popcount;
 use crate::blocks::sharing::{Policy, Shape};
-use crate::netlist::{concat_wide, or_all, or_tree, Dir, Expr, Module, Port};
+use crate::netlist::{concat_wide, or_all, or_tree, Expr, Module};
 use crate::params::{bits_for, declared_by, Allowed, BlockParams};
+use std::collections::HashMap;
 
 crate::block_params! {
     /// LockTable parameters (spec §0, §2.4): the SM shape's T and NSCHED, the width of the
@@ -55,108 +56,106 @@ impl Params {
 impl BlockParams for Params {
     const BLOCK: &'static str = "lock_table";
 
+    /// The paper's table and the small shape (T 4, NSCHED 2) under TRANSFER; then FREE at both,
+    /// a 2-bit `pend` (it overflows: `err_pend`) with 2 and 4 issue ports, one issue port, and
+    /// T = 6 (slot ids and a pair index that name nothing) under both policies.
     fn presets() -> Vec<(&'static str, Self)> {
-        let paper = Params::default();
+        let at = |slots, nsched, pend_w, policy| Params {
+            slots,
+            nsched,
+            pend_w,
+            policy,
+        };
+        let (t, f) = (Policy::Transfer, Policy::Free);
         vec![
-            ("paper", paper.clone()),
-            (
-                "small",
-                Params {
-                    slots: 4,
-                    nsched: 2,
-                    ..paper
-                },
-            ),
+            ("paper", Params::default()),
+            ("small", at(4, 2, 6, t)),
+            ("paper_free", at(16, 4, 6, f)),
+            ("small_free", at(4, 2, 2, f)),
+            ("narrow", at(4, 4, 2, t)),
+            ("one_port", at(4, 1, 6, f)),
+            ("odd_t", at(6, 2, 6, t)),
+            ("odd_t_free", at(6, 2, 6, f)),
         ]
     }
 }
 
-/// Names of the ports (spec §2.4), shared by the RTL, the model and the stimulus.
-pub mod port {
-    /// Per issue port: scheduler p picked a shared-memory instruction (§2.3).
-    pub const RQ_VALID: &str = "rq_valid";
-    /// Per issue port: its TB slot, SW bits.
-    pub const RQ_SLOT: &str = "rq_slot";
-    /// Per issue port: the access touches the shared region (§2.3).
-    pub const NEEDS_LOCK: &str = "needs_lock";
-    pub const SHSM: &str = "shsm";
-    /// ShTB: each slot's partner, TW bits, `NONE` = unshared (§2.2).
-    pub const SHTB: &str = "shtb";
-    /// Per issue port: a granted shared-region access of `cpl_slot` completes this cycle.
-    pub const CPL_VALID: &str = "cpl_valid";
-    pub const CPL_SLOT: &str = "cpl_slot";
-    /// Per slot: every live thread has run `relssp` (§3).
-    pub const DONE: &str = "done";
-    /// Per slot: no live thread left (§3).
-    pub const TB_EMPTY: &str = "tb_empty";
-    /// Preset or clear lock `cfg_lock_k` (tests, launch); wins over every other update.
-    pub const CFG_LOCK_WE: &str = "cfg_lock_we";
-    pub const CFG_LOCK_K: &str = "cfg_lock_k";
-    pub const CFG_LOCK_VALID: &str = "cfg_lock_valid";
-    pub const CFG_LOCK_OWNER: &str = "cfg_lock_owner";
-    pub const GNT: &str = "gnt";
-    pub const NACK: &str = "nack";
-    pub const ACQ: &str = "acq";
-    pub const REL_FIRE: &str = "rel_fire";
-    pub const XFER: &str = "xfer";
-    pub const SLOT_IDLE: &str = "slot_idle";
-    pub const LOCK_VALID: &str = "lock_valid";
-    pub const LOCK_OWNER: &str = "lock_owner";
-    pub const PEND: &str = "pend";
-    pub const ERR_PROTO: &str = "err_proto";
-    pub const ERR_PEND: &str = "err_pend";
-}
-
-/// The block's ports (spec §2.4), packed buses element 0 lowest.
-pub fn ports(p: &Params) -> Vec<Port> {
+crate::ports! {
+    Params as p;
     let s = p.shape();
-    let (n, t) = (p.nsched as usize, p.slots as usize);
-    let (sw, tw, kp, kw, pw) = (s.sw(), s.tw(), s.kp(), s.kw(), p.pend_w as usize);
-    let spec: Vec<(&str, Dir, usize)> = vec![
-        ("clock", Dir::In, 1),
-        ("reset", Dir::In, 1),
-        (port::RQ_VALID, Dir::In, n),
-        (port::RQ_SLOT, Dir::In, n * sw),
-        (port::NEEDS_LOCK, Dir::In, n),
-        (port::SHSM, Dir::In, 1),
-        (port::SHTB, Dir::In, t * tw),
-        (port::CPL_VALID, Dir::In, n),
-        (port::CPL_SLOT, Dir::In, n * sw),
-        (port::DONE, Dir::In, t),
-        (port::TB_EMPTY, Dir::In, t),
-        (port::CFG_LOCK_WE, Dir::In, 1),
-        (port::CFG_LOCK_K, Dir::In, kw),
-        (port::CFG_LOCK_VALID, Dir::In, 1),
-        (port::CFG_LOCK_OWNER, Dir::In, sw),
-        (port::GNT, Dir::Out, n),
-        (port::NACK, Dir::Out, n),
-        (port::ACQ, Dir::Out, n),
-        (port::REL_FIRE, Dir::Out, t),
-        (port::XFER, Dir::Out, t),
-        (port::SLOT_IDLE, Dir::Out, t),
-        (port::LOCK_VALID, Dir::Out, kp),
-        (port::LOCK_OWNER, Dir::Out, kp * sw),
-        (port::PEND, Dir::Out, t * pw),
-        (port::ERR_PROTO, Dir::Out, 1),
-        (port::ERR_PEND, Dir::Out, 1),
-    ];
-    crate::netlist::port_list(&spec)
+    let (n, t, sw, kp) = (p.nsched as usize, p.slots as usize, s.sw(), s.kp());
+    inputs {
+        /// Per issue port: scheduler p picked a shared-memory instruction (§2.3).
+        rq_valid[1; n]: bool,
+        /// Per issue port: its TB slot.
+        rq_slot[sw; n],
+        /// Per issue port: the access touches the shared region (§2.3).
+        needs_lock[1; n]: bool,
+        shsm[1]: bool,
+        /// ShTB: each slot's partner, `NONE` = unshared (§2.2).
+        shtb[s.tw(); t],
+        /// Per issue port: a granted shared-region access of `cpl_slot` completes this cycle.
+        cpl_valid[1; n]: bool,
+        cpl_slot[sw; n],
+        /// Per slot: every live thread has run `relssp` (§3).
+        done[1; t]: bool,
+        /// Per slot: no live thread left (§3).
+        tb_empty[1; t]: bool,
+        /// Preset or clear lock `cfg_lock_k` (tests, launch); wins over every other update.
+        cfg_lock_we[1]: bool,
+        cfg_lock_k[s.kw()],
+        cfg_lock_valid[1]: bool,
+        cfg_lock_owner[sw],
+    }
+    outputs {
+        /// Per issue port (Mealy): the request issues (granted, or needs no lock).
+        gnt[1; n]: bool,
+        /// Per issue port (Mealy): the request is refused (a held shared region).
+        nack[1; n]: bool,
+        /// Per issue port (Mealy): the request acquires its pair's free lock.
+        acq[1; n]: bool,
+        /// Per slot (Mealy): the lock it owns is released this cycle.
+        rel_fire[1; t]: bool,
+        /// Per slot (Mealy): the release hands the lock to the partner (TRANSFER).
+        xfer[1; t]: bool,
+        /// Per slot (Mealy, from the next lock state): empty, drained and holding no lock.
+        slot_idle[1; t]: bool,
+        /// Per pair (Moore): the lock is held.
+        lock_valid[1; kp]: bool,
+        /// Per pair (Moore): the holder's slot.
+        lock_owner[sw; kp],
+        /// Per slot (Moore): granted shared-region accesses in flight.
+        pend[p.pend_w as usize; t],
+        /// Sticky (Moore): an acquire by a TB that is already done.
+        err_proto[1]: bool,
+        /// Sticky (Moore): `pend` overflowed or underflowed.
+        err_pend[1]: bool,
+    }
 }
 
-/// A deliberate lock-protocol bug, so tests can prove the harness catches, shrinks and shows
-/// one.
-#[doc(hidden)]
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Fault {
-    None,
+impl crate::Block for Params {
+    fn build(&self) -> Module {
+        build(self)
+    }
+    #[cfg(feature = "faults")]
+    const FAULTS: &'static [crate::faults::Fault] = &[faults::RELEASE_IGNORES_DRAIN];
+}
+
+/// Planted faults (docs/blocks.md §4).
+#[cfg(feature = "faults")]
+pub mod faults {
+    use crate::faults::Fault;
+
     /// Release as soon as the owner is done, ignoring its accesses still in flight: the
     /// partner could then race the owner's last writes (the drain rule of §2.4 broken).
-    ReleaseIgnoresDrain,
-}
-
-/// Builds the lock table's RTL from validated params (spec §2.4).
-pub fn build(p: &Params) -> Module {
-    build_with(p, Fault::None)
+    pub const RELEASE_IGNORES_DRAIN: Fault = Fault {
+        block: "lock_table",
+        name: "release_ignores_drain",
+        what: "the owner's lock is released while its shared-region accesses are in flight (spec §2.4 drain)",
+        port: super::port::REL_FIRE,
+        // Acquire with an access in flight, then done: released too early.
+        within: 6,
+    };
 }
 
 /// The `n`-bit one-hot decode of `sel`: bit `i` is `sel == i`; a value ≥ `n` decodes to 0.
@@ -210,55 +209,144 @@ fn bus(items: &[Expr]) -> Expr {
     concat_wide(&msb_first)
 }
 
-/// [`build`], with a planted [`Fault`] (tests only).
-#[doc(hidden)]
-pub fn build_with(p: &Params, fault: Fault) -> Module {
+/// The widths every section uses (spec §0).
+struct Dims {
+    n: usize,
+    t: usize,
+    sw: usize,
+    tw: usize,
+    kp: usize,
+    kw: usize,
+    /// `PEND_W`, and the width of the exact next count ([`Params::pend_sum_bits`]).
+    pw: usize,
+    ew: usize,
+}
+
+/// The registers (§2.4 [D]: a lock is a valid bit + the owner's slot id).
+struct State {
+    lock_valid: Expr,
+    lock_owner: Vec<Expr>,
+    pend: Vec<Expr>,
+    err_proto: Expr,
+    err_pend: Expr,
+}
+
+/// What every section reads: the widths, the input ports, the registers, ShTB by slot and
+/// each slot's pair.
+struct Ctx<'a> {
+    d: Dims,
+    inp: &'a HashMap<String, Expr>,
+    st: State,
+    shtb_of: Vec<Expr>,
+    pair_of: Vec<Expr>,
+}
+
+impl Ctx<'_> {
+    fn i(&self, name: &str) -> Expr {
+        self.inp[name].clone()
+    }
+}
+
+/// Per issue port: the request's slot (as an id, one-hot and "names no slot"), its pair
+/// (one-hot), whether it needs the lock, and the grant.
+struct Grant {
+    slot: Vec<Expr>,
+    slot_hot: Vec<Expr>,
+    slot_out: Vec<Option<Expr>>,
+    k_hot: Vec<Expr>,
+    nl: Vec<Expr>,
+    acq: Vec<Expr>,
+    gnt: Vec<Expr>,
+    nack: Vec<Expr>,
+}
+
+/// Per held lock: released (`fire`), handed over (`hand`), freed; the owner one-hot; the
+/// owner it keeps unless acquired or configured (o, or partner(o) on a transfer), as an id and
+/// one-hot.
+struct Release {
+    fire: Vec<Expr>,
+    hand: Vec<Expr>,
+    free: Vec<Expr>,
+    owner_hot: Vec<Expr>,
+    kept: Vec<Expr>,
+    kept_hot: Vec<Expr>,
+}
+
+/// Builds the lock table's RTL from validated params (spec §2.4), one function per section.
+pub fn build(p: &Params) -> Module {
     let shape = p.shape();
-    let (n, t) = (p.nsched as usize, p.slots as usize);
-    let (sw, tw, kp, kw) = (shape.sw(), shape.tw(), shape.kp(), shape.kw());
-    let (pw, ew) = (p.pend_w as usize, p.pend_sum_bits());
-    let name = crate::params::module_name(p);
-    // A planted fault (tests only) never shares a name with the real design.
-    let name = match fault {
-        Fault::None => name,
-        _ => format!("{name}_fault"),
+    let d = Dims {
+        n: p.nsched as usize,
+        t: p.slots as usize,
+        sw: shape.sw(),
+        tw: shape.tw(),
+        kp: shape.kp(),
+        kw: shape.kw(),
+        pw: p.pend_w as usize,
+        ew: p.pend_sum_bits(),
     };
-    let mut m = Module::new(&name);
+    let mut m = Module::new(&crate::params::module_name(p));
     let (inp, out) = m.declare_ports(&ports(p));
-    let i = |name: &str| inp[name].clone();
-    let (rq_valid, rq_slot, needs_lock) =
-        (i(port::RQ_VALID), i(port::RQ_SLOT), i(port::NEEDS_LOCK));
-    let (shsm, shtb) = (i(port::SHSM), i(port::SHTB));
-    let (cpl_valid, cpl_slot) = (i(port::CPL_VALID), i(port::CPL_SLOT));
-    let (done, tb_empty) = (i(port::DONE), i(port::TB_EMPTY));
-    let zero_t = Expr::lit(0, t);
+    let st = state(&mut m, &d);
+    let shtb = inp[port::SHTB].clone();
+    let shtb_of: Vec<Expr> = (0..d.t).map(|s| shtb.slice(s * d.tw, d.tw)).collect();
+    let pair_of = pairs(&mut m, &d, &shtb_of);
+    let c = Ctx {
+        d,
+        inp: &inp,
+        st,
+        shtb_of,
+        pair_of,
+    };
+    let g = grant(&mut m, &c);
+    let (pend_zero, pend_bad) = pend_next(&mut m, &c, &g);
+    let r = release(&mut m, &c, p.policy, shape.none(), &pend_zero);
+    let holds_nx = next_locks(&mut m, &c, &g, &r);
+    errors(&mut m, &c, &g, &pend_bad);
+    outputs(&mut m, &c, &out, &g, &r, &pend_zero, &holds_nx);
+    m
+}
 
-    // --- State (§2.4 [D]: a lock is a valid bit + the owner's slot id) -------------------------
-    let lock_valid = m.reg("lock_valid_q", kp, 0);
-    let lock_owner: Vec<Expr> = (0..kp)
-        .map(|k| m.reg(&format!("lock_owner_{k}_q"), sw, 0))
-        .collect();
-    let pend: Vec<Expr> = (0..t)
-        .map(|s| m.reg(&format!("pend_{s}_q"), pw, 0))
-        .collect();
-    let err_proto = m.reg("err_proto_q", 1, 0);
-    let err_pend = m.reg("err_pend_q", 1, 0);
+/// The registers, all reset to 0.
+fn state(m: &mut Module, d: &Dims) -> State {
+    State {
+        lock_valid: m.reg("lock_valid_q", d.kp, 0),
+        lock_owner: (0..d.kp)
+            .map(|k| m.reg(&format!("lock_owner_{k}_q"), d.sw, 0))
+            .collect(),
+        pend: (0..d.t)
+            .map(|s| m.reg(&format!("pend_{s}_q"), d.pw, 0))
+            .collect(),
+        err_proto: m.reg("err_proto_q", 1, 0),
+        err_pend: m.reg("err_pend_q", 1, 0),
+    }
+}
 
-    // --- Per slot: pair(s) = low KW bits of min(s, ShTB[s]) (§1.3) -----------------------------
+/// Per slot: pair(s) = low KW bits of min(s, ShTB[s]) (§1.3).
+fn pairs(m: &mut Module, d: &Dims, shtb_of: &[Expr]) -> Vec<Expr> {
     m.section("spec §1.3, §2.4: pair(s) = low KW bits of min(s, ShTB[s])");
-    let shtb_of: Vec<Expr> = (0..t).map(|s| shtb.slice(s * tw, tw)).collect();
-    let pair_of: Vec<Expr> = shtb_of
+    shtb_of
         .iter()
         .enumerate()
         .map(|(s, sh)| {
-            let me = Expr::lit(s as u64, tw);
+            let me = Expr::lit(s as u64, d.tw);
             let low = m.wire(&format!("pair_min_{s}"), me.lt(sh).mux(&me, sh));
-            m.wire(&format!("pair_{s}"), low.slice(0, kw))
+            m.wire(&format!("pair_{s}"), low.slice(0, d.kw))
         })
-        .collect();
+        .collect()
+}
 
-    // --- Grant: own / want / acquire race / NACK (§2.4) ----------------------------------------
+/// Grant: own / want / acquire race / NACK (§2.4).
+fn grant(m: &mut Module, c: &Ctx) -> Grant {
     m.section("spec §2.4 grant: own, want, same-cycle race (lower slot wins), NACK");
+    let Dims {
+        n, t, sw, kp, kw, ..
+    } = c.d;
+    let (rq_valid, rq_slot, needs_lock) = (
+        c.i(port::RQ_VALID),
+        c.i(port::RQ_SLOT),
+        c.i(port::NEEDS_LOCK),
+    );
     let slot: Vec<Expr> = (0..n).map(|q| rq_slot.slice(q * sw, sw)).collect();
     let slot_hot: Vec<Expr> = (0..n)
         .map(|q| m.wire(&format!("rq_hot_{q}"), decode(&slot[q], t)))
@@ -273,11 +361,14 @@ pub fn build_with(p: &Params, fault: Fault) -> Module {
         // A slot beyond T reads ShTB as NONE, so its pair is its own low bits.
         let low = slot[q].slice(0, kw);
         let default = slot_out[q].as_ref().map(|o| (o, &low));
-        let k = m.wire(&format!("k_{q}"), field_at(&slot_hot[q], &pair_of, default));
+        let k = m.wire(
+            &format!("k_{q}"),
+            field_at(&slot_hot[q], &c.pair_of, default),
+        );
         // A pair index ≥ KP decodes to nothing: a free lock.
         let hot = m.wire(&format!("k_hot_{q}"), decode(&k, kp));
-        let held = (&hot & &lock_valid).any();
-        let holder = field_at(&hot, &lock_owner, None);
+        let held = (&hot & &c.st.lock_valid).any();
+        let holder = field_at(&hot, &c.st.lock_owner, None);
         let needs = m.wire(&format!("nl_{q}"), rq_valid.bit(q) & needs_lock.bit(q));
         own.push(&needs & &(held.clone() & holder.equals(&slot[q])));
         want.push(m.wire(&format!("want_{q}"), &needs & &!held));
@@ -304,14 +395,32 @@ pub fn build_with(p: &Params, fault: Fault) -> Module {
         acq.push(a);
         gnt.push(g);
     }
+    Grant {
+        slot,
+        slot_hot,
+        slot_out,
+        k_hot,
+        nl,
+        acq,
+        gnt,
+        nack,
+    }
+}
 
-    // --- pend_nx: exact next count, stored mod 2^PEND_W (§2.4) ---------------------------------
+/// `pend_nx`: the exact next count, stored mod 2^PEND_W (§2.4). Returns per slot "the stored
+/// next count is 0" (a T-bit wire) and "the exact count overflowed or underflowed".
+fn pend_next(m: &mut Module, c: &Ctx, g: &Grant) -> (Expr, Vec<Expr>) {
     m.section("spec §2.4 pend_nx = pend + granted shared accesses - completions, mod 2^PEND_W");
+    let Dims {
+        n, t, sw, pw, ew, ..
+    } = c.d;
+    let (cpl_valid, cpl_slot) = (c.i(port::CPL_VALID), c.i(port::CPL_SLOT));
+    let zero_t = Expr::lit(0, t);
     // Per port, the slot (one-hot) whose count it raises or lowers this cycle.
     let issued: Vec<Expr> = (0..n)
         .map(|q| {
-            let counts = &gnt[q] & &nl[q];
-            m.wire(&format!("inc_hot_{q}"), counts.mux(&slot_hot[q], &zero_t))
+            let counts = &g.gnt[q] & &g.nl[q];
+            m.wire(&format!("inc_hot_{q}"), counts.mux(&g.slot_hot[q], &zero_t))
         })
         .collect();
     let completed: Vec<Expr> = (0..n)
@@ -322,7 +431,7 @@ pub fn build_with(p: &Params, fault: Fault) -> Module {
         .collect();
     let mut pend_zero = vec![];
     let mut pend_bad = vec![];
-    for (s, count) in pend.iter().enumerate() {
+    for (s, count) in c.st.pend.iter().enumerate() {
         let bits = |hot: &[Expr]| hot.iter().map(|h| h.bit(s)).collect::<Vec<_>>();
         let up = popcount(&bits(&issued)).zext(ew);
         let down = m.wire(
@@ -338,132 +447,162 @@ pub fn build_with(p: &Params, fault: Fault) -> Module {
         pend_zero.push(stored.equals(&Expr::lit(0, pw)));
         m.next(count, stored);
     }
-    let pend_zero = m.wire("pend_zero", bus(&pend_zero));
+    (m.wire("pend_zero", bus(&pend_zero)), pend_bad)
+}
 
-    // --- Release and drain, per held lock (§2.4) -----------------------------------------------
+/// Release and drain, per held lock (§2.4): the owner is done and drained; TRANSFER hands the
+/// lock to a live partner, else it is freed.
+fn release(m: &mut Module, c: &Ctx, policy: Policy, none: u64, pend_zero: &Expr) -> Release {
     m.section("spec §2.4 release: owner done and drained; TRANSFER to a live partner or free");
-    let mut fire = vec![];
-    let mut hand = vec![];
-    let mut free = vec![];
-    let mut owner_hot = vec![];
-    // The owner each lock keeps unless acquired or configured: o, or partner(o) on a transfer
-    // (as an id and one-hot).
-    let mut kept = vec![];
-    let mut kept_hot = vec![];
-    for (k, o) in lock_owner.iter().enumerate() {
+    let Dims { t, tw, sw, .. } = c.d;
+    let (shsm, done, tb_empty) = (c.i(port::SHSM), c.i(port::DONE), c.i(port::TB_EMPTY));
+    let mut r = Release {
+        fire: vec![],
+        hand: vec![],
+        free: vec![],
+        owner_hot: vec![],
+        kept: vec![],
+        kept_hot: vec![],
+    };
+    for (k, o) in c.st.lock_owner.iter().enumerate() {
         let hot = m.wire(&format!("owner_hot_{k}"), decode(o, t));
         let out = beyond(o, t);
-        let drained = match fault {
-            Fault::ReleaseIgnoresDrain => Expr::lit(1, 1),
-            Fault::None => bit_at(&hot, &pend_zero, &out),
-        };
+        let drained = crate::planted!(
+            faults::RELEASE_IGNORES_DRAIN,
+            Expr::lit(1, 1),
+            bit_at(&hot, pend_zero, &out)
+        );
         let f = m.wire(
             &format!("rel_{k}"),
-            lock_valid.bit(k) & bit_at(&hot, &done, &out) & drained,
+            c.st.lock_valid.bit(k) & bit_at(&hot, &done, &out) & drained,
         );
-        let x = match p.policy {
+        let x = match policy {
             Policy::Transfer => {
                 // partner(o) = ShTB[o] (NONE when o names no slot). NONE and other ids ≥ T
                 // decode to no slot, whose tb_empty reads 1; ShSM = 0 makes o unshared.
-                let none = Expr::lit(shape.none(), tw);
+                let none = Expr::lit(none, tw);
                 let o2 = m.wire(
                     &format!("partner_{k}"),
-                    field_at(&hot, &shtb_of, out.as_ref().map(|b| (b, &none))),
+                    field_at(&hot, &c.shtb_of, out.as_ref().map(|b| (b, &none))),
                 );
                 let o2_hot = m.wire(&format!("partner_hot_{k}"), decode(&o2, t));
                 let partner_live = &shsm & &(&o2_hot & &!tb_empty.clone()).any();
                 let owner_empty = bit_at(&hot, &tb_empty, &out);
                 let x = m.wire(&format!("xfer_{k}"), &f & &(owner_empty & partner_live));
-                kept.push(x.mux(&o2.slice(0, sw), o));
-                kept_hot.push(x.mux(&o2_hot, &hot));
+                r.kept.push(x.mux(&o2.slice(0, sw), o));
+                r.kept_hot.push(x.mux(&o2_hot, &hot));
                 x
             }
             Policy::Free => {
-                kept.push(o.clone());
-                kept_hot.push(hot.clone());
+                r.kept.push(o.clone());
+                r.kept_hot.push(hot.clone());
                 Expr::lit(0, 1)
             }
         };
-        free.push(&f & &!x.clone());
-        fire.push(f);
-        hand.push(x);
-        owner_hot.push(hot);
+        r.free.push(&f & &!x.clone());
+        r.fire.push(f);
+        r.hand.push(x);
+        r.owner_hot.push(hot);
     }
+    r
+}
 
-    // --- Acquire, configuration write, next lock state (§2.4) ----------------------------------
+/// Acquire, the configuration write (which wins) and the next lock state (§2.4). Returns per
+/// lock the slots (one-hot) that hold it after the edge.
+fn next_locks(m: &mut Module, c: &Ctx, g: &Grant, r: &Release) -> Vec<Expr> {
     m.section("spec §2.4 acquire, cfg_lock write (wins), next lock state");
-    let cfg_we = i(port::CFG_LOCK_WE);
-    let cfg_hot = m.wire("cfg_hot", decode(&i(port::CFG_LOCK_K), kp));
-    let (cfg_valid, cfg_owner) = (i(port::CFG_LOCK_VALID), i(port::CFG_LOCK_OWNER));
+    let Dims { n, t, kp, .. } = c.d;
+    let zero_t = Expr::lit(0, t);
+    let cfg_we = c.i(port::CFG_LOCK_WE);
+    let cfg_hot = m.wire("cfg_hot", decode(&c.i(port::CFG_LOCK_K), kp));
+    let (cfg_valid, cfg_owner) = (c.i(port::CFG_LOCK_VALID), c.i(port::CFG_LOCK_OWNER));
     let cfg_owner_hot = m.wire("cfg_owner_hot", decode(&cfg_owner, t));
+    let lock_valid = &c.st.lock_valid;
     let mut valid_nx = vec![];
-    // Per lock, the slots (one-hot) that hold it after the edge.
     let mut holds_nx = vec![];
     for k in 0..kp {
-        let takes: Vec<Expr> = (0..n).map(|q| &acq[q] & &k_hot[q].bit(k)).collect();
+        let takes: Vec<Expr> = (0..n).map(|q| &g.acq[q] & &g.k_hot[q].bit(k)).collect();
         // Every port that acquires pair k carries the same (lowest) slot.
         let takers = m.wire(&format!("takes_{k}"), bus(&takes));
-        let taker = field_at(&takers, &slot, None);
-        let taker_hot = field_at(&takers, &slot_hot, None);
+        let taker = field_at(&takers, &g.slot, None);
+        let taker_hot = field_at(&takers, &g.slot_hot, None);
         let taken = m.wire(&format!("take_{k}"), or_all(&takes, 1));
         let cfg_hit = m.wire(&format!("cfg_hit_{k}"), &cfg_we & &cfg_hot.bit(k));
         let v = m.wire(
             &format!("lock_valid_nx_{k}"),
             cfg_hit.mux(
                 &cfg_valid,
-                &(&taken | &(lock_valid.bit(k) & !free[k].clone())),
+                &(&taken | &(lock_valid.bit(k) & !r.free[k].clone())),
             ),
         );
-        let o = cfg_hit.mux(&cfg_owner, &taken.mux(&taker, &kept[k]));
-        m.next(&lock_owner[k], o);
-        let hot = cfg_hit.mux(&cfg_owner_hot, &taken.mux(&taker_hot, &kept_hot[k]));
+        let o = cfg_hit.mux(&cfg_owner, &taken.mux(&taker, &r.kept[k]));
+        m.next(&c.st.lock_owner[k], o);
+        let hot = cfg_hit.mux(&cfg_owner_hot, &taken.mux(&taker_hot, &r.kept_hot[k]));
         holds_nx.push(m.wire(&format!("holds_nx_{k}"), v.mux(&hot, &zero_t)));
         valid_nx.push(v);
     }
-    m.next(&lock_valid, bus(&valid_nx));
+    m.next(lock_valid, bus(&valid_nx));
+    holds_nx
+}
 
-    // --- Errors (sticky) -----------------------------------------------------------------------
+/// The sticky errors (§2.4): an acquire by a done TB, a `pend` overflow or underflow.
+fn errors(m: &mut Module, c: &Ctx, g: &Grant, pend_bad: &[Expr]) {
     m.section("spec §2.4 errors: acquire by a done TB, pend overflow or underflow");
-    let late: Vec<Expr> = (0..n)
-        .map(|q| &acq[q] & &bit_at(&slot_hot[q], &done, &slot_out[q]))
+    let done = c.i(port::DONE);
+    let late: Vec<Expr> = (0..c.d.n)
+        .map(|q| &g.acq[q] & &bit_at(&g.slot_hot[q], &done, &g.slot_out[q]))
         .collect();
-    m.next(&err_proto, &err_proto | &or_all(&late, 1));
-    m.next(&err_pend, &err_pend | &or_all(&pend_bad, 1));
+    let (err_proto, err_pend) = (&c.st.err_proto, &c.st.err_pend);
+    m.next(err_proto, err_proto | &or_all(&late, 1));
+    m.next(err_pend, err_pend | &or_all(pend_bad, 1));
+}
 
-    // --- Per-slot outputs ----------------------------------------------------------------------
+/// The outputs: per port the grant, per slot `rel_fire` and `xfer` by owner and `slot_idle`
+/// from the next lock state, and the registers.
+fn outputs(
+    m: &mut Module,
+    c: &Ctx,
+    out: &HashMap<String, Expr>,
+    g: &Grant,
+    r: &Release,
+    pend_zero: &Expr,
+    holds_nx: &[Expr],
+) {
     m.section("spec §2.4 rel_fire, xfer by owner; slot_idle from the next lock state");
+    let Dims { t, kp, kw, .. } = c.d;
+    let zero_t = Expr::lit(0, t);
     let by_owner = |flags: &[Expr]| {
         let terms = (0..kp)
-            .map(|k| flags[k].mux(&owner_hot[k], &zero_t))
+            .map(|k| flags[k].mux(&r.owner_hot[k], &zero_t))
             .collect();
         or_tree(terms, t)
     };
-    let rel_fire = by_owner(&fire);
-    let xfer = by_owner(&hand);
+    let rel_fire = by_owner(&r.fire);
+    let xfer = by_owner(&r.hand);
     // Slot s holds its own pair next: holds_nx[pair(s)] has bit s.
     let own_pair: Vec<Expr> = (0..kp)
         .map(|k| {
             let kl = Expr::lit(k as u64, kw);
-            let members = bus(&pair_of.iter().map(|x| x.equals(&kl)).collect::<Vec<_>>());
+            let members = bus(&c.pair_of.iter().map(|x| x.equals(&kl)).collect::<Vec<_>>());
             &holds_nx[k] & &members
         })
         .collect();
     let holding = m.wire("holding_nx", or_tree(own_pair, t));
-    let idle = &tb_empty & &(&pend_zero & &!holding);
+    let idle = &c.i(port::TB_EMPTY) & &(pend_zero & &!holding);
 
     let o = |name: &str| out[name].clone();
-    m.assign(&o(port::GNT), bus(&gnt));
-    m.assign(&o(port::NACK), bus(&nack));
-    m.assign(&o(port::ACQ), bus(&acq));
+    let st = &c.st;
+    m.assign(&o(port::GNT), bus(&g.gnt));
+    m.assign(&o(port::NACK), bus(&g.nack));
+    m.assign(&o(port::ACQ), bus(&g.acq));
     m.assign(&o(port::REL_FIRE), rel_fire);
     m.assign(&o(port::XFER), xfer);
     m.assign(&o(port::SLOT_IDLE), idle);
-    m.assign(&o(port::LOCK_VALID), lock_valid);
-    m.assign(&o(port::LOCK_OWNER), bus(&lock_owner));
-    m.assign(&o(port::PEND), bus(&pend));
-    m.assign(&o(port::ERR_PROTO), err_proto);
-    m.assign(&o(port::ERR_PEND), err_pend);
-    m
+    m.assign(&o(port::LOCK_VALID), st.lock_valid.clone());
+    m.assign(&o(port::LOCK_OWNER), bus(&st.lock_owner));
+    m.assign(&o(port::PEND), bus(&st.pend));
+    m.assign(&o(port::ERR_PROTO), st.err_proto.clone());
+    m.assign(&o(port::ERR_PEND), st.err_pend.clone());
 }
 
 #[cfg(test)]

@@ -10,7 +10,8 @@
 
 use crate::blocks::milg::{self, Mode};
 use crate::blocks::qbmi_arb;
-use crate::netlist::{concat_wide, replicate, Dir, Expr, Module, Port};
+use crate::blocks::sharing::bus;
+use crate::netlist::{replicate, Expr, Module};
 use crate::params::{declared_by, module_name, Allowed, BlockParams, ParamError};
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
@@ -157,7 +158,7 @@ impl BlockParams for Params {
             scheme,
             ..base.clone()
         };
-        vec![
+        let mut all = vec![
             ("paper", paper.clone()),
             ("baseline", scheme(&paper, Scheme::Baseline)),
             ("smil", scheme(&paper, Scheme::Smil)),
@@ -177,7 +178,30 @@ impl BlockParams for Params {
             ("qbmi_dmil", scheme(&paper, Scheme::QbmiDmil)),
             ("small_qbmi", scheme(&small, Scheme::Qbmi)),
             ("small_qbmi_dmil", scheme(&small, Scheme::QbmiDmil)),
-        ]
+        ];
+        // Every scheme at N = 1 (paper widths) and N = 3 (small widths: boundaries every few
+        // cycles; QBMI + DMIL with narrow saturating quotas).
+        let one = Params { n: 1, ..paper };
+        let three = Params { n: 3, ..small };
+        let narrow = Params {
+            quota_bits: 3,
+            ..three.clone()
+        };
+        all.extend([
+            ("one", scheme(&one, Scheme::Dmil)),
+            ("one_baseline", scheme(&one, Scheme::Baseline)),
+            ("one_smil", scheme(&one, Scheme::Smil)),
+            ("one_rbmi", scheme(&one, Scheme::Rbmi)),
+            ("one_qbmi", scheme(&one, Scheme::Qbmi)),
+            ("one_qbmi_dmil", scheme(&one, Scheme::QbmiDmil)),
+            ("small_three", scheme(&three, Scheme::Dmil)),
+            ("small_three_baseline", scheme(&three, Scheme::Baseline)),
+            ("small_three_smil", scheme(&three, Scheme::Smil)),
+            ("small_three_rbmi", scheme(&three, Scheme::Rbmi)),
+            ("small_three_qbmi", scheme(&three, Scheme::Qbmi)),
+            ("small_three_qbmi_dmil", scheme(&narrow, Scheme::QbmiDmil)),
+        ]);
+        all
     }
 
     fn check(&self) -> Result<(), ParamError> {
@@ -186,105 +210,82 @@ impl BlockParams for Params {
     }
 }
 
-/// Port names (spec §5 top).
-pub mod port {
-    pub use crate::blocks::milg::port::{
-        ACC, DONE, FAIL, INFLIGHT, ISSUE, MEM_OK, MIL, PEAK, REQCNT, RSFAIL, SMIL_LIMIT, SMIL_UNL,
-        UNL,
-    };
-    /// Per kernel: a memory instruction of the kernel is ready to issue (§2 `mem_req`).
-    pub const MEM_REQ: &str = "mem_req";
-    /// Per kernel: the accepted access is its instruction's first (QBMI's `minst`, §3.3).
-    pub const FIRST: &str = "first";
-    /// The MEM pipeline register is empty (§2).
-    pub const SLOT_FREE: &str = "slot_free";
-    /// Per kernel: may issue this cycle (see the module doc).
-    pub const GRANT: &str = "grant";
-    /// QBMI's quotas, base quotas, rpm and minst registers (Qbmi, QbmiDmil only).
-    pub use crate::blocks::qbmi_arb::port::{BASE, MINST, QUOTA, RPM};
-    /// RBMI's pointer, the kernel granted last (Rbmi scheme only).
-    pub use crate::blocks::rbmi_arb::port::LAST;
-}
-
-/// The block's ports (spec §5), per-kernel buses kernel 0 lowest.
-pub fn ports(p: &Params) -> Vec<Port> {
+crate::ports! {
+    Params as p;
     let n = p.kernels();
-    let (ib, fb, qb) = (
-        p.inflight_bits as usize,
-        p.rsfail_bits as usize,
-        p.reqcnt_bits as usize,
-    );
-    let mut v = crate::netlist::port_list(&[
-        ("clock", Dir::In, 1),
-        ("reset", Dir::In, 1),
-        (port::MEM_REQ, Dir::In, n),
-        (port::ISSUE, Dir::In, n),
-        (port::DONE, Dir::In, 2 * n),
-        (port::ACC, Dir::In, n),
-        (port::FIRST, Dir::In, n),
-        (port::FAIL, Dir::In, n),
-        (port::SMIL_LIMIT, Dir::In, n * ib),
-        (port::SMIL_UNL, Dir::In, n),
-        (port::SLOT_FREE, Dir::In, 1),
-        (port::GRANT, Dir::Out, n),
-        (port::MEM_OK, Dir::Out, n),
-        (port::INFLIGHT, Dir::Out, n * ib),
-        (port::PEAK, Dir::Out, n * ib),
-        (port::RSFAIL, Dir::Out, n * fb),
-        (port::REQCNT, Dir::Out, n * qb),
-        (port::MIL, Dir::Out, n * ib),
-        (port::UNL, Dir::Out, n),
-    ]);
-    let mut out = |name: &str, width: usize| {
-        v.push(Port {
-            name: name.into(),
-            dir: Dir::Out,
-            width,
-        })
-    };
-    if p.scheme == Scheme::Rbmi {
-        out(port::LAST, p.rbmi().last_bits());
+    let ib = p.inflight_bits as usize;
+    inputs {
+        /// Per kernel: a memory instruction of the kernel is ready to issue (§2 `mem_req`).
+        mem_req[1; n]: bool,
+        /// Per kernel: a memory instruction of the kernel issues this cycle.
+        issue[1; n]: bool,
+        /// Per kernel: memory instructions of the kernel completing this cycle (0..2).
+        done[2; n],
+        /// Per kernel: the L1D accepted one of the kernel's accesses (a request).
+        acc[1; n]: bool,
+        /// Per kernel: the accepted access is its instruction's first (QBMI's `minst`, §3.3).
+        first[1; n]: bool,
+        /// Per kernel: the kernel's head access failed (one reservation failure).
+        fail[1; n]: bool,
+        /// Per kernel: SMIL configuration, the limit (read in Smil only).
+        smil_limit[ib; n],
+        /// Per kernel: SMIL configuration, "unlimited" (read in Smil only).
+        smil_unl[1; n]: bool,
+        /// The MEM pipeline register is empty (§2).
+        slot_free[1]: bool,
     }
-    if p.has_qbmi() {
-        let q = p.qbmi();
-        out(port::QUOTA, n * q.quota_bits as usize);
-        out(port::BASE, n * qbmi_arb::BASE_BITS);
-        out(port::RPM, n * q.rpm_bits());
-        out(port::MINST, n * q.reqcnt_bits as usize);
+    outputs {
+        /// Per kernel: may issue this cycle (see the module doc).
+        grant[1; n]: bool,
+        /// Per kernel: the MILG's gate (Moore).
+        mem_ok[1; n]: bool,
+        /// Per kernel: the MILGs' registers (§4.3).
+        inflight[ib; n],
+        peak[ib; n],
+        rsfail[p.rsfail_bits as usize; n],
+        reqcnt[p.reqcnt_bits as usize; n],
+        mil[ib; n],
+        unl[1; n]: bool,
+        /// RBMI's pointer, the kernel granted last (Rbmi scheme only).
+        last[p.rbmi().last_bits()] if p.scheme == Scheme::Rbmi,
+        /// QBMI's quotas, base quotas, rpm and minst registers (Qbmi, QbmiDmil only).
+        quota[p.quota_bits as usize; n] if p.has_qbmi(),
+        base[qbmi_arb::BASE_BITS; n] if p.has_qbmi(),
+        rpm[p.qbmi().rpm_bits(); n] if p.has_qbmi(),
+        minst[p.reqcnt_bits as usize; n] if p.has_qbmi(),
     }
-    v
 }
 
-/// A deliberate RTL bug, so tests can prove the harness catches one.
-#[doc(hidden)]
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Fault {
-    None,
-    /// Kernel 1's MILG is fed kernel 0's `acc` (the kernels' request counters mixed up).
-    SharedAcc,
+impl crate::Block for Params {
+    fn build(&self) -> Module {
+        build(self)
+    }
+    #[cfg(feature = "faults")]
+    const FAULTS: &'static [crate::faults::Fault] = &[faults::SHARED_ACC];
+}
+
+/// Planted faults (docs/blocks.md §4).
+#[cfg(feature = "faults")]
+pub mod faults {
+    use crate::faults::Fault;
+
+    /// Kernel 1's MILG is fed kernel 0's `acc`: the kernels' request counters mixed up (built
+    /// at N ≥ 2; §4.3, §5).
+    pub const SHARED_ACC: Fault = Fault {
+        block: "mem_issue_ctl",
+        name: "shared_acc",
+        what: "kernel 1's MILG is fed kernel 0's acc: the kernels' request counters mixed up (§4.3, §5)",
+        port: super::port::REQCNT,
+        // One request of kernel 0, then the compare (2 cycles at every preset with N ≥ 2).
+        within: 3,
+    };
 }
 
 /// Builds the top's RTL (spec §5).
 pub fn build(p: &Params) -> Module {
-    build_with(p, Fault::None)
-}
-
-/// A packed bus, element 0 in the lowest bits.
-fn bus(items: &[Expr]) -> Expr {
-    let msb_first: Vec<Expr> = items.iter().rev().cloned().collect();
-    concat_wide(&msb_first)
-}
-
-/// [`build`], with a planted [`Fault`] (tests only).
-#[doc(hidden)]
-pub fn build_with(p: &Params, fault: Fault) -> Module {
     let n = p.kernels();
     let ib = p.inflight_bits as usize;
-    let name = match fault {
-        Fault::None => module_name(p),
-        _ => format!("{}_fault", module_name(p)),
-    };
-    let mut m = Module::new(&name);
+    let mut m = Module::new(&module_name(p));
     let (inp, out) = m.declare_ports(&ports(p));
     let i = |name: &str| inp[name].clone();
 
@@ -294,9 +295,10 @@ pub fn build_with(p: &Params, fault: Fault) -> Module {
         .map(|k| m.instance(&format!("milg_{k}"), &child))
         .collect();
     for (k, g) in milgs.iter().enumerate() {
-        let acc_k = match fault {
-            Fault::SharedAcc if k == 1 => i(port::ACC).bit(0),
-            _ => i(port::ACC).bit(k),
+        let acc_k = if k == 1 {
+            crate::planted!(faults::SHARED_ACC, i(port::ACC).bit(0), i(port::ACC).bit(k))
+        } else {
+            i(port::ACC).bit(k)
         };
         m.assign(&g.input(milg::port::ISSUE), i(port::ISSUE).bit(k));
         m.assign(&g.input(milg::port::DONE), i(port::DONE).slice(2 * k, 2));

@@ -48,24 +48,71 @@ impl Params {
 impl BlockParams for Params {
     const BLOCK: &'static str = "owner_class";
 
+    /// The paper's SM and the small shape, each FREE_CLASS at the small shape and at T = 6
+    /// (slot ids 6 and 7, a ShTB value 6, the pair index 3 ≥ KP), and the widest table (T = 32)
+    /// with FREE_CLASS = UNSHARED.
     fn presets() -> Vec<(&'static str, Self)> {
+        let small = Params::of_shape(&Shape::small());
+        let unshared = FreeClass::Unshared;
+        let odd_t = Params { slots: 6, ..small };
         vec![
             ("paper", Params::default()),
-            ("small", Params::of_shape(&Shape::small())),
+            ("small", small.clone()),
+            (
+                "small_unshared",
+                Params {
+                    free_class: unshared,
+                    ..small
+                },
+            ),
+            ("odd_t", odd_t.clone()),
+            (
+                "odd_t_unshared",
+                Params {
+                    free_class: unshared,
+                    ..odd_t
+                },
+            ),
+            (
+                "t32_unshared",
+                Params {
+                    slots: 32,
+                    free_class: unshared,
+                    ..Params::default()
+                },
+            ),
         ]
     }
 }
 
-/// Port names (spec §2.5; `shsm`/`shtb` from ShareCfg §2.2, the locks from LockTable §2.4).
-pub mod port {
-    pub const WARP_VALID: &str = "warp_valid";
-    pub const WARP_SLOT: &str = "warp_slot";
-    pub const SHSM: &str = "shsm";
-    pub const SHTB: &str = "shtb";
-    pub const LOCK_VALID: &str = "lock_valid";
-    pub const LOCK_OWNER: &str = "lock_owner";
-    pub const OWNER_BIT: &str = "owner_bit";
-    pub const WARP_CLASS: &str = "warp_class";
+crate::ports! {
+    Params as p;
+    let s = p.shape();
+    let (t, w, sw, kp) = (p.slots as usize, p.warps as usize, s.sw(), s.kp());
+    inputs {
+        /// Per warp slot: it holds a warp.
+        warp_valid[1; w]: bool,
+        /// Per warp slot: its TB slot.
+        warp_slot[sw; w],
+        /// ShareCfg's registered ShSM and ShTB (§2.2).
+        shsm[1]: bool,
+        shtb[s.tw(); t],
+        /// The lock table's registered locks (§2.4): per pair, held and by whom.
+        lock_valid[1; kp]: bool,
+        lock_owner[sw; kp],
+    }
+    outputs {
+        /// Per warp (Mealy): its TB holds its pair's lock.
+        owner_bit[1; w]: bool,
+        /// Per warp (Mealy): its OWF class (`Class` codes).
+        warp_class[Class::BITS; w],
+    }
+}
+
+impl crate::Block for Params {
+    fn build(&self) -> Module {
+        build(self)
+    }
 }
 
 /// Builds OwnerClass's RTL from validated params (spec §2.5).
@@ -76,17 +123,17 @@ pub fn build(p: &Params) -> Module {
     let cw = Class::BITS;
     let class = |c: Class| Expr::lit(c.code(), cw);
     let mut m = Module::new(&module_name(p));
-    // Present for a uniform interface; the block has no state (§2.1).
-    m.input("clock", 1);
-    m.input("reset", 1);
-    let warp_valid = m.input(port::WARP_VALID, w);
-    let warp_slot = m.input(port::WARP_SLOT, w * sw);
-    let shsm = m.input(port::SHSM, 1);
-    let shtb = m.input(port::SHTB, t * tw);
-    let lock_valid = m.input(port::LOCK_VALID, kp);
-    let lock_owner = m.input(port::LOCK_OWNER, kp * sw);
-    let owner_bit = m.output(port::OWNER_BIT, w);
-    let warp_class = m.output(port::WARP_CLASS, w * cw);
+    // `clock` and `reset` are there for a uniform interface; the block has no state (§2.1).
+    let (inp, out) = m.declare_ports(&ports(p));
+    let i = |name: &str| inp[name].clone();
+    let (warp_valid, warp_slot, shsm, shtb) = (
+        i(port::WARP_VALID),
+        i(port::WARP_SLOT),
+        i(port::SHSM),
+        i(port::SHTB),
+    );
+    let (lock_valid, lock_owner) = (i(port::LOCK_VALID), i(port::LOCK_OWNER));
+    let (owner_bit, warp_class) = (out[port::OWNER_BIT].clone(), out[port::WARP_CLASS].clone());
 
     let valids: Vec<Expr> = (0..kp).map(|k| lock_valid.bit(k)).collect();
     let owners: Vec<Expr> = (0..kp).map(|k| lock_owner.slice(k * sw, sw)).collect();

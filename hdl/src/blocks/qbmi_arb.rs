@@ -21,7 +21,7 @@
 //!   `2c` (half up), `floor` divides `I` by `c`, where `I = 2^reqcnt_bits`.
 
 use crate::blocks::sharing::bus;
-use crate::netlist::{concat, or_all, replicate, Dir, Expr, Module, Port};
+use crate::netlist::{concat, or_all, replicate, Expr, Module};
 use crate::params::{allowed_of, bits_for, Allowed, BlockParams, ParamError};
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -200,13 +200,44 @@ impl BlockParams for Params {
     const BLOCK: &'static str = "qbmi_arb";
 
     /// Two kernels at the paper's settings; three; three kernels starting from Table 2's
-    /// Req/Minst of bp, sv and ks (2, 3, 17); and a small one (short interval, narrow quotas,
-    /// unequal reset rpm), listed last.
+    /// Req/Minst of bp, sv and ks (2, 3, 17); corners: short intervals at N = 3 (every rpm
+    /// value reachable), `floor` rounding, narrow saturating quotas at N = 3 and at N = 1; and
+    /// a small one (short interval, narrow quotas, unequal reset rpm), listed last.
     fn presets() -> Vec<(&'static str, Self)> {
         vec![
             ("paper", Params::default()),
             ("three", Params::with(3, "1")),
             ("bp_sv_ks", Params::with(3, "2,3,17")),
+            (
+                "short_three",
+                Params {
+                    reqcnt_bits: 5,
+                    ..Params::with(3, "4,1,6")
+                },
+            ),
+            (
+                "floor",
+                Params {
+                    rpm_round: RpmRound::Floor,
+                    reqcnt_bits: 6,
+                    ..Params::default()
+                },
+            ),
+            (
+                "narrow_three",
+                Params {
+                    quota_bits: 5,
+                    rpm_max: 13,
+                    ..Params::with(3, "13,12,5")
+                },
+            ),
+            (
+                "one",
+                Params {
+                    quota_bits: 3,
+                    ..Params::with(1, "1")
+                },
+            ),
             (
                 "small",
                 Params {
@@ -274,63 +305,61 @@ pub fn base_of(rpm: &[u32]) -> Vec<u32> {
         .collect()
 }
 
-/// Port names (spec §5 `QbmiArb<N>`); per-kernel buses have kernel 0 lowest.
-pub mod port {
-    /// Per kernel: a memory instruction of the kernel is ready to issue (N bits).
-    pub const MEM_REQ: &str = "mem_req";
-    /// Per kernel: the MIL gate lets the kernel issue (N bits; all ones without MIL).
-    pub const MEM_OK: &str = "mem_ok";
-    /// The memory pipeline register is empty: a memory instruction may issue this cycle.
-    pub const SLOT_FREE: &str = "slot_free";
-    /// Per kernel: an instruction of the kernel had its first access accepted (N bits).
-    pub const FIRST: &str = "first";
-    /// Per kernel: the kernel's 1024th interval request is accepted this cycle (N bits; the
-    /// MILG's `boundary`).
-    pub const SAMPLE: &str = "sample";
-    /// Per kernel: the kernel issues this cycle (one-hot or 0, combinational; N bits).
-    pub const GRANT: &str = "grant";
-    /// Debug: the quotas at the start of the cycle (N × quota_bits).
-    pub const QUOTA: &str = "quota";
-    /// Debug: the base quotas, LCM(rpm)/rpm_k of the start-of-cycle rpm (N × 10).
-    pub const BASE: &str = "base";
-    /// Debug: the rpm registers (N × ⌈log2(rpm_max+1)⌉).
-    pub const RPM: &str = "rpm";
-    /// Debug: the memory-instruction counters (N × reqcnt_bits).
-    pub const MINST: &str = "minst";
-}
-
-/// The block's ports (spec §5), in declaration order.
-pub fn ports(p: &Params) -> Vec<Port> {
+crate::ports! {
+    Params as p;
     let n = p.kernels();
-    crate::netlist::port_list(&[
-        ("clock", Dir::In, 1),
-        ("reset", Dir::In, 1),
-        (port::MEM_REQ, Dir::In, n),
-        (port::MEM_OK, Dir::In, n),
-        (port::SLOT_FREE, Dir::In, 1),
-        (port::FIRST, Dir::In, n),
-        (port::SAMPLE, Dir::In, n),
-        (port::GRANT, Dir::Out, n),
-        (port::QUOTA, Dir::Out, n * p.quota_bits as usize),
-        (port::BASE, Dir::Out, n * BASE_BITS),
-        (port::RPM, Dir::Out, n * p.rpm_bits()),
-        (port::MINST, Dir::Out, n * p.reqcnt_bits as usize),
-    ])
+    inputs {
+        /// Per kernel: a memory instruction of the kernel is ready to issue.
+        mem_req[1; n]: bool,
+        /// Per kernel: the MIL gate lets the kernel issue (all ones without MIL).
+        mem_ok[1; n]: bool,
+        /// The memory pipeline register is empty: a memory instruction may issue this cycle.
+        slot_free[1]: bool,
+        /// Per kernel: an instruction of the kernel had its first access accepted.
+        first[1; n]: bool,
+        /// Per kernel: the kernel's 1024th interval request is accepted this cycle (the
+        /// MILG's `boundary`).
+        sample[1; n]: bool,
+    }
+    outputs {
+        /// Per kernel: the kernel issues this cycle (one-hot or none, combinational).
+        grant[1; n]: bool,
+        /// Debug: the quotas at the start of the cycle.
+        quota[p.quota_bits as usize; n],
+        /// Debug: the base quotas, LCM(rpm)/rpm_k of the start-of-cycle rpm.
+        base[BASE_BITS; n],
+        /// Debug: the rpm registers (⌈log2(rpm_max+1)⌉ bits each).
+        rpm[p.rpm_bits(); n],
+        /// Debug: the memory-instruction counters.
+        minst[p.reqcnt_bits as usize; n],
+    }
 }
 
-/// A deliberate RTL bug, so tests can prove the harness catches and shrinks one.
-#[doc(hidden)]
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Fault {
-    None,
+impl crate::Block for Params {
+    fn build(&self) -> Module {
+        build(self)
+    }
+    #[cfg(feature = "faults")]
+    const FAULTS: &'static [crate::faults::Fault] = &[faults::REFILL_WITH_NEW_RPM];
+}
+
+/// Planted faults (docs/blocks.md §4).
+#[cfg(feature = "faults")]
+pub mod faults {
+    use crate::faults::Fault;
+
     /// A refill adds the base quotas of the rpm being written this cycle instead of the
-    /// start-of-cycle ones: wrong only when a sample changes an rpm in a refill cycle.
-    RefillWithNewRpm,
-}
-
-/// Builds QbmiArb's RTL from validated params (spec §3.2–3.4).
-pub fn build(p: &Params) -> Module {
-    build_with(p, Fault::None)
+    /// start-of-cycle ones: wrong only when a sample changes an rpm in a refill cycle (§3.4).
+    pub const REFILL_WITH_NEW_RPM: Fault = Fault {
+        block: "qbmi_arb",
+        name: "refill_with_new_rpm",
+        what: "a refill adds the base quotas of the rpm sampled in the same cycle instead of the start-of-cycle ones (§3.4)",
+        port: super::port::QUOTA,
+        // From quotas of 1 (`three`, `small`): a refill with a sample, then the quotas read
+        // back; presets with larger reset quotas need more grants first (`bp_sv_ks` 7 cycles,
+        // `narrow_three` about 50). Built at N ≥ 2.
+        within: 3,
+    };
 }
 
 /// `x << s` cut to `x`'s width (`x` a net).
@@ -463,16 +492,11 @@ fn rpm_divider(m: &mut Module, pre: &str, c: &Expr, p: &Params) -> Expr {
     m.wire(&format!("{pre}rpm_new"), clamped)
 }
 
-/// [`build`], with a planted [`Fault`] (tests only).
-#[doc(hidden)]
-pub fn build_with(p: &Params, fault: Fault) -> Module {
+/// Builds QbmiArb's RTL from validated params (spec §3.2–3.4).
+pub fn build(p: &Params) -> Module {
     let n = p.kernels();
     let (rb, qb, rw) = (p.rpm_bits(), p.quota_bits as usize, p.reqcnt_bits as usize);
-    let name = match fault {
-        Fault::None => crate::params::module_name(p),
-        _ => format!("{}_fault", crate::params::module_name(p)),
-    };
-    let mut m = Module::new(&name);
+    let mut m = Module::new(&crate::params::module_name(p));
     let (inp, out) = m.declare_ports(&ports(p));
     let i = |name: &str| inp[name].clone();
     let (first, sample) = (i(port::FIRST), i(port::SAMPLE));
@@ -537,9 +561,16 @@ pub fn build_with(p: &Params, fault: Fault) -> Module {
     m.assign(&out[port::GRANT], grant.clone());
 
     m.section("§3.4 quota: the grant decrements; any quota 0 after it => every quota += base (saturating)");
-    let refill_base = match fault {
-        Fault::None => base.clone(),
-        Fault::RefillWithNewRpm => base_circuit(&mut m, "fault_", &rpm_next, p.rpm_max),
+    // With one kernel every base is 1 whatever the rpm: the fault could not show, so it is
+    // built only with two kernels or more.
+    let refill_base = if n > 1 {
+        crate::planted!(
+            faults::REFILL_WITH_NEW_RPM,
+            base_circuit(&mut m, "fault_", &rpm_next, p.rpm_max),
+            base.clone()
+        )
+    } else {
+        base.clone()
     };
     let dec: Vec<Expr> = (0..n)
         .map(|k| {

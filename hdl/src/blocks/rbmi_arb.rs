@@ -12,7 +12,7 @@
 //! one-hot grant. With N = 1 there is nothing to rotate: no register, `last` is a constant 0.
 
 use crate::blocks::sharing::bus;
-use crate::netlist::{or_tree, replicate, select_onehot, Dir, Expr, Module, Port};
+use crate::netlist::{or_tree, replicate, select_onehot, Expr, Module};
 use crate::params::{bits_for, Allowed, BlockParams};
 
 crate::block_params! {
@@ -66,47 +66,49 @@ impl BlockParams for Params {
     }
 }
 
-/// Port names (spec §5 `RbmiArb<N>`); per-kernel buses have kernel 0 in bit 0.
-pub mod port {
-    /// Per kernel: a memory instruction of the kernel is ready to issue (N bits).
-    pub const MEM_REQ: &str = "mem_req";
-    /// Per kernel: the MIL gate lets the kernel issue (N bits; all ones without MIL).
-    pub const MEM_OK: &str = "mem_ok";
-    /// The memory pipeline register is empty: a memory instruction may issue this cycle.
-    pub const SLOT_FREE: &str = "slot_free";
-    /// Per kernel: the kernel issues this cycle (one-hot or 0, combinational; N bits).
-    pub const GRANT: &str = "grant";
-    /// Debug: the pointer, the kernel granted last (⌈log2 N⌉ bits, at least 1).
-    pub const LAST: &str = "last";
-}
-
-/// The block's ports (spec §5), in declaration order.
-pub fn ports(p: &Params) -> Vec<Port> {
+crate::ports! {
+    Params as p;
     let n = p.kernels();
-    crate::netlist::port_list(&[
-        ("clock", Dir::In, 1),
-        ("reset", Dir::In, 1),
-        (port::MEM_REQ, Dir::In, n),
-        (port::MEM_OK, Dir::In, n),
-        (port::SLOT_FREE, Dir::In, 1),
-        (port::GRANT, Dir::Out, n),
-        (port::LAST, Dir::Out, p.last_bits()),
-    ])
+    inputs {
+        /// Per kernel: a memory instruction of the kernel is ready to issue.
+        mem_req[1; n]: bool,
+        /// Per kernel: the MIL gate lets the kernel issue (all ones without MIL).
+        mem_ok[1; n]: bool,
+        /// The memory pipeline register is empty: a memory instruction may issue this cycle.
+        slot_free[1]: bool,
+    }
+    outputs {
+        /// Per kernel: the kernel issues this cycle (one-hot or none, combinational).
+        grant[1; n]: bool,
+        /// Debug: the pointer, the kernel granted last (⌈log2 N⌉ bits, at least 1).
+        last[p.last_bits()],
+    }
 }
 
-/// A deliberate RTL bug, so tests can prove the harness catches and shrinks one.
-#[doc(hidden)]
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Fault {
-    None,
+impl crate::Block for Params {
+    fn build(&self) -> Module {
+        build(self)
+    }
+    #[cfg(feature = "faults")]
+    const FAULTS: &'static [crate::faults::Fault] = &[faults::POINTER_STEPS];
+}
+
+/// Planted faults (docs/blocks.md §4).
+#[cfg(feature = "faults")]
+pub mod faults {
+    use crate::faults::Fault;
+
     /// On a grant the pointer steps to `last + 1` instead of the granted kernel: wrong only
-    /// after an ineligible kernel was skipped.
-    PointerSteps,
-}
-
-/// Builds RbmiArb's RTL from validated params (spec §3.1).
-pub fn build(p: &Params) -> Module {
-    build_with(p, Fault::None)
+    /// after an ineligible kernel was skipped (§3.1).
+    pub const POINTER_STEPS: Fault = Fault {
+        block: "rbmi_arb",
+        name: "pointer_steps",
+        what: "on a grant the pointer steps to last + 1 instead of the granted kernel: wrong after a skipped kernel (§3.1)",
+        port: super::port::LAST,
+        // A grant that skips a kernel, then the pointer read back (2 or 3 cycles at N = 2 and
+        // 3; N = 1 has no pointer and does not build it).
+        within: 3,
+    };
 }
 
 /// The one-hot pick of the first eligible kernel in `order`.
@@ -120,16 +122,11 @@ fn first_in(elig: &Expr, order: &[usize], n: usize) -> Expr {
     bus(&bits)
 }
 
-/// [`build`], with a planted [`Fault`] (tests only).
-#[doc(hidden)]
-pub fn build_with(p: &Params, fault: Fault) -> Module {
+/// Builds RbmiArb's RTL from validated params (spec §3.1).
+pub fn build(p: &Params) -> Module {
     let n = p.kernels();
     let lw = p.last_bits();
-    let name = match fault {
-        Fault::None => crate::params::module_name(p),
-        _ => format!("{}_fault", crate::params::module_name(p)),
-    };
-    let mut m = Module::new(&name);
+    let mut m = Module::new(&crate::params::module_name(p));
     let (inp, out) = m.declare_ports(&ports(p));
     let i = |name: &str| inp[name].clone();
 
@@ -161,8 +158,13 @@ pub fn build_with(p: &Params, fault: Fault) -> Module {
 
     m.section("§3.1 pointer: on a grant last := g");
     let granted = grant.any();
-    let target = match fault {
-        Fault::None => {
+    let target = crate::planted!(
+        faults::POINTER_STEPS,
+        {
+            let wrap = last.equals(&Expr::lit(p.last_reset(), lw));
+            wrap.mux(&Expr::lit(0, lw), &(&last + &Expr::lit(1, lw)))
+        },
+        {
             let terms = (0..n)
                 .map(|k| {
                     grant
@@ -172,11 +174,7 @@ pub fn build_with(p: &Params, fault: Fault) -> Module {
                 .collect();
             or_tree(terms, lw)
         }
-        Fault::PointerSteps => {
-            let wrap = last.equals(&Expr::lit(p.last_reset(), lw));
-            wrap.mux(&Expr::lit(0, lw), &(&last + &Expr::lit(1, lw)))
-        }
-    };
+    );
     let g = m.wire("g", target);
     m.next(&last, granted.mux(&g, &last));
     m.assign(&out[port::LAST], last);

@@ -11,7 +11,7 @@
 //! slot `s` at once.
 
 use crate::blocks::sharing::Shape;
-use crate::netlist::{concat, concat_wide, or_tree, Dir, Expr, Module, Port};
+use crate::netlist::{concat, concat_wide, or_tree, Expr, Module};
 use crate::params::{declared_by, Allowed, BlockParams, ParamError};
 
 crate::block_params! {
@@ -59,10 +59,22 @@ impl Params {
 impl BlockParams for Params {
     const BLOCK: &'static str = "relssp_unit";
 
+    /// The paper's shape and the small one; `medium` (slot ids 6, 7 and warp ids 12..15 that
+    /// name nothing, 8 lanes, 4 ports), `tiny` (one lane, one port, T = 2) and `wide` (128
+    /// warps, T = 32: buses wider than two words).
     fn presets() -> Vec<(&'static str, Self)> {
+        let at = |slots, warps, lanes, nsched| Params {
+            slots,
+            warps,
+            lanes,
+            nsched,
+        };
         vec![
             ("paper", Params::default()),
             ("small", Params::of_shape(&Shape::small())),
+            ("medium", at(6, 12, 8, 4)),
+            ("tiny", at(2, 3, 1, 1)),
+            ("wide", at(32, 128, 2, 4)),
         ]
     }
 
@@ -71,85 +83,71 @@ impl BlockParams for Params {
     }
 }
 
-/// Port names (spec §3).
-pub mod port {
-    /// Per warp slot: it holds a warp (W bits).
-    pub const WARP_VALID: &str = "warp_valid";
-    /// Per warp slot: its TB slot id (W·SW bits).
-    pub const WARP_SLOT: &str = "warp_slot";
-    /// Per warp slot: its launched, not yet exited lanes at the start of the cycle (W·LANES).
-    pub const LIVE: &str = "live";
-    /// Per warp slot: a new warp is launched there; clears its release bits (W bits).
-    pub const WARP_LAUNCH: &str = "warp_launch";
-    /// Per issue port: an issued instruction this cycle (NSCHED bits).
-    pub const EV_VALID: &str = "ev_valid";
-    /// Per issue port: it is a `relssp` (NSCHED bits).
-    pub const EV_REL: &str = "ev_rel";
-    /// Per issue port: it carries the exit flag (NSCHED bits).
-    pub const EV_EXIT: &str = "ev_exit";
-    /// Per issue port: the issuing warp slot (NSCHED·WW bits).
-    pub const EV_WARP: &str = "ev_warp";
-    /// Per issue port: the lanes that execute it (NSCHED·LANES bits).
-    pub const EV_MASK: &str = "ev_mask";
-    /// Per TB slot (Mealy): every active thread has executed `relssp` (T bits).
-    pub const DONE: &str = "done";
-    /// Per TB slot (Mealy): no thread of the slot is active (T bits).
-    pub const TB_EMPTY: &str = "tb_empty";
-    /// The release bits `R` at the start of the cycle (Moore, W·LANES bits).
-    pub const RBITS: &str = "rbits";
-}
-
-/// The block's ports (spec §3), in declaration order.
-pub fn ports(p: &Params) -> Vec<Port> {
+crate::ports! {
+    Params as p;
     let s = p.shape();
-    let (t, w, l, n) = (
-        p.slots as usize,
-        p.warps as usize,
-        p.lanes as usize,
-        p.nsched as usize,
-    );
-    crate::netlist::port_list(&[
-        ("clock", Dir::In, 1),
-        ("reset", Dir::In, 1),
-        (port::WARP_VALID, Dir::In, w),
-        (port::WARP_SLOT, Dir::In, w * s.sw()),
-        (port::LIVE, Dir::In, w * l),
-        (port::WARP_LAUNCH, Dir::In, w),
-        (port::EV_VALID, Dir::In, n),
-        (port::EV_REL, Dir::In, n),
-        (port::EV_EXIT, Dir::In, n),
-        (port::EV_WARP, Dir::In, n * s.ww()),
-        (port::EV_MASK, Dir::In, n * l),
-        (port::DONE, Dir::Out, t),
-        (port::TB_EMPTY, Dir::Out, t),
-        (port::RBITS, Dir::Out, w * l),
-    ])
+    let (t, w, l, n) = (p.slots as usize, p.warps as usize, p.lanes as usize, p.nsched as usize);
+    inputs {
+        /// Per warp slot: it holds a warp.
+        warp_valid[1; w]: bool,
+        /// Per warp slot: its TB slot id.
+        warp_slot[s.sw(); w],
+        /// Per warp slot: its launched, not yet exited lanes at the start of the cycle.
+        live[l; w],
+        /// Per warp slot: a new warp is launched there; clears its release bits.
+        warp_launch[1; w]: bool,
+        /// Per issue port: an issued instruction this cycle.
+        ev_valid[1; n]: bool,
+        /// Per issue port: it is a `relssp`.
+        ev_rel[1; n]: bool,
+        /// Per issue port: it carries the exit flag.
+        ev_exit[1; n]: bool,
+        /// Per issue port: the issuing warp slot.
+        ev_warp[s.ww(); n],
+        /// Per issue port: the lanes that execute it.
+        ev_mask[l; n],
+    }
+    outputs {
+        /// Per TB slot (Mealy): every active thread has executed `relssp`.
+        done[1; t]: bool,
+        /// Per TB slot (Mealy): no thread of the slot is active.
+        tb_empty[1; t]: bool,
+        /// Per warp slot: the release bits `R` at the start of the cycle (Moore).
+        rbits[l; w],
+    }
 }
 
-/// A deliberate RTL bug, so tests can prove the harness catches one.
-#[doc(hidden)]
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Fault {
-    None,
-    /// `warp_launch` does not clear the warp's release bits.
-    LaunchKeepsR,
+impl crate::Block for Params {
+    fn build(&self) -> Module {
+        build(self)
+    }
+    #[cfg(feature = "faults")]
+    const FAULTS: &'static [crate::faults::Fault] = &[faults::LAUNCH_KEEPS_R];
+}
+
+/// Planted faults (docs/blocks.md §4).
+#[cfg(feature = "faults")]
+pub mod faults {
+    use crate::faults::Fault;
+
+    /// `warp_launch` does not clear the warp's release bits: a new warp inherits the relssp
+    /// of the one before it (spec §3: launch clears `R`).
+    pub const LAUNCH_KEEPS_R: Fault = Fault {
+        block: "relssp_unit",
+        name: "launch_keeps_r",
+        what: "warp_launch does not clear the warp's release bits (spec §3: a launch clears R)",
+        port: super::port::RBITS,
+        // A relssp, then a launch of the same warp; the next cycle shows the stale bits.
+        within: 3,
+    };
 }
 
 /// Builds the unit's RTL from validated params (spec §3).
 pub fn build(p: &Params) -> Module {
-    build_with(p, Fault::None)
-}
-
-#[doc(hidden)]
-pub fn build_with(p: &Params, fault: Fault) -> Module {
     let s = p.shape();
     let (t, l, n) = (p.slots as usize, p.lanes as usize, p.nsched as usize);
     let (sw, ww) = (s.sw(), s.ww());
-    let name = match fault {
-        Fault::None => crate::params::module_name(p),
-        _ => format!("{}_fault", crate::params::module_name(p)),
-    };
-    let mut m = Module::new(&name);
+    let mut m = Module::new(&crate::params::module_name(p));
     let (inp, out) = m.declare_ports(&ports(p));
     let i = |name: &str| inp[name].clone();
     let (valid, slot, live, launch) = (
@@ -200,10 +198,11 @@ pub fn build_with(p: &Params, fault: Fault) -> Module {
         let a = m.wire(&format!("a_{w}"), live.slice(w * l, l) & !exm);
         let r = m.reg(&format!("r{w}_q"), l, 0);
         let set = &r | &rsm;
-        let rn = match fault {
-            Fault::LaunchKeepsR => set,
-            Fault::None => launch.bit(w).mux(&no_lanes, &set),
-        };
+        let rn = crate::planted!(
+            faults::LAUNCH_KEEPS_R,
+            set,
+            launch.bit(w).mux(&no_lanes, &set)
+        );
         let rn = m.wire(&format!("rn_{w}"), rn);
         m.next(&r, rn.clone());
         // ok_w = AND_l(!A_l | Rn_l): the LANES-input AND of the paper's NAND outputs.

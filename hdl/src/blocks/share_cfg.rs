@@ -44,29 +44,61 @@ impl Params {
 impl BlockParams for Params {
     const BLOCK: &'static str = "share_cfg";
 
+    /// The paper's SM, the small shape, `odd_t` (T = 6: slot ids 6 and 7 on the port, ShTB
+    /// values ≥ T besides NONE) and `t32` (the widest table).
     fn presets() -> Vec<(&'static str, Self)> {
+        let small = Params::of_shape(&Shape::small());
         vec![
             ("paper", Params::default()),
-            ("small", Params::of_shape(&Shape::small())),
+            ("small", small.clone()),
+            ("odd_t", Params { slots: 6, ..small }),
+            (
+                "t32",
+                Params {
+                    slots: 32,
+                    ..Params::default()
+                },
+            ),
         ]
     }
 }
 
-/// Port names (spec §2.2).
-pub mod port {
-    pub const CFG_SHSM_WE: &str = "cfg_shsm_we";
-    pub const CFG_SHSM: &str = "cfg_shsm";
-    pub const CFG_U_WE: &str = "cfg_u_we";
-    pub const CFG_U: &str = "cfg_u";
-    pub const CFG_SLOT_WE: &str = "cfg_slot_we";
-    pub const CFG_SLOT: &str = "cfg_slot";
-    pub const CFG_PARTNER: &str = "cfg_partner";
-    pub const CFG_BASE: &str = "cfg_base";
-    pub const SHSM: &str = "shsm";
-    pub const U: &str = "u";
-    pub const SHTB: &str = "shtb";
-    pub const BASE: &str = "base";
-    pub const ERR_CFG: &str = "err_cfg";
+crate::ports! {
+    Params as p;
+    let s = p.shape();
+    let (t, aw, tw) = (p.slots as usize, s.aw(), s.tw());
+    inputs {
+        /// Write ShSM (`cfg_shsm`) at the edge.
+        cfg_shsm_we[1]: bool,
+        cfg_shsm[1]: bool,
+        /// Write `u` (`cfg_u`) at the edge.
+        cfg_u_we[1]: bool,
+        cfg_u[aw],
+        /// Write ShTB[`cfg_slot`] = `cfg_partner` and base[`cfg_slot`] = `cfg_base` at the edge
+        /// (dropped for a slot id ≥ T).
+        cfg_slot_we[1]: bool,
+        cfg_slot[s.sw()],
+        cfg_partner[tw],
+        cfg_base[aw],
+    }
+    outputs {
+        /// The registered ShSM (Moore, as every output).
+        shsm[1]: bool,
+        /// The private size of a shared TB.
+        u[aw],
+        /// Each slot's partner, `NONE` = unshared.
+        shtb[tw; t],
+        /// Each slot's §1.4 base byte.
+        base[aw; t],
+        /// The registered ShTB is not a valid pairing (§2.2).
+        err_cfg[1]: bool,
+    }
+}
+
+impl crate::Block for Params {
+    fn build(&self) -> Module {
+        build(self)
+    }
 }
 
 /// Builds ShareCfg's RTL (spec §2.2): registers written at the edge, reset to ShSM 0, u 0,
@@ -77,20 +109,28 @@ pub fn build(p: &Params) -> Module {
     let (aw, sw, tw, kp) = (s.aw(), s.sw(), s.tw(), s.kp() as u64);
     let none = Expr::lit(s.none(), tw);
     let mut m = Module::new(&module_name(p));
-    m.clock_reset();
-    let shsm_we = m.input(port::CFG_SHSM_WE, 1);
-    let cfg_shsm = m.input(port::CFG_SHSM, 1);
-    let u_we = m.input(port::CFG_U_WE, 1);
-    let cfg_u = m.input(port::CFG_U, aw);
-    let slot_we = m.input(port::CFG_SLOT_WE, 1);
-    let cfg_slot = m.input(port::CFG_SLOT, sw);
-    let cfg_partner = m.input(port::CFG_PARTNER, tw);
-    let cfg_base = m.input(port::CFG_BASE, aw);
-    let shsm = m.output(port::SHSM, 1);
-    let u = m.output(port::U, aw);
-    let shtb = m.output(port::SHTB, t * tw);
-    let base = m.output(port::BASE, t * aw);
-    let err_cfg = m.output(port::ERR_CFG, 1);
+    let (inp, outs) = m.declare_ports(&ports(p));
+    let i = |name: &str| inp[name].clone();
+    let o = |name: &str| outs[name].clone();
+    let (shsm_we, cfg_shsm, u_we, cfg_u) = (
+        i(port::CFG_SHSM_WE),
+        i(port::CFG_SHSM),
+        i(port::CFG_U_WE),
+        i(port::CFG_U),
+    );
+    let (slot_we, cfg_slot, cfg_partner, cfg_base) = (
+        i(port::CFG_SLOT_WE),
+        i(port::CFG_SLOT),
+        i(port::CFG_PARTNER),
+        i(port::CFG_BASE),
+    );
+    let (shsm, u, shtb, base, err_cfg) = (
+        o(port::SHSM),
+        o(port::U),
+        o(port::SHTB),
+        o(port::BASE),
+        o(port::ERR_CFG),
+    );
 
     m.section("§2.2 ShSM and u");
     let shsm_q = m.reg("shsm_q", 1, 0);

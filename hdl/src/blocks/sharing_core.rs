@@ -11,12 +11,13 @@
 //! scheduler's pick with the picked instruction's descriptor (`dsc_*`, same cycle, as `sm_core`'s
 //! descriptor port), and raises `cpl` when a granted shared-region access completes.
 
-use crate::blocks::sharing::{bus, index_mux, FreeClass, Policy, Rank, Sched, Shape};
+use crate::blocks::sharing::{bus, index_mux, Class, FreeClass, Policy, Rank, Sched, Shape};
 use crate::blocks::{
     lock_table, owner_class, relssp_unit, share_cfg, sp_access_unit, warp_scheduler,
 };
-use crate::netlist::{Expr, Module, Port};
+use crate::netlist::{concat, Expr, InstanceRef, Module};
 use crate::params::{declared_by, Allowed, BlockParams, ParamError};
+use std::collections::HashMap;
 use std::sync::Arc;
 
 crate::block_params! {
@@ -39,17 +40,24 @@ crate::block_params! {
 impl BlockParams for Params {
     const BLOCK: &'static str = "sharing_core";
 
+    /// The paper's SM, the small shape and Fig. 5's (T 3, W 4, one scheduler); then the small
+    /// shape under each switch: FREE with FREE_CLASS = UNSHARED, OWF2 with GREEDY, UWF ranks
+    /// with LRR picks and a 2-bit `pend`, GTO on one scheduler with 3-bit ages, TWO_LEVEL on
+    /// one scheduler of 16 warps (two groups).
     fn presets() -> Vec<(&'static str, Self)> {
         let paper = Params::default();
+        let small = Params {
+            shape: Shape::small(),
+            ..paper.clone()
+        };
+        let one_sched = |warps| Shape {
+            warps,
+            nsched: 1,
+            ..Shape::small()
+        };
         vec![
             ("paper", paper.clone()),
-            (
-                "small",
-                Params {
-                    shape: Shape::small(),
-                    ..paper.clone()
-                },
-            ),
+            ("small", small.clone()),
             (
                 "fig5",
                 Params {
@@ -60,6 +68,48 @@ impl BlockParams for Params {
                         ..Shape::default()
                     },
                     ..paper
+                },
+            ),
+            (
+                "free_unshared",
+                Params {
+                    policy: Policy::Free,
+                    free_class: FreeClass::Unshared,
+                    ..small.clone()
+                },
+            ),
+            (
+                "owf2_greedy",
+                Params {
+                    rank: Rank::Owf2,
+                    greedy: true,
+                    ..small.clone()
+                },
+            ),
+            (
+                "uwf_lrr",
+                Params {
+                    rank: Rank::Uwf,
+                    sched: Sched::Lrr,
+                    pend_w: 2,
+                    ..small.clone()
+                },
+            ),
+            (
+                "gto_one_sched",
+                Params {
+                    shape: one_sched(8),
+                    sched: Sched::Gto,
+                    age_w: 3,
+                    ..small.clone()
+                },
+            ),
+            (
+                "two_level",
+                Params {
+                    shape: one_sched(16),
+                    sched: Sched::TwoLevel,
+                    ..small
                 },
             ),
         ]
@@ -87,127 +137,196 @@ impl Params {
     }
 }
 
-/// Ports of the core beyond its blocks' (the testbench side).
-pub mod port {
-    /// Per warp: its next instruction may issue this cycle (operands ready, not at a barrier).
-    pub const READY: &str = "ready";
-    /// Per warp: its dynamic warp id (launch order; oldest = smallest).
-    pub const AGE: &str = "age";
-    /// Per scheduler, answering its pick in the same cycle: the instruction is
-    /// `ld/st/atom.shared`, relssp, carries the exit flag; its active lanes and byte offsets.
-    pub const DSC_SHARED: &str = "dsc_shared";
-    pub const DSC_REL: &str = "dsc_rel";
-    pub const DSC_EXIT: &str = "dsc_exit";
-    pub const DSC_MASK: &str = "dsc_mask";
-    pub const DSC_OFF: &str = "dsc_off";
-    /// Per scheduler: its pick issued (not NACKed) this cycle.
-    pub const ISSUED: &str = "issued";
-    /// Per scheduler: the picked warp's slot.
-    pub const RQ_SLOT: &str = "rq_slot";
-}
-
-/// The testbench-side ports, then every output of every block under its spec name.
-pub fn ports(p: &Params) -> Vec<Port> {
-    build(p).ports()
-}
-
-/// Builds the core from validated params.
-pub fn build(p: &Params) -> Module {
-    build_with(p, lock_table::Fault::None)
-}
-
-/// The core with a planted lock-table bug (tests only: the harness must catch it at SM level);
-/// a faulty core never shares a name with the real one.
-#[doc(hidden)]
-pub fn build_with(p: &Params, fault: lock_table::Fault) -> Module {
+crate::ports! {
+    Params as p;
     let s = &p.shape;
-    let (w, ns, lanes) = (s.warps as usize, s.nsched as usize, s.lanes as usize);
-    let (aw, sw, tw, kw, ww) = (s.aw(), s.sw(), s.tw(), s.kw(), s.ww());
-    let age_w = p.age_w as usize;
-    let name = crate::params::module_name(p);
-    let name = match fault {
-        lock_table::Fault::None => name,
-        _ => format!("{name}_fault"),
-    };
-    let mut m = Module::new(&name);
-    m.clock_reset();
-
-    m.section("Inputs: configuration (kernel launch)");
-    let cfg_in: Vec<(&str, usize)> = vec![
-        (share_cfg::port::CFG_SHSM_WE, 1),
-        (share_cfg::port::CFG_SHSM, 1),
-        (share_cfg::port::CFG_U_WE, 1),
-        (share_cfg::port::CFG_U, aw),
-        (share_cfg::port::CFG_SLOT_WE, 1),
-        (share_cfg::port::CFG_SLOT, sw),
-        (share_cfg::port::CFG_PARTNER, tw),
-        (share_cfg::port::CFG_BASE, aw),
-    ];
-    let cfg_in: Vec<(&str, Expr)> = cfg_in
-        .into_iter()
-        .map(|(n, width)| (n, m.input(n, width)))
-        .collect();
-    let lock_in: Vec<(&str, Expr)> = [
-        (lock_table::port::CFG_LOCK_WE, 1),
-        (lock_table::port::CFG_LOCK_K, kw),
-        (lock_table::port::CFG_LOCK_VALID, 1),
-        (lock_table::port::CFG_LOCK_OWNER, sw),
-    ]
-    .into_iter()
-    .map(|(n, width)| (n, m.input(n, width)))
-    .collect();
-
-    m.section("Inputs: warps (the SM model's view)");
-    let warp_valid = m.input(relssp_unit::port::WARP_VALID, w);
-    let warp_slot = m.input(relssp_unit::port::WARP_SLOT, w * sw);
-    let live = m.input(relssp_unit::port::LIVE, w * lanes);
-    let warp_launch = m.input(relssp_unit::port::WARP_LAUNCH, w);
-    let ready = m.input(port::READY, w);
-    let age = m.input(port::AGE, w * age_w);
-
-    m.section("Inputs: the picked instructions, and completions");
-    let dsc_shared = m.input(port::DSC_SHARED, ns);
-    let dsc_rel = m.input(port::DSC_REL, ns);
-    let dsc_exit = m.input(port::DSC_EXIT, ns);
-    let dsc_mask = m.input(port::DSC_MASK, ns * lanes);
-    let dsc_off = m.input(port::DSC_OFF, ns * lanes * aw);
-    let cpl_valid = m.input(lock_table::port::CPL_VALID, ns);
-    let cpl_slot = m.input(lock_table::port::CPL_SLOT, ns * sw);
-
-    // --- Blocks -----------------------------------------------------------------------------
-    let cfg = m.instance("share_cfg", &Arc::new(share_cfg::build(&p.child())));
-    for (n, e) in cfg_in {
-        m.assign(&cfg.input(n), e);
+    let (t, w, ns, lanes) = (s.slots as usize, s.warps as usize, s.nsched as usize, s.lanes as usize);
+    let (aw, sw, tw, kw, wsw) = (s.aw(), s.sw(), s.tw(), s.kw(), s.wsw());
+    inputs {
+        /// ShareCfg's configuration writes (kernel launch, §2.2).
+        cfg_shsm_we[1]: bool,
+        cfg_shsm[1]: bool,
+        cfg_u_we[1]: bool,
+        cfg_u[aw],
+        cfg_slot_we[1]: bool,
+        cfg_slot[sw],
+        cfg_partner[tw],
+        cfg_base[aw],
+        /// The lock table's lock preset (§2.4).
+        cfg_lock_we[1]: bool,
+        cfg_lock_k[kw],
+        cfg_lock_valid[1]: bool,
+        cfg_lock_owner[sw],
+        /// Per warp slot (the SM model's view, §3): valid, TB slot, live lanes, launched now.
+        warp_valid[1; w]: bool,
+        warp_slot[sw; w],
+        live[lanes; w],
+        warp_launch[1; w]: bool,
+        /// Per warp: its next instruction may issue this cycle (operands ready, not at a
+        /// barrier).
+        ready[1; w]: bool,
+        /// Per warp: its dynamic warp id (launch order; oldest = smallest).
+        age[p.age_w as usize; w],
+        /// Per scheduler, answering its pick in the same cycle (§5): the instruction is
+        /// `ld/st/atom.shared`, relssp, carries the exit flag; its active lanes and, per lane
+        /// (scheduler-major), its byte offsets.
+        dsc_shared[1; ns]: bool,
+        dsc_rel[1; ns]: bool,
+        dsc_exit[1; ns]: bool,
+        dsc_mask[lanes; ns],
+        dsc_off[aw; ns * lanes],
+        /// Per scheduler: a granted shared-region access of `cpl_slot` completes (§2.4).
+        cpl_valid[1; ns]: bool,
+        cpl_slot[sw; ns],
     }
-    let shsm = cfg.output(share_cfg::port::SHSM);
-    let u = cfg.output(share_cfg::port::U);
-    let shtb = cfg.output(share_cfg::port::SHTB);
-    let base = cfg.output(share_cfg::port::BASE);
+    outputs {
+        /// Per scheduler: its pick (§4), whether it issued (not NACKed) this cycle, the picked
+        /// warp's slot, and the scheduler's last pick.
+        iss_valid[1; ns]: bool,
+        iss_idx[wsw; ns],
+        issued[1; ns]: bool,
+        rq_slot[sw; ns],
+        last_valid[1; ns]: bool,
+        last_idx[wsw; ns],
+        /// ShareCfg's outputs (§2.2).
+        shsm[1]: bool,
+        u[aw],
+        shtb[tw; t],
+        base[aw; t],
+        err_cfg[1]: bool,
+        /// OwnerClass's outputs (§2.5).
+        owner_bit[1; w]: bool,
+        warp_class[Class::BITS; w],
+        /// SpAccessUnit's outputs (§2.3).
+        needs_lock[1; ns]: bool,
+        pair[kw; ns],
+        phys[aw; ns * lanes],
+        /// LockTable's outputs (§2.4).
+        gnt[1; ns]: bool,
+        nack[1; ns]: bool,
+        acq[1; ns]: bool,
+        rel_fire[1; t]: bool,
+        xfer[1; t]: bool,
+        slot_idle[1; t]: bool,
+        lock_valid[1; s.kp()]: bool,
+        lock_owner[sw; s.kp()],
+        pend[p.pend_w as usize; t],
+        err_proto[1]: bool,
+        err_pend[1]: bool,
+        /// RelsspUnit's outputs (§3).
+        done[1; t]: bool,
+        tb_empty[1; t]: bool,
+        rbits[lanes; w],
+    }
+}
 
-    let locks = m.instance(
-        "lock_table",
-        &Arc::new(lock_table::build_with(&p.child(), fault)),
-    );
-    let lock_valid = locks.output(lock_table::port::LOCK_VALID);
-    let lock_owner = locks.output(lock_table::port::LOCK_OWNER);
+impl crate::Block for Params {
+    fn build(&self) -> Module {
+        build(self)
+    }
+    /// The lock table's drain fault, caught at the core's ports (a parent built with a
+    /// child's fault planted gets the faulty child).
+    #[cfg(feature = "faults")]
+    const FAULTS: &'static [crate::faults::Fault] = &[lock_table::faults::RELEASE_IGNORES_DRAIN];
+}
 
+/// The core's blocks and the wires between them, as the sections build them.
+struct Core {
+    inp: HashMap<String, Expr>,
+    cfg: InstanceRef,
+    locks: InstanceRef,
+    cls: InstanceRef,
+    acc: Option<InstanceRef>,
+    rel: Option<InstanceRef>,
+}
+
+impl Core {
+    fn i(&self, name: &str) -> Expr {
+        self.inp[name].clone()
+    }
+}
+
+/// What the schedulers pick (§4): per scheduler the pick and the last pick, the picked warps'
+/// slots and the shared-access requests.
+struct Picks {
+    iss_valid: Expr,
+    iss_idx: Vec<Expr>,
+    last_valid: Vec<Expr>,
+    last_idx: Vec<Expr>,
+    rq_slot: Expr,
+    rq_valid: Expr,
+}
+
+/// Builds the core from validated params, one function per section, in the spec's in-cycle
+/// order (§2.1).
+pub fn build(p: &Params) -> Module {
+    let mut m = Module::new(&crate::params::module_name(p));
+    let (inp, out) = m.declare_ports(&ports(p));
+    m.section("Inputs: configuration (kernel launch)");
+    m.section("Inputs: warps (the SM model's view)");
+    m.section("Inputs: the picked instructions, and completions");
+    let cfg = m.instance("share_cfg", &Arc::new(share_cfg::build(&p.child())));
+    for n in [
+        port::CFG_SHSM_WE,
+        port::CFG_SHSM,
+        port::CFG_U_WE,
+        port::CFG_U,
+        port::CFG_SLOT_WE,
+        port::CFG_SLOT,
+        port::CFG_PARTNER,
+        port::CFG_BASE,
+    ] {
+        m.assign(&cfg.input(n), inp[n].clone());
+    }
+    let locks = m.instance("lock_table", &Arc::new(lock_table::build(&p.child())));
+    let cls = class(&mut m, p, &inp, &cfg, &locks);
+    let mut c = Core {
+        inp,
+        cfg,
+        locks,
+        cls,
+        acc: None,
+        rel: None,
+    };
+    let picks = pick(&mut m, p, &c);
+    access(&mut m, p, &mut c, &picks);
+    let issued = grant(&mut m, p, &mut c, &picks);
+    outputs(&mut m, &c, &out, picks, issued);
+    m
+}
+
+/// Class: owner bits and warp classes from the registered locks (§2.5).
+fn class(
+    m: &mut Module,
+    p: &Params,
+    inp: &HashMap<String, Expr>,
+    cfg: &InstanceRef,
+    locks: &InstanceRef,
+) -> InstanceRef {
     m.section("Class: owner bits and warp classes from the registered locks (§2.5)");
     let cls = m.instance("owner_class", &Arc::new(owner_class::build(&p.child())));
     for (n, e) in [
-        (owner_class::port::WARP_VALID, &warp_valid),
-        (owner_class::port::WARP_SLOT, &warp_slot),
-        (owner_class::port::SHSM, &shsm),
-        (owner_class::port::SHTB, &shtb),
-        (owner_class::port::LOCK_VALID, &lock_valid),
-        (owner_class::port::LOCK_OWNER, &lock_owner),
+        (port::WARP_VALID, inp[port::WARP_VALID].clone()),
+        (port::WARP_SLOT, inp[port::WARP_SLOT].clone()),
+        (port::SHSM, cfg.output(port::SHSM)),
+        (port::SHTB, cfg.output(port::SHTB)),
+        (port::LOCK_VALID, locks.output(port::LOCK_VALID)),
+        (port::LOCK_OWNER, locks.output(port::LOCK_OWNER)),
     ] {
-        m.assign(&cls.input(n), e.clone());
+        m.assign(&cls.input(n), e);
     }
-    let warp_class = cls.output(owner_class::port::WARP_CLASS);
+    cls
+}
 
+/// Pick: one warp scheduler per issue port, warp w on scheduler w mod NSCHED (§4); the picked
+/// warp's slot, and its shared-memory request.
+fn pick(m: &mut Module, p: &Params, c: &Core) -> Picks {
     m.section("Pick: one warp scheduler per issue port, warp w on scheduler w mod NSCHED (§4)");
+    let s = &p.shape;
+    let (ns, sw, ws, age_w) = (s.nsched as usize, s.sw(), s.ws(), p.age_w as usize);
+    let (ready, age, warp_slot) = (c.i(port::READY), c.i(port::AGE), c.i(port::WARP_SLOT));
+    let warp_class = c.cls.output(port::WARP_CLASS);
     let sched_mod = Arc::new(warp_scheduler::build(&p.child()));
-    let ws = s.ws();
     let (mut iss_valid, mut iss_idx, mut last_valid, mut last_idx) =
         (vec![], vec![], vec![], vec![]);
     let mut rq_slot = vec![];
@@ -218,64 +337,71 @@ pub fn build_with(p: &Params, fault: lock_table::Fault) -> Module {
                 .map(|j| bus_.slice((j * ns + q) * width, width))
                 .collect()
         };
-        m.assign(
-            &sch.input(warp_scheduler::port::READY),
-            bus(&mine(&ready, 1)),
-        );
+        m.assign(&sch.input(port::READY), bus(&mine(&ready, 1)));
         m.assign(
             &sch.input(warp_scheduler::port::CLS),
             bus(&mine(&warp_class, 2)),
         );
-        m.assign(
-            &sch.input(warp_scheduler::port::AGE),
-            bus(&mine(&age, age_w)),
-        );
-        let v = sch.output(warp_scheduler::port::ISS_VALID);
-        let idx = sch.output(warp_scheduler::port::ISS_IDX);
+        m.assign(&sch.input(port::AGE), bus(&mine(&age, age_w)));
+        let v = sch.output(port::ISS_VALID);
+        let idx = sch.output(port::ISS_IDX);
         // The picked warp's slot: warp idx·NSCHED + q.
         let slots: Vec<Expr> = mine(&warp_slot, sw);
-        let slot = index_mux(
-            &mut m,
-            &format!("pick{q}_slot"),
-            &idx,
-            &slots,
-            &Expr::lit(0, sw),
-        );
+        let slot = index_mux(m, &format!("pick{q}_slot"), &idx, &slots, &Expr::lit(0, sw));
         rq_slot.push(m.wire(&format!("rq_slot{q}"), slot));
         iss_valid.push(v);
         iss_idx.push(idx);
-        last_valid.push(sch.output(warp_scheduler::port::LAST_VALID));
-        last_idx.push(sch.output(warp_scheduler::port::LAST_IDX));
+        last_valid.push(sch.output(port::LAST_VALID));
+        last_idx.push(sch.output(port::LAST_IDX));
     }
     let iss_valid = m.wire("iss_valid_bus", bus(&iss_valid));
     let rq_slot = m.wire("rq_slot_bus", bus(&rq_slot));
-    let rq_valid = m.wire("rq_valid", &iss_valid & &dsc_shared);
+    let rq_valid = m.wire("rq_valid", &iss_valid & &c.i(port::DSC_SHARED));
+    Picks {
+        iss_valid,
+        iss_idx,
+        last_valid,
+        last_idx,
+        rq_slot,
+        rq_valid,
+    }
+}
 
+/// Access check and translation (§1.4–1.5, §2.3).
+fn access(m: &mut Module, p: &Params, c: &mut Core, picks: &Picks) {
     m.section("Access check and translation (§1.4–1.5, §2.3)");
     let acc = m.instance(
         "sp_access_unit",
         &Arc::new(sp_access_unit::build(&p.child())),
     );
     for (n, e) in [
-        (sp_access_unit::port::RQ_VALID, &rq_valid),
-        (sp_access_unit::port::RQ_SLOT, &rq_slot),
-        (sp_access_unit::port::RQ_MASK, &dsc_mask),
-        (sp_access_unit::port::RQ_OFF, &dsc_off),
-        (sp_access_unit::port::SHSM, &shsm),
-        (sp_access_unit::port::U, &u),
-        (sp_access_unit::port::SHTB, &shtb),
-        (sp_access_unit::port::BASE, &base),
+        (sp_access_unit::port::RQ_VALID, picks.rq_valid.clone()),
+        (port::RQ_SLOT, picks.rq_slot.clone()),
+        (sp_access_unit::port::RQ_MASK, c.i(port::DSC_MASK)),
+        (sp_access_unit::port::RQ_OFF, c.i(port::DSC_OFF)),
+        (port::SHSM, c.cfg.output(port::SHSM)),
+        (port::U, c.cfg.output(port::U)),
+        (port::SHTB, c.cfg.output(port::SHTB)),
+        (port::BASE, c.cfg.output(port::BASE)),
     ] {
-        m.assign(&acc.input(n), e.clone());
+        m.assign(&acc.input(n), e);
     }
-    let needs_lock = acc.output(sp_access_unit::port::NEEDS_LOCK);
+    c.acc = Some(acc);
+}
 
+/// Grant / NACK, the relssp and exit events of the issued instructions, `done`, release and
+/// drain (§2.4, §3). Returns the issued bus.
+fn grant(m: &mut Module, p: &Params, c: &mut Core, picks: &Picks) -> Expr {
     m.section("Grant / NACK, release and drain (§2.4)");
-    let gnt = locks.output(lock_table::port::GNT);
+    let s = &p.shape;
+    let (ns, ww) = (s.nsched as usize, s.ww());
+    let acc = c.acc.as_ref().expect("the access section ran");
+    let needs_lock = acc.output(port::NEEDS_LOCK);
+    let gnt = c.locks.output(port::GNT);
     // Issued: picked, and granted if it is a shared access.
     let issued = m.wire(
         "issued_bus",
-        &iss_valid & &(!rq_valid.clone() | gnt.clone()),
+        &picks.iss_valid & &(!picks.rq_valid.clone() | gnt.clone()),
     );
     let rel = m.instance("relssp_unit", &Arc::new(relssp_unit::build(&p.child())));
     let ev_warp: Vec<Expr> = (0..ns)
@@ -283,8 +409,8 @@ pub fn build_with(p: &Params, fault: lock_table::Fault) -> Module {
             // warp = idx·NSCHED + q, in WW bits
             let shift = crate::blocks::sharing::ceil_log2(ns as u32) * (ns > 1) as usize;
             let full = match shift {
-                0 => iss_idx[q].clone(),
-                _ => crate::netlist::concat(&[iss_idx[q].clone(), Expr::lit(q as u64, shift)]),
+                0 => picks.iss_idx[q].clone(),
+                _ => concat(&[picks.iss_idx[q].clone(), Expr::lit(q as u64, shift)]),
             };
             let full = m.wire(&format!("pick{q}_warp"), full);
             let w = if full.width() >= ww {
@@ -295,93 +421,86 @@ pub fn build_with(p: &Params, fault: lock_table::Fault) -> Module {
             m.wire(&format!("ev_warp{q}"), w)
         })
         .collect();
+    let (dsc_rel, dsc_exit) = (c.i(port::DSC_REL), c.i(port::DSC_EXIT));
     let ev_valid = m.wire("ev_valid", &issued & &(&dsc_rel | &dsc_exit));
     for (n, e) in [
-        (relssp_unit::port::WARP_VALID, warp_valid.clone()),
-        (relssp_unit::port::WARP_SLOT, warp_slot.clone()),
-        (relssp_unit::port::LIVE, live.clone()),
-        (relssp_unit::port::WARP_LAUNCH, warp_launch.clone()),
+        (port::WARP_VALID, c.i(port::WARP_VALID)),
+        (port::WARP_SLOT, c.i(port::WARP_SLOT)),
+        (port::LIVE, c.i(port::LIVE)),
+        (port::WARP_LAUNCH, c.i(port::WARP_LAUNCH)),
         (relssp_unit::port::EV_VALID, ev_valid),
-        (relssp_unit::port::EV_REL, dsc_rel.clone()),
-        (relssp_unit::port::EV_EXIT, dsc_exit.clone()),
+        (relssp_unit::port::EV_REL, dsc_rel),
+        (relssp_unit::port::EV_EXIT, dsc_exit),
         (relssp_unit::port::EV_WARP, bus(&ev_warp)),
-        (relssp_unit::port::EV_MASK, dsc_mask.clone()),
+        (relssp_unit::port::EV_MASK, c.i(port::DSC_MASK)),
     ] {
         m.assign(&rel.input(n), e);
     }
-    let done = rel.output(relssp_unit::port::DONE);
-    let tb_empty = rel.output(relssp_unit::port::TB_EMPTY);
     for (n, e) in [
-        (lock_table::port::RQ_VALID, rq_valid.clone()),
-        (lock_table::port::RQ_SLOT, rq_slot.clone()),
-        (lock_table::port::NEEDS_LOCK, needs_lock.clone()),
-        (lock_table::port::SHSM, shsm.clone()),
-        (lock_table::port::SHTB, shtb.clone()),
-        (lock_table::port::CPL_VALID, cpl_valid),
-        (lock_table::port::CPL_SLOT, cpl_slot),
-        (lock_table::port::DONE, done.clone()),
-        (lock_table::port::TB_EMPTY, tb_empty.clone()),
+        (lock_table::port::RQ_VALID, picks.rq_valid.clone()),
+        (port::RQ_SLOT, picks.rq_slot.clone()),
+        (port::NEEDS_LOCK, needs_lock),
+        (port::SHSM, c.cfg.output(port::SHSM)),
+        (port::SHTB, c.cfg.output(port::SHTB)),
+        (port::CPL_VALID, c.i(port::CPL_VALID)),
+        (port::CPL_SLOT, c.i(port::CPL_SLOT)),
+        (port::DONE, rel.output(port::DONE)),
+        (port::TB_EMPTY, rel.output(port::TB_EMPTY)),
+        (port::CFG_LOCK_WE, c.i(port::CFG_LOCK_WE)),
+        (port::CFG_LOCK_K, c.i(port::CFG_LOCK_K)),
+        (port::CFG_LOCK_VALID, c.i(port::CFG_LOCK_VALID)),
+        (port::CFG_LOCK_OWNER, c.i(port::CFG_LOCK_OWNER)),
     ] {
-        m.assign(&locks.input(n), e);
+        m.assign(&c.locks.input(n), e);
     }
-    for (n, e) in lock_in {
-        m.assign(&locks.input(n), e);
-    }
+    c.rel = Some(rel);
+    issued
+}
 
+/// Outputs: every block's ports under their spec names (§2.1).
+fn outputs(m: &mut Module, c: &Core, out: &HashMap<String, Expr>, picks: Picks, issued: Expr) {
     m.section("Outputs: every block's ports under their spec names (§2.1)");
-    let out = |m: &mut Module, name: &str, e: Expr| {
-        let o = m.output(name, e.width());
-        m.assign(&o, e);
-    };
-    out(&mut m, warp_scheduler::port::ISS_VALID, iss_valid);
-    out(&mut m, warp_scheduler::port::ISS_IDX, bus(&iss_idx));
-    out(&mut m, port::ISSUED, issued);
-    out(&mut m, port::RQ_SLOT, rq_slot);
-    out(&mut m, warp_scheduler::port::LAST_VALID, bus(&last_valid));
-    out(&mut m, warp_scheduler::port::LAST_IDX, bus(&last_idx));
-    for name in [
-        share_cfg::port::SHSM,
-        share_cfg::port::U,
-        share_cfg::port::SHTB,
-        share_cfg::port::BASE,
-        share_cfg::port::ERR_CFG,
-    ] {
-        let e = cfg.output(name);
-        out(&mut m, name, e);
+    let (acc, rel) = (
+        c.acc.as_ref().expect("the access section ran"),
+        c.rel.as_ref().expect("the grant section ran"),
+    );
+    let mut assign = |name: &str, e: Expr| m.assign(&out[name], e);
+    assign(port::ISS_VALID, picks.iss_valid);
+    assign(port::ISS_IDX, bus(&picks.iss_idx));
+    assign(port::ISSUED, issued);
+    assign(port::RQ_SLOT, picks.rq_slot);
+    assign(port::LAST_VALID, bus(&picks.last_valid));
+    assign(port::LAST_IDX, bus(&picks.last_idx));
+    let from = [
+        (
+            &c.cfg,
+            &[port::SHSM, port::U, port::SHTB, port::BASE, port::ERR_CFG][..],
+        ),
+        (&c.cls, &[port::OWNER_BIT, port::WARP_CLASS][..]),
+        (acc, &[port::NEEDS_LOCK, port::PAIR, port::PHYS][..]),
+        (
+            &c.locks,
+            &[
+                port::GNT,
+                port::NACK,
+                port::ACQ,
+                port::REL_FIRE,
+                port::XFER,
+                port::SLOT_IDLE,
+                port::LOCK_VALID,
+                port::LOCK_OWNER,
+                port::PEND,
+                port::ERR_PROTO,
+                port::ERR_PEND,
+            ][..],
+        ),
+        (rel, &[port::DONE, port::TB_EMPTY, port::RBITS][..]),
+    ];
+    for (inst, names) in from {
+        for &name in names {
+            assign(name, inst.output(name));
+        }
     }
-    for name in [owner_class::port::OWNER_BIT, owner_class::port::WARP_CLASS] {
-        let e = cls.output(name);
-        out(&mut m, name, e);
-    }
-    for name in [
-        sp_access_unit::port::NEEDS_LOCK,
-        sp_access_unit::port::PAIR,
-        sp_access_unit::port::PHYS,
-    ] {
-        let e = acc.output(name);
-        out(&mut m, name, e);
-    }
-    for name in [
-        lock_table::port::GNT,
-        lock_table::port::NACK,
-        lock_table::port::ACQ,
-        lock_table::port::REL_FIRE,
-        lock_table::port::XFER,
-        lock_table::port::SLOT_IDLE,
-        lock_table::port::LOCK_VALID,
-        lock_table::port::LOCK_OWNER,
-        lock_table::port::PEND,
-        lock_table::port::ERR_PROTO,
-        lock_table::port::ERR_PEND,
-    ] {
-        let e = locks.output(name);
-        out(&mut m, name, e);
-    }
-    out(&mut m, relssp_unit::port::DONE, done);
-    out(&mut m, relssp_unit::port::TB_EMPTY, tb_empty);
-    let rbits = rel.output(relssp_unit::port::RBITS);
-    out(&mut m, relssp_unit::port::RBITS, rbits);
-    m
 }
 
 #[cfg(test)]

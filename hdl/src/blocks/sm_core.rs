@@ -6,7 +6,7 @@
 //! return FIFO.
 //!
 //! This file holds the params (the single source of every width; the pipeline's are nested),
-//! the port list and the RTL builder [`build`].
+//! the ports (declared once; the pipeline's outputs follow) and the RTL builder [`build`].
 
 use crate::blocks::elastic_pipeline::{self as pipe, Kind, PipeMode};
 use crate::blocks::history_cache::{self as hc, BcawsPolicy, CounterMode};
@@ -158,7 +158,65 @@ impl BlockParams for Params {
                     ..table4
                 },
             ),
-            ("micro", micro),
+            ("micro", micro.clone()),
+            // Micro cores with small caches (lines are evicted) over the other backends,
+            // policies, counter modes and ICNT returns.
+            (
+                "micro_split",
+                Params {
+                    pipe: pipe::Params {
+                        pipe_mode: PipeMode::Split,
+                        subwarps: 4,
+                        ..micro.pipe.clone()
+                    },
+                    bcaws_policy: BcawsPolicy::IssueIfNoNonMem,
+                    gmem_return: GmemReturn::Icnt(3),
+                    hc_sets: 4,
+                    hc_ways: 1,
+                    pc_bits: 5,
+                    warps: 3,
+                    ..micro.clone()
+                },
+            ),
+            (
+                "micro_deep",
+                Params {
+                    pipe: pipe::Params {
+                        mem_stages: 4,
+                        premem_depth: 3,
+                        nonmem_depth: 4,
+                        subwarps: 4,
+                        wb_priority: pipe::WbPriority::NonmemFirst,
+                        ..micro.pipe.clone()
+                    },
+                    counter_mode: CounterMode::LoadPredPlusSm1,
+                    bcaws_freeze_on_stall: false,
+                    hc_sets: 4,
+                    pc_bits: 5,
+                    warps: 8,
+                    ..micro.clone()
+                },
+            ),
+            (
+                "micro_s1_l16",
+                Params {
+                    pipe: pipe::Params {
+                        subwarps: 1,
+                        mem_stages: 1,
+                        nonmem_depth: 1,
+                        fe_depth: 3,
+                        ports: 2,
+                        lanes: 16,
+                        banks: 16,
+                        broadcast: crate::blocks::bank_conflict_detector::Mode::Literal,
+                        ..micro.pipe.clone()
+                    },
+                    gmem_return: GmemReturn::Icnt(1),
+                    hc_sets: 2,
+                    pc_bits: 5,
+                    ..micro
+                },
+            ),
         ]
     }
 
@@ -186,92 +244,93 @@ impl BlockParams for Params {
     }
 }
 
-/// Port names beyond the pipeline's (spec §6 `SmCore`).
-pub mod port {
-    /// Kernel launch (pipeline empty): clears the cache's valid and MRU bits, the counter, the
-    /// accumulator, busy bits, sequence numbers and the RR pointer; no decision in this cycle.
-    pub const KERNEL_START: &str = "kernel_start";
-    /// Per warp: it has a next instruction, of this kind and PC (packed, warp 0 lowest).
-    pub const HAS_NEXT: &str = "has_next";
-    pub const KIND: &str = "kind";
-    pub const PC: &str = "pc";
-    /// Descriptor of subwarp (`issue_warp`, `issue_sw`), answered in the same cycle.
-    pub const DESC_ADDR: &str = "desc_addr";
-    pub const DESC_ACT: &str = "desc_act";
-    /// Degree override of that subwarp (`deg_override`, 0 = the detector computes it).
-    pub const DESC_DEG: &str = "desc_deg";
-    pub const ICNT_VALID: &str = "icnt_valid";
-    pub const ICNT_WARP: &str = "icnt_warp";
-    pub const ICNT_SW: &str = "icnt_sw";
-    /// A subwarp enters F at the end of this cycle.
-    pub const ISSUE_VALID: &str = "issue_valid";
-    pub const ISSUE_WARP: &str = "issue_warp";
-    pub const ISSUE_SW: &str = "issue_sw";
-    /// A scheduling decision in this cycle, and the granted warp.
-    pub const DECIDE: &str = "decide";
-    pub const GRANT: &str = "grant";
-    pub const SCHED_FAIL: &str = "sched_fail";
-    pub const MASK: &str = "mask";
-    pub const COUNTER: &str = "counter";
-    /// History-cache prediction for the granted warp's PC (0 without a decision).
-    pub const PRED: &str = "pred";
-    /// An SMEM decision looked the cache up, and whether it hit.
-    pub const HC_LOOKUP: &str = "hc_lookup";
-    pub const HC_HIT: &str = "hc_hit";
-    /// The cache is written at the end of this cycle (`acc_valid`).
-    pub const HC_WRITE: &str = "hc_write";
-    pub const HC_WRITE_PC: &str = "hc_write_pc";
-    pub const HC_WRITE_VALUE: &str = "hc_write_value";
-    /// A warp's busy bit clears at the end of this cycle.
-    pub const WARP_DONE: &str = "warp_done";
-    pub const WARP_DONE_ID: &str = "warp_done_id";
-    /// A GLD subwarp leaves MEM_last for ICNT at the end of this cycle (`Icnt{lat}` only).
-    pub const ICNT_REQ: &str = "icnt_req";
-    pub const ICNT_REQ_WARP: &str = "icnt_req_warp";
-    pub const ICNT_REQ_SW: &str = "icnt_req_sw";
+crate::ports! {
+    Params as p;
+    let (w, wb, swb) = (p.warps as usize, p.warp_bits(), p.sw_bits());
+    let (pcw, dw, l) = (p.pc_bits as usize, p.dw() as usize, p.pipe.lanes as usize);
+    inputs {
+        /// Kernel launch (pipeline empty): clears the cache's valid and MRU bits, the counter,
+        /// the accumulator, busy bits, sequence numbers and the RR pointer; no decision in this
+        /// cycle.
+        kernel_start[1]: bool,
+        /// Per warp: it has a next instruction, of this kind and PC.
+        has_next[1; w]: bool,
+        kind[2; w],
+        pc[pcw; w],
+        /// Descriptor of subwarp (`issue_warp`, `issue_sw`), answered in the same cycle: per
+        /// lane its word address and whether it is active.
+        desc_addr[p.pipe.addr_bits as usize; l],
+        desc_act[1; l]: bool,
+        /// Degree override of that subwarp (`deg_override`, 0 = the detector computes it).
+        desc_deg[p.pipe.rem_bits()],
+        /// An ICNT return of (`icnt_warp`, `icnt_sw`) this cycle.
+        icnt_valid[1]: bool,
+        icnt_warp[wb],
+        icnt_sw[swb],
+    }
+    outputs {
+        /// A subwarp enters F at the end of this cycle.
+        issue_valid[1]: bool,
+        issue_warp[wb],
+        issue_sw[swb],
+        /// A scheduling decision in this cycle, and the granted warp.
+        decide[1]: bool,
+        grant[wb],
+        sched_fail[1]: bool,
+        mask[1]: bool,
+        counter[dw],
+        /// History-cache prediction for the granted warp's PC (0 without a decision).
+        pred[dw],
+        /// An SMEM decision looked the cache up, and whether it hit.
+        hc_lookup[1]: bool,
+        hc_hit[1]: bool,
+        /// The cache is written at the end of this cycle (`acc_valid`).
+        hc_write[1]: bool,
+        hc_write_pc[pcw],
+        hc_write_value[dw],
+        /// A warp's busy bit clears at the end of this cycle.
+        warp_done[1]: bool,
+        warp_done_id[wb],
+        /// A GLD subwarp leaves MEM_last for ICNT at the end of this cycle (`Icnt{lat}` only).
+        icnt_req[1]: bool,
+        icnt_req_warp[wb],
+        icnt_req_sw[swb],
+    }
+    extra pipe_outputs(&p.pipe);
 }
 
-/// The core's ports, derived from the params: the scheduler-side ports, then the pipeline's
-/// outputs (the trace-mode top's, same names).
-pub fn ports(p: &Params) -> Vec<Port> {
-    let (wb, swb) = (p.warp_bits(), p.sw_bits());
-    let (pcw, dw) = (p.pc_bits as usize, p.dw() as usize);
-    let l = p.pipe.lanes as usize;
-    let mut spec = launch_and_descriptor_inputs(p);
-    spec.extend([
-        (port::DESC_ADDR, Dir::In, l * p.pipe.addr_bits as usize),
-        (port::DESC_ACT, Dir::In, l),
-        (port::DESC_DEG, Dir::In, p.pipe.rem_bits()),
-        (port::ICNT_VALID, Dir::In, 1),
-        (port::ICNT_WARP, Dir::In, wb),
-        (port::ICNT_SW, Dir::In, swb),
-        (port::ISSUE_VALID, Dir::Out, 1),
-        (port::ISSUE_WARP, Dir::Out, wb),
-        (port::ISSUE_SW, Dir::Out, swb),
-        (port::DECIDE, Dir::Out, 1),
-        (port::GRANT, Dir::Out, wb),
-        (port::SCHED_FAIL, Dir::Out, 1),
-        (port::MASK, Dir::Out, 1),
-        (port::COUNTER, Dir::Out, dw),
-        (port::PRED, Dir::Out, dw),
-        (port::HC_LOOKUP, Dir::Out, 1),
-        (port::HC_HIT, Dir::Out, 1),
-        (port::HC_WRITE, Dir::Out, 1),
-        (port::HC_WRITE_PC, Dir::Out, pcw),
-        (port::HC_WRITE_VALUE, Dir::Out, dw),
-        (port::WARP_DONE, Dir::Out, 1),
-        (port::WARP_DONE_ID, Dir::Out, wb),
-        (port::ICNT_REQ, Dir::Out, 1),
-        (port::ICNT_REQ_WARP, Dir::Out, wb),
-        (port::ICNT_REQ_SW, Dir::Out, swb),
-    ]);
-    let mut v = crate::netlist::port_list(&spec);
-    v.extend(
-        pipe::ports(&p.pipe)
-            .into_iter()
-            .filter(|q| q.dir == Dir::Out),
-    );
-    v
+/// The pipeline's outputs (the trace-mode top's, same names): the core's last ports.
+pub fn pipe_outputs(p: &pipe::Params) -> Vec<Port> {
+    pipe::ports(p)
+        .into_iter()
+        .filter(|q| q.dir == Dir::Out)
+        .collect()
+}
+
+impl crate::Block for Params {
+    fn build(&self) -> Module {
+        build(self)
+    }
+    #[cfg(feature = "faults")]
+    const FAULTS: &'static [crate::faults::Fault] = &[faults::MASK_NEVER_ENABLED];
+}
+
+/// Planted faults (docs/blocks.md §4).
+#[cfg(feature = "faults")]
+pub mod faults {
+    use crate::faults::Fault;
+
+    /// `sched = bcaws`, but the history cache's mask enable is 0: the RR scheduler's RTL
+    /// (§5.6: memory warps are masked while the distance counter runs).
+    pub const MASK_NEVER_ENABLED: Fault = Fault {
+        block: "sm_core",
+        name: "mask_never_enabled",
+        what: "sched = bcaws with the BCAWS mask never enabled: memory warps issue while the distance counter runs (§5.4, §5.6)",
+        port: super::port::MASK,
+        // An SMEM warp through the pipeline into the cache, then its PC decided again: 57
+        // cycles shrunk at table4 (fe_depth 17), 13 to 25 at the micro presets.
+        within: 96,
+    };
 }
 
 /// Bits `bits[0..n]` as one vector, bit 0 lowest.
@@ -336,27 +395,18 @@ pub mod sched_port {
     pub const ISSUE_PC: &str = "issue_pc";
 }
 
-/// `clock`, `reset`, `kernel_start` and the per-warp descriptors: the first inputs of the core
-/// and of its `sched` instance.
-fn launch_and_descriptor_inputs(p: &Params) -> Vec<(&'static str, Dir, usize)> {
-    let (w, pcw) = (p.warps as usize, p.pc_bits as usize);
-    vec![
+/// The `sched` instance's ports.
+fn sched_ports(p: &Params) -> Vec<Port> {
+    use sched_port as sp;
+    let (w, wb, swb) = (p.warps as usize, p.warp_bits(), p.sw_bits());
+    let (pcw, tw) = (p.pc_bits as usize, p.pipe.tag_bits as usize);
+    let spec = [
         ("clock", Dir::In, 1),
         ("reset", Dir::In, 1),
         (port::KERNEL_START, Dir::In, 1),
         (port::HAS_NEXT, Dir::In, w),
         (port::KIND, Dir::In, 2 * w),
         (port::PC, Dir::In, pcw * w),
-    ]
-}
-
-/// The `sched` instance's ports.
-fn sched_ports(p: &Params) -> Vec<Port> {
-    use sched_port as sp;
-    let (w, wb, swb) = (p.warps as usize, p.warp_bits(), p.sw_bits());
-    let (pcw, tw) = (p.pc_bits as usize, p.pipe.tag_bits as usize);
-    let mut spec = launch_and_descriptor_inputs(p);
-    spec.extend([
         (sp::IN_READY, Dir::In, 1),
         (sp::READY_M, Dir::In, w),
         (sp::WB_LOAD, Dir::In, 1),
@@ -384,7 +434,7 @@ fn sched_ports(p: &Params) -> Vec<Port> {
         (port::ICNT_REQ, Dir::Out, 1),
         (port::ICNT_REQ_WARP, Dir::Out, wb),
         (port::ICNT_REQ_SW, Dir::Out, swb),
-    ]);
+    ];
     crate::netlist::port_list(&spec)
 }
 
@@ -534,6 +584,17 @@ fn scheduler(p: &Params) -> Module {
     m
 }
 
+/// The history cache's mask enable: 1 under BCAWS, 0 under RR (the cache, accumulator and
+/// counter still run, so the trace fields stay comparable, §5.6).
+fn mask_enable(p: &Params) -> Expr {
+    match p.sched {
+        Sched::Bcaws => {
+            crate::planted!(faults::MASK_NEVER_ENABLED, Expr::lit(0, 1), Expr::lit(1, 1))
+        }
+        Sched::Rr => Expr::lit(0, 1),
+    }
+}
+
 /// Builds the `sm_core` top (spec §5.6, §6) from validated params: three instances — `pipe`
 /// (the pipeline, entries carrying the PC), `hc` (the `history_cache` block: accumulator, cache,
 /// counter and mask) and `sched` (scheduler and issue unit) — wired as the spec draws them.
@@ -606,10 +667,7 @@ pub fn build(p: &Params) -> Module {
         (hc::port::LOAD, sched.output(sp::HC_LOAD)),
         (hc::port::SMEM_SW_PENDING, sched.output(sp::SMEM_SW_PENDING)),
         (hc::port::FE_HOLD, pipe_i.output(pipe::port::FE_HOLD)),
-        (
-            hc::port::ENABLE,
-            Expr::lit((p.sched == Sched::Bcaws) as u64, 1),
-        ),
+        (hc::port::ENABLE, mask_enable(p)),
     ];
     for (name, value) in bind {
         m.assign(&hc_i.input(name), value);
@@ -650,10 +708,7 @@ pub fn build(p: &Params) -> Module {
     for (name, value) in outs {
         m.assign(&o(name), value);
     }
-    for q in pipe::ports(&p.pipe)
-        .into_iter()
-        .filter(|q| q.dir == Dir::Out)
-    {
+    for q in pipe_outputs(&p.pipe) {
         m.assign(&o(&q.name), pipe_i.output(&q.name));
     }
     m

@@ -51,74 +51,112 @@ impl Params {
 impl BlockParams for Params {
     const BLOCK: &'static str = "sp_access_unit";
 
+    /// The paper's SM, the small shape, `odd_t` (T = 6 with 4 ports: slot ids 6 and 7 on the
+    /// port, KP = 3 with KW = 2) and `t32` (the widest table).
     fn presets() -> Vec<(&'static str, Self)> {
+        let small = Params::of_shape(&Shape::small());
         vec![
             ("paper", Params::default()),
-            ("small", Params::of_shape(&Shape::small())),
+            ("small", small.clone()),
+            (
+                "odd_t",
+                Params {
+                    slots: 6,
+                    nsched: 4,
+                    ..small
+                },
+            ),
+            (
+                "t32",
+                Params {
+                    slots: 32,
+                    ..Params::default()
+                },
+            ),
         ]
     }
 }
 
-/// Port names (spec §2.3; the table inputs are ShareCfg's outputs, §2.2).
-pub mod port {
-    pub const RQ_VALID: &str = "rq_valid";
-    pub const RQ_SLOT: &str = "rq_slot";
-    pub const RQ_MASK: &str = "rq_mask";
-    pub const RQ_OFF: &str = "rq_off";
-    pub const SHSM: &str = "shsm";
-    pub const U: &str = "u";
-    pub const SHTB: &str = "shtb";
-    pub const BASE: &str = "base";
-    pub const NEEDS_LOCK: &str = "needs_lock";
-    pub const PAIR: &str = "pair";
-    pub const PHYS: &str = "phys";
+crate::ports! {
+    Params as p;
+    let s = p.shape();
+    let (t, lanes, n, aw) = (p.slots as usize, p.lanes as usize, p.nsched as usize, s.aw());
+    inputs {
+        /// Per issue port: a shared-memory instruction is picked.
+        rq_valid[1; n]: bool,
+        /// Per issue port: its TB slot.
+        rq_slot[s.sw(); n],
+        /// Per issue port: its active lanes.
+        rq_mask[lanes; n],
+        /// Per issue port and lane (port-major): the TB-relative byte offset.
+        rq_off[aw; n * lanes],
+        /// ShareCfg's registered table (§2.2).
+        shsm[1]: bool,
+        u[aw],
+        shtb[s.tw(); t],
+        base[aw; t],
+    }
+    outputs {
+        /// Per issue port (Mealy): the access needs its pair's lock.
+        needs_lock[1; n]: bool,
+        /// Per issue port (Mealy): the pair's lock index.
+        pair[s.kw(); n],
+        /// Per issue port and lane (Mealy): the physical byte address.
+        phys[aw; n * lanes],
+    }
 }
 
-/// A deliberate RTL bug, so tests can prove the harness catches one.
-#[doc(hidden)]
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Fault {
-    None,
-    /// The private check uses `off > u`, the Fig. 3 "≤" slip that §1.5 corrects.
-    PrivateUpToU,
+impl crate::Block for Params {
+    fn build(&self) -> Module {
+        build(self)
+    }
+    #[cfg(feature = "faults")]
+    const FAULTS: &'static [crate::faults::Fault] = &[faults::PRIVATE_UP_TO_U];
+}
+
+/// Planted faults (docs/blocks.md §4).
+#[cfg(feature = "faults")]
+pub mod faults {
+    use crate::faults::Fault;
+
+    /// The private check uses `off <= u`, the Fig. 3 "≤" slip that §1.5 corrects: an offset of
+    /// exactly `u` is taken as private.
+    pub const PRIVATE_UP_TO_U: Fault = Fault {
+        block: "sp_access_unit",
+        name: "private_up_to_u",
+        what:
+            "an offset of exactly u is private (the Fig. 3 <= slip; spec §1.5: private is off < u)",
+        port: super::port::NEEDS_LOCK,
+        // Combinational: one request with a lane at u.
+        within: 1,
+    };
 }
 
 /// Builds SpAccessUnit's RTL from validated params (spec §2.3).
 pub fn build(p: &Params) -> Module {
-    build_with(p, Fault::None)
-}
-
-#[doc(hidden)]
-pub fn build_with(p: &Params, fault: Fault) -> Module {
     let s = p.shape();
-    let (t, lanes, ports) = (p.slots as usize, p.lanes as usize, p.nsched as usize);
+    let (t, lanes, n) = (p.slots as usize, p.lanes as usize, p.nsched as usize);
     let (aw, sw, tw, kw) = (s.aw(), s.sw(), s.tw(), s.kw());
-    let name = match fault {
-        Fault::None => module_name(p),
-        _ => format!("{}_fault", module_name(p)),
-    };
-    let mut m = Module::new(&name);
-    // Present for a uniform interface; the block has no state (§2.1).
-    m.input("clock", 1);
-    m.input("reset", 1);
-    let rq_valid = m.input(port::RQ_VALID, ports);
-    let rq_slot = m.input(port::RQ_SLOT, ports * sw);
-    let rq_mask = m.input(port::RQ_MASK, ports * lanes);
-    let rq_off = m.input(port::RQ_OFF, ports * lanes * aw);
-    let shsm = m.input(port::SHSM, 1);
-    let u = m.input(port::U, aw);
-    let shtb = m.input(port::SHTB, t * tw);
-    let base = m.input(port::BASE, t * aw);
-    let needs_lock = m.output(port::NEEDS_LOCK, ports);
-    let pair = m.output(port::PAIR, ports * kw);
-    let phys = m.output(port::PHYS, ports * lanes * aw);
+    let mut m = Module::new(&module_name(p));
+    // `clock` and `reset` are there for a uniform interface; the block has no state (§2.1).
+    let (inp, out) = m.declare_ports(&ports(p));
+    let i = |name: &str| inp[name].clone();
+    let (rq_valid, rq_slot, rq_mask, rq_off) = (
+        i(port::RQ_VALID),
+        i(port::RQ_SLOT),
+        i(port::RQ_MASK),
+        i(port::RQ_OFF),
+    );
+    let (shsm, u, shtb, base) = (i(port::SHSM), i(port::U), i(port::SHTB), i(port::BASE));
+    let o = |name: &str| out[name].clone();
+    let (needs_lock, pair, phys) = (o(port::NEEDS_LOCK), o(port::PAIR), o(port::PHYS));
 
     let entries: Vec<Expr> = (0..t).map(|i| shtb.slice(i * tw, tw)).collect();
     let bases: Vec<Expr> = (0..t).map(|i| base.slice(i * aw, aw)).collect();
     let none = Expr::lit(s.none(), tw);
     let zero = Expr::lit(0, aw);
     let (mut needs, mut pairs, mut addrs) = (vec![], vec![], vec![]);
-    for q in 0..ports {
+    for q in 0..n {
         m.section(&format!(
             "§2.3 port {q}: slot mux, NONE and role comparators"
         ));
@@ -145,10 +183,11 @@ pub fn build_with(p: &Params, fault: Fault) -> Module {
         let mut want = Vec::with_capacity(lanes);
         for l in 0..lanes {
             let off = rq_off.slice((q * lanes + l) * aw, aw);
-            let private = match fault {
-                Fault::None => off.lt(&u),
-                Fault::PrivateUpToU => off.lt(&u) | off.equals(&u),
-            };
+            let private = crate::planted!(
+                faults::PRIVATE_UP_TO_U,
+                off.lt(&u) | off.equals(&u),
+                off.lt(&u)
+            );
             let shared = m.wire(&format!("shared_{q}_{l}"), !private);
             want.push(&rq_mask.bit(q * lanes + l) & &shared);
             let add = (&skip & &shared).mux(&base_u, &base_s);

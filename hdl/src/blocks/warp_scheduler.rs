@@ -13,7 +13,7 @@
 //!   exactly the first ready warp after `last_idx`, so the same search serves both cases.
 
 use crate::blocks::sharing::{Class, Rank, Sched, Shape, TWO_LEVEL_GROUP};
-use crate::netlist::{concat, or_tree, select_onehot, Dir, Expr, Module, Port};
+use crate::netlist::{concat, or_tree, select_onehot, Expr, Module};
 use crate::params::{bits_for, declared_by, Allowed, BlockParams, ParamError};
 
 crate::block_params! {
@@ -74,8 +74,19 @@ impl Params {
 impl BlockParams for Params {
     const BLOCK: &'static str = "warp_scheduler";
 
+    /// The paper's scheduler and the small shape, then one preset per policy switch, each at
+    /// its own scheduler size (WS = W / NSCHED: 1 to 128 warps; buses wider than 64 bits at
+    /// 128) with 3-bit ages, so equal keys are common.
     fn presets() -> Vec<(&'static str, Self)> {
         let small = Shape::small();
+        let at = |warps, nsched, sched, rank, greedy| Params {
+            warps,
+            nsched,
+            sched,
+            rank,
+            greedy,
+            age_w: 3,
+        };
         vec![
             ("paper", Params::default()),
             (
@@ -86,6 +97,17 @@ impl BlockParams for Params {
                     ..Params::default()
                 },
             ),
+            ("greedy", at(96, 4, Sched::Owf, Rank::Owf3, true)),
+            ("owf2_greedy", at(4, 2, Sched::Owf, Rank::Owf2, true)),
+            ("uwf_wide", at(128, 1, Sched::Owf, Rank::Uwf, false)),
+            ("one_warp", at(4, 4, Sched::Owf, Rank::Owf2, false)),
+            ("lrr", at(3, 1, Sched::Lrr, Rank::Owf3, false)),
+            ("gto", at(8, 1, Sched::Gto, Rank::Owf3, false)),
+            ("two_level", at(20, 1, Sched::TwoLevel, Rank::Owf3, false)),
+            (
+                "two_level_wide",
+                at(128, 4, Sched::TwoLevel, Rank::Owf3, false),
+            ),
         ]
     }
 
@@ -94,52 +116,52 @@ impl BlockParams for Params {
     }
 }
 
-/// Port names (spec §4).
-pub mod port {
-    /// Per warp of this scheduler: its next instruction can issue (WS bits).
-    pub const READY: &str = "ready";
-    /// Per warp: its OWF class, 2 bits each (`Class` codes; 3 reads as NONOWNER).
-    pub const CLS: &str = "cls";
-    /// Per warp: its dynamic warp id, AGE_W bits each (smaller = older).
-    pub const AGE: &str = "age";
-    /// A warp is picked this cycle (Mealy): OR of `ready`.
-    pub const ISS_VALID: &str = "iss_valid";
-    /// The picked warp's index (Mealy; 0 when `iss_valid` is 0).
-    pub const ISS_IDX: &str = "iss_idx";
-    /// State: a warp was picked since reset (Moore).
-    pub const LAST_VALID: &str = "last_valid";
-    /// State: the last picked warp (Moore).
-    pub const LAST_IDX: &str = "last_idx";
-}
-
-/// The block's ports (spec §4), in declaration order.
-pub fn ports(p: &Params) -> Vec<Port> {
+crate::ports! {
+    Params as p;
     let (ws, ib) = (p.ws(), p.idx_bits());
-    crate::netlist::port_list(&[
-        ("clock", Dir::In, 1),
-        ("reset", Dir::In, 1),
-        (port::READY, Dir::In, ws),
-        (port::CLS, Dir::In, ws * Class::BITS),
-        (port::AGE, Dir::In, ws * p.age_w as usize),
-        (port::ISS_VALID, Dir::Out, 1),
-        (port::ISS_IDX, Dir::Out, ib),
-        (port::LAST_VALID, Dir::Out, 1),
-        (port::LAST_IDX, Dir::Out, ib),
-    ])
+    inputs {
+        /// Per warp of this scheduler: its next instruction can issue.
+        ready[1; ws]: bool,
+        /// Per warp: its OWF class (`Class` codes; 3 reads as NONOWNER).
+        cls[Class::BITS; ws],
+        /// Per warp: its dynamic warp id (smaller = older).
+        age[p.age_w as usize; ws],
+    }
+    outputs {
+        /// A warp is picked this cycle (Mealy): OR of `ready`.
+        iss_valid[1]: bool,
+        /// The picked warp's index (Mealy; 0 when `iss_valid` is 0).
+        iss_idx[ib],
+        /// State: a warp was picked since reset (Moore).
+        last_valid[1]: bool,
+        /// State: the last picked warp (Moore).
+        last_idx[ib],
+    }
 }
 
-/// A deliberate RTL bug, so tests can prove the harness catches one.
-#[doc(hidden)]
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Fault {
-    None,
-    /// The argmin tree (OWF, GTO) breaks key ties towards the higher index.
-    TieTakesHigherIndex,
+impl crate::Block for Params {
+    fn build(&self) -> Module {
+        build(self)
+    }
+    #[cfg(feature = "faults")]
+    const FAULTS: &'static [crate::faults::Fault] = &[faults::TIE_TAKES_HIGHER_INDEX];
 }
 
-/// Builds one scheduler's RTL from validated params (spec §4).
-pub fn build(p: &Params) -> Module {
-    build_with(p, Fault::None)
+/// Planted faults (docs/blocks.md §4).
+#[cfg(feature = "faults")]
+pub mod faults {
+    use crate::faults::Fault;
+
+    /// The argmin tree (OWF, GTO) breaks key ties towards the higher index (spec §4: equal
+    /// keys go to the lower index); built only where the policy has the tree.
+    pub const TIE_TAKES_HIGHER_INDEX: Fault = Fault {
+        block: "warp_scheduler",
+        name: "tie_takes_higher_index",
+        what: "the OWF / GTO argmin breaks key ties towards the higher warp index (spec §4: the lower wins)",
+        port: super::port::ISS_IDX,
+        // Two ready warps of equal key, nothing to keep: one cycle.
+        within: 1,
+    };
 }
 
 /// A candidate in a selection tree: valid, its sort key (if any) and its index.
@@ -199,14 +221,10 @@ fn first_valid(m: &mut Module, name: &str, valid: &[Expr], ib: usize) -> Cand {
     tree(m, name, leaves, &|a, _| !a.valid.clone())
 }
 
-#[doc(hidden)]
-pub fn build_with(p: &Params, fault: Fault) -> Module {
+/// Builds one scheduler's RTL from validated params (spec §4).
+pub fn build(p: &Params) -> Module {
     let (ws, ib, aw) = (p.ws(), p.idx_bits(), p.age_w as usize);
-    let name = match fault {
-        Fault::None => crate::params::module_name(p),
-        _ => format!("{}_fault", crate::params::module_name(p)),
-    };
-    let mut m = Module::new(&name);
+    let mut m = Module::new(&crate::params::module_name(p));
     let (inp, out) = m.declare_ports(&ports(p));
     let (ready_bus, cls, age) = (
         inp[port::READY].clone(),
@@ -267,10 +285,7 @@ pub fn build_with(p: &Params, fault: Fault) -> Module {
                 .collect();
             let best = tree(&mut m, "min", leaves, &|a, b| {
                 let (ka, kb) = (a.key.as_ref().expect("key"), b.key.as_ref().expect("key"));
-                let better = match fault {
-                    Fault::TieTakesHigherIndex => !ka.lt(kb),
-                    Fault::None => kb.lt(ka),
-                };
+                let better = crate::planted!(faults::TIE_TAKES_HIGHER_INDEX, !ka.lt(kb), kb.lt(ka));
                 &b.valid & &(!a.valid.clone() | better)
             });
             match (p.sched, p.greedy) {

@@ -242,6 +242,25 @@ fn growth(points: &[DetectorCost]) -> Vec<Growth> {
     out
 }
 
+impl crate::BlockCost for Params {
+    fn cost_notes(&self) -> Result<crate::Notes, ToolError> {
+        notes(self)
+    }
+    fn register_inventory(&self) -> Option<u64> {
+        Some(register_bits(self))
+    }
+}
+
+/// Flip-flop bits (spec §2.1): none, combinational; with REG_OUT the five outputs, degree and
+/// cycles ⌈log2(L+1)⌉ each, degree_m1 log2 L, conflict and any_active 1 each (13 for ep8).
+pub fn register_bits(p: &Params) -> u64 {
+    if p.reg_out {
+        (2 * p.degree_bits() + p.degree_m1_bits() + 2) as u64
+    } else {
+        0
+    }
+}
+
 /// The detector's lines in `smrtl synth`: its structure and the spec's expectations.
 pub fn notes(p: &Params) -> Result<crate::Notes, ToolError> {
     let mut n = crate::Notes::default();
@@ -284,6 +303,23 @@ mod tests {
             ..Default::default()
         };
         assert_eq!(points.iter().filter(|p| only.admits(p)).count(), 2);
+    }
+
+    /// The inventory: none without REG_OUT; the five outputs with it (13 bits at ep8, 17 at
+    /// kepler), as the IR builds them.
+    #[test]
+    fn registers_are_the_outputs_with_reg_out() {
+        for (name, p) in Params::presets() {
+            let reg = Params {
+                reg_out: true,
+                ..p.clone()
+            };
+            assert_eq!(register_bits(&p), (p.reg_out as u64) * register_bits(&reg));
+            assert_eq!(build(&p).register_bits(), register_bits(&p), "{name}");
+            assert_eq!(build(&reg).register_bits(), register_bits(&reg), "{name}");
+        }
+        let ep8 = Params::resolve_pairs(Some("ep8"), &[("REG_OUT", "true")]).unwrap();
+        assert_eq!(register_bits(&ep8), 13);
     }
 
     #[test]

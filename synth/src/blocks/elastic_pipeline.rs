@@ -62,6 +62,17 @@ impl Registers {
     }
 }
 
+impl crate::BlockCost for Params {
+    fn cost_notes(&self) -> Result<crate::Notes, ToolError> {
+        notes(self)
+    }
+    /// [`Registers::total`]: every latch of the co-simulation build, the NQ ages, the MEM0
+    /// elapsed counter and the WB registers.
+    fn register_inventory(&self) -> Option<u64> {
+        Some(Registers::of(self).total)
+    }
+}
+
 /// The paper's Table 2 overhead for M, N, L.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Table2 {
@@ -355,5 +366,23 @@ mod tests {
         let u = Registers::of(&preset("unified"));
         // Elastic − Unified = (N + Q) latches = 7 × 127 bits = 56 lane latches of 127/8 bits.
         assert_eq!(r.total - u.total, 7 * 127);
+    }
+
+    /// The inventory is what the IR builds at every preset, and micro Elastic by hand: seven
+    /// latches (F, D1, EXE, MEM0, MEM1, NQ0, NQ1) of 127 bits, the 4-bit MEM0 elapsed counter,
+    /// the WB registers 1 + 1 + 16 + 3; NQ ages add Q × lg(a + 1) bits.
+    #[test]
+    fn inventory_is_the_built_registers() {
+        for (name, p) in Params::presets() {
+            assert_eq!(build(&p).register_bits(), Registers::of(&p).total, "{name}");
+        }
+        let micro = preset("micro");
+        assert_eq!(Registers::of(&micro).total, 7 * 127 + 4 + 21);
+        let aged = Params {
+            nonmem_min_age: 2,
+            ..micro
+        };
+        assert_eq!(Registers::of(&aged).total, 7 * 127 + 4 + 21 + 2 * 2);
+        assert_eq!(build(&aged).register_bits(), Registers::of(&aged).total);
     }
 }

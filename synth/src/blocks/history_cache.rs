@@ -7,6 +7,7 @@
 //! asynchronously), its valid and MRU bits registers; the RTL's storage is therefore Yosys's
 //! register bits plus its memory bits. The generic flow maps the memories to flip-flops, the
 //! iCE40 flow too (an asynchronous read cannot use its block RAM), the Xilinx flow to LUT-RAM.
+//! The register inventory ([`register_inventory`]) is the flip-flops alone.
 
 use crate::yosys::GenericReport;
 use serde::Serialize;
@@ -28,7 +29,10 @@ pub struct Registers {
     pub acc_bits: u64,
     /// Distance counter, DW.
     pub counter_bits: u64,
-    /// All register bits.
+    /// The flip-flops: valid bits (one per line), MRU bits, accumulator and counter. The tag and
+    /// data arrays are memories, not among them (see [`register_inventory`]).
+    pub flip_flops: u64,
+    /// All storage bits: the flip-flops and the lines' tag and data words.
     pub total: u64,
 }
 
@@ -49,9 +53,28 @@ impl Registers {
             mru_bits,
             acc_bits: dw,
             counter_bits: dw,
+            flip_flops: lines + mru_bits + 2 * dw,
             total: lines * line_bits + mru_bits + 2 * dw,
         }
     }
+}
+
+impl crate::BlockCost for Params {
+    fn cost_notes(&self) -> Result<crate::Notes, ToolError> {
+        notes(self)
+    }
+    fn register_inventory(&self) -> Option<u64> {
+        Some(register_inventory(self))
+    }
+}
+
+/// The block's flip-flop bits (docs/elastic-pipeline.md §5.2–5.4): one valid bit per line, one
+/// MRU bit per set with 2 ways, the accumulator and the distance counter (DW each): 778 for the
+/// paper preset. The lines' tags and data are memories (asynchronous-read arrays, LUT-RAM), which
+/// the IR and Yosys count as memory bits, not registers, so they are not in this inventory; the
+/// whole storage against Table 3 is [`Storage`] in the notes.
+pub fn register_inventory(p: &Params) -> u64 {
+    Registers::of(p).flip_flops
 }
 
 /// Cache storage: the paper's count, the project's count and what the RTL holds.
@@ -179,4 +202,35 @@ pub fn notes(p: &Params) -> Result<crate::Notes, ToolError> {
         m,
     );
     Ok(n)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use smrtl_hdl::BlockParams;
+
+    /// Table 3 (G23): 5632 bits = 704 bytes of lines × (DW + tag), 6400 = 800 bytes with valid
+    /// and MRU bits; of the block's storage, 512 valid + 256 MRU + 2 × 5 bits are flip-flops.
+    #[test]
+    fn inventory_beside_table3() {
+        let p = Params::default();
+        let r = Registers::of(&p);
+        assert_eq!(
+            (p.storage_bits(), p.storage_bits_with_state()),
+            (5632, 6400)
+        );
+        assert_eq!(r.total, 6400 + 2 * 5);
+        assert_eq!(register_inventory(&p), 512 + 256 + 10);
+        for (name, p) in Params::presets() {
+            let m = build(&p);
+            assert_eq!(m.register_bits(), register_inventory(&p), "{name}");
+            // The netlist's memories are at least 2 words deep: one set leaves a word per way.
+            let unused = match p.hc_sets {
+                1 => u64::from(p.hc_ways) * (p.tag_bits() + p.dw()) as u64,
+                _ => 0,
+            };
+            let storage = m.register_bits() + m.memory_bits();
+            assert_eq!(storage, Registers::of(&p).total + unused, "{name}");
+        }
+    }
 }

@@ -79,8 +79,9 @@ pub fn notes(p: &Params) -> Result<crate::Notes, ToolError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use smrtl_hdl::BlockParams;
 
+    /// The paper's defaults; the conformance suite holds the inventory against the IR and
+    /// Yosys at every preset.
     #[test]
     fn inventory_is_44_in_dmil() {
         let r = Registers::of(&Params::default());
@@ -88,12 +89,5 @@ mod tests {
             (r.inflight, r.rsfail, r.reqcnt, r.peak, r.mil, r.unl, r.total, r.paper),
             (7, 12, 10, 7, 7, 1, 44, 29)
         );
-        for (name, p) in Params::presets() {
-            assert_eq!(
-                smrtl_hdl::blocks::milg::build(&p).register_bits(),
-                Registers::of(&p).total,
-                "{name}"
-            );
-        }
     }
 }

@@ -112,6 +112,16 @@ pub fn total(rows: &[Row]) -> u64 {
     rows.iter().map(|r| r.bits).sum()
 }
 
+impl crate::BlockCost for Params {
+    fn cost_notes(&self) -> Result<crate::Notes, ToolError> {
+        notes(self)
+    }
+    /// The §7 inventory's total (3,553 bits at the defaults).
+    fn register_inventory(&self) -> Option<u64> {
+        Some(total(&inventory(self)))
+    }
+}
+
 /// Flip-flops Yosys counts in each block module of the core, against the inventory.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct ModuleCheck {

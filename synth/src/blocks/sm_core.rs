@@ -44,6 +44,23 @@ impl Registers {
     }
 }
 
+impl crate::BlockCost for Params {
+    fn cost_notes(&self) -> Result<crate::Notes, ToolError> {
+        notes(self)
+    }
+    fn register_inventory(&self) -> Option<u64> {
+        Some(register_inventory(self))
+    }
+}
+
+/// The core's flip-flop bits: [`Registers::total`] less the history cache's tag and data
+/// memories, which the IR and Yosys count as memory bits, not registers (as the history cache's
+/// own inventory does, `crate::blocks::history_cache::register_inventory`).
+pub fn register_inventory(p: &Params) -> u64 {
+    let hc = crate::blocks::history_cache::Registers::of(&p.history_cache());
+    Registers::of(p).total - (hc.total - hc.flip_flops)
+}
+
 /// The core's figures.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct SmCoreCost {
@@ -100,4 +117,33 @@ pub fn notes(p: &Params) -> Result<crate::Notes, ToolError> {
     n.json
         .insert("paper_storage_bits".into(), hp.storage_bits().into());
     Ok(n)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use smrtl_hdl::BlockParams;
+
+    /// The Table 4 core's storage by part, from the params alone, and what the IR builds: the
+    /// flip-flop inventory and, with the history cache's memories, the whole storage.
+    #[test]
+    fn table4_register_split() {
+        let p = Params::default();
+        let r = Registers::of(&p);
+        // BCAWS: 512 lines x (1 valid + 6 tag + 5 data) + 256 MRU + accumulator 5 + counter 5.
+        assert_eq!(r.bcaws, 512 * 12 + 256 + 10);
+        // Scheduler: 32 busy + 32 x 9 seq (tag 16 = 5 warp + 9 seq + 2 sw) + 5 RR pointer, and
+        // the issue unit's 1 + 5 + 2 + 14 + 9 + 2.
+        assert_eq!(r.scheduler, 32 + 32 * 9 + 5 + 33);
+        assert_eq!(register_inventory(&p), r.total - 512 * 11);
+        for (name, p) in Params::presets() {
+            let m = build(&p);
+            assert_eq!(m.register_bits(), register_inventory(&p), "{name}");
+            assert_eq!(
+                m.register_bits() + m.memory_bits(),
+                Registers::of(&p).total,
+                "{name}"
+            );
+        }
+    }
 }

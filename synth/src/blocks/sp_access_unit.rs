@@ -45,10 +45,19 @@ pub struct SpAccessUnitCost {
     pub generic: GenericReport,
 }
 
-/// Builds and synthesizes `p` (generic flow); fails if the netlist has registers (§7: 0).
+impl crate::BlockCost for Params {
+    fn cost_notes(&self) -> Result<crate::Notes, ToolError> {
+        notes(self)
+    }
+    /// Spec §7: no registers (combinational).
+    fn register_inventory(&self) -> Option<u64> {
+        Some(0)
+    }
+}
+
+/// Builds and synthesizes `p` (generic flow).
 pub fn cost(p: &Params) -> Result<SpAccessUnitCost, ToolError> {
     let module = Arc::new(build(p));
-    crate::blocks::share_cfg::check_register_bits(&module, 0)?;
     let generic = crate::cost_of(&module, false)?.generic;
     Ok(SpAccessUnitCost {
         per_port: PerPort::of(p),

@@ -1,84 +1,46 @@
-//! Stimulus for the bank-conflict detector: one [`Access`] per cycle, the spec's examples
-//! (docs/bank-conflicts.md §1.5, §5) and proptest strategies biased to collide in group, layer and
-//! element (§2.4).
+//! Stimulus for the bank-conflict detector (docs/bank-conflicts.md §1.5, §2.4): one access per
+//! cycle as the detector's typed inputs, builders in the spec's notation (lanes as byte or word
+//! addresses) and a proptest strategy biased to collide in group, layer and element (§2.4 (3)).
 
-use crate::design::{Case, OldBench};
+use crate::design::Bench;
 use proptest::prelude::*;
 use smrtl_cosim::blocks::bank_conflict_detector::Model;
-use smrtl_cosim::{Layout, Simulator};
-use smrtl_hdl::blocks::bank_conflict_detector::{build, port, Params};
+use smrtl_hdl::blocks::bank_conflict_detector::port::Inputs;
+use smrtl_hdl::blocks::bank_conflict_detector::Params;
 use smrtl_hdl::netlist::mask;
-use smrtl_hdl::tools::ToolError;
-use smrtl_hdl::Module;
 
-/// One shared-memory access as the detector's inputs see it.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Access {
-    pub valid: bool,
-    pub lane_mask: u64,
-    /// Byte address per lane.
-    pub addrs: Vec<u64>,
-    pub mode8: bool,
-    pub size8: bool,
-    pub reset: bool,
-}
-
-impl Access {
-    /// All lanes active, valid, 4-byte mode and data.
-    pub fn all(addrs: Vec<u64>) -> Access {
-        Access {
-            valid: true,
-            lane_mask: mask(addrs.len()),
-            addrs,
-            mode8: false,
-            size8: false,
-            reset: false,
-        }
-    }
-
-    /// Lanes given as 4-byte word indices, `None` = inactive (the notation of spec §1.5).
-    pub fn words(words: &[Option<u64>]) -> Access {
-        let mut a = Access::all(words.iter().map(|w| w.unwrap_or(0) * 4).collect());
-        a.lane_mask = words
-            .iter()
-            .enumerate()
-            .filter(|(_, w)| w.is_some())
-            .fold(0, |m, (l, _)| m | 1 << l);
-        a
-    }
-
-    pub fn with_modes(mut self, mode8: bool, size8: bool) -> Access {
-        self.mode8 = mode8;
-        self.size8 = size8;
-        self
+/// One access with every lane active (valid, 4-byte mode and data): lane l at byte address
+/// `addrs[l]` (one address per lane of the configuration).
+pub fn all(addrs: &[u64]) -> Inputs {
+    Inputs {
+        valid: true,
+        lane_mask: vec![true; addrs.len()],
+        addr: addrs.to_vec(),
+        ..Inputs::default()
     }
 }
 
-/// The access as one cycle's input buffer.
-pub fn encode(p: &Params, layout: &Layout, a: &Access) -> Vec<u64> {
-    let mut buf = vec![0u64; layout.in_words];
-    let mut put = |name: &str, v: u64| {
-        if let Some(s) = layout.input(name) {
-            s.of_mut(&mut buf)[0] = v & mask(s.width.min(64));
-        }
-    };
-    put(port::VALID, a.valid as u64);
-    put(port::LANE_MASK, a.lane_mask);
-    put(port::MODE8, a.mode8 as u64);
-    put(port::SIZE8, a.size8 as u64);
-    put("reset", a.reset as u64);
-    let slot = layout.input(port::ADDR).expect("addr port");
-    let aw = p.addr_bits as usize;
-    for (l, &addr) in a.addrs.iter().enumerate().take(p.lanes as usize) {
-        slot.set_field(&mut buf, l * aw, aw, addr);
-    }
-    buf
+/// Lanes as 4-byte word indices, `None` = inactive (the notation of spec §1.5).
+pub fn words(words: &[Option<u64>]) -> Inputs {
+    let mut a = all(&words.iter().map(|w| w.unwrap_or(0) * 4).collect::<Vec<_>>());
+    a.lane_mask = words.iter().map(Option::is_some).collect();
+    a
+}
+
+/// `a` with the W = 8 runtime bits: `mode8` (N = 8) and `size8` (M = 8).
+pub fn with_modes(a: Inputs, mode8: bool, size8: bool) -> Inputs {
+    Inputs { mode8, size8, ..a }
+}
+
+/// The lanes of `lane_mask` (bit l = lane l) of `lanes` lanes.
+pub fn lanes_of(lane_mask: u64, lanes: usize) -> Vec<bool> {
+    (0..lanes).map(|l| lane_mask >> l & 1 == 1).collect()
 }
 
 /// A proptest strategy for one access (spec §2.4 (3)): small address pools force merges;
 /// lanes derive from a pool entry by a same-word, same-layer or same-group-other-layer offset,
 /// or take a free address; masks include all, none, low half and odd lanes.
-pub fn access(p: &Params) -> impl Strategy<Value = Access> {
+pub fn access(p: &Params) -> impl Strategy<Value = Inputs> {
     let lanes = p.lanes as usize;
     let aw = p.addr_bits as usize;
     let wide = p.has_mode_inputs();
@@ -103,7 +65,7 @@ pub fn access(p: &Params) -> impl Strategy<Value = Access> {
     )
         .prop_map(
             move |(valid, lane_mask, pool, lanes_spec, mode8, size8, reset)| {
-                let addrs = lanes_spec
+                let addr = lanes_spec
                     .into_iter()
                     .map(|(kind, pick, k, free)| {
                         let base = pool[pick % pool.len()];
@@ -116,13 +78,13 @@ pub fn access(p: &Params) -> impl Strategy<Value = Access> {
                         a & mask(aw)
                     })
                     .collect();
-                Access {
+                Inputs {
+                    reset,
                     valid,
-                    lane_mask,
-                    addrs,
+                    lane_mask: lanes_of(lane_mask, lanes),
+                    addr,
                     mode8: wide && mode8,
                     size8: wide && size8,
-                    reset,
                 }
             },
         )
@@ -131,28 +93,11 @@ pub fn access(p: &Params) -> impl Strategy<Value = Access> {
 /// Longest random case; a failing case shrinks from at most this many cycles.
 pub const CASE_CYCLES: usize = 64;
 
-pub struct Detector;
-
-impl OldBench for Detector {
-    type Params = Params;
+impl Bench for Params {
+    type Model = Model;
     const SUMMARY: &'static str = "shared-memory bank-conflict detector: lane addresses -> degree, service cycles (seeds 000, 002)";
 
-    fn module(p: &Params) -> Module {
-        build(p)
-    }
-
-    fn model(p: &Params, layout: &Layout) -> Box<dyn Simulator + Send> {
-        Box::new(Model::new(p, layout))
-    }
-
-    fn cases(p: &Params, layout: &Layout) -> BoxedStrategy<Case> {
-        let (p2, layout) = (p.clone(), layout.clone());
-        prop::collection::vec(access(p), 1..=CASE_CYCLES)
-            .prop_map(move |accs| accs.iter().map(|a| encode(&p2, &layout, a)).collect())
-            .boxed()
-    }
-
-    fn cost_notes(p: &Params) -> Result<smrtl_synth::Notes, ToolError> {
-        smrtl_synth::blocks::bank_conflict_detector::notes(p)
+    fn stimulus(&self) -> BoxedStrategy<Vec<Inputs>> {
+        prop::collection::vec(access(self), 1..=CASE_CYCLES).boxed()
     }
 }

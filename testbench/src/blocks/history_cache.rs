@@ -1,45 +1,22 @@
-//! Stimulus for the BCAWS block `history_cache` (docs/elastic-pipeline.md §5.2–5.4, §5.6): one
-//! [`Inputs`] per cycle and a proptest strategy biased towards hits, misses, evictions and MRU
+//! Stimulus for the BCAWS block `history_cache` (docs/elastic-pipeline.md §5.2–5.4, §5.6): the
+//! block's typed inputs per cycle and a proptest strategy biased towards hits, misses, evictions and MRU
 //! updates — PCs from a small pool that maps mostly to one set, accumulator sequences that mostly walk
 //! sw = 0..S−1 in order, lookups of recently written PCs — plus random counter and ready traffic.
 
-use crate::design::{Case, OldBench};
+use crate::design::Bench;
 use proptest::prelude::*;
-use smrtl_cosim::blocks::history_cache::{Inputs, Model};
-use smrtl_cosim::{Layout, Simulator};
-use smrtl_hdl::blocks::history_cache::{build, port, Params};
+use smrtl_cosim::blocks::history_cache::Model;
+use smrtl_hdl::blocks::history_cache::port::Inputs;
+use smrtl_hdl::blocks::history_cache::Params;
 use smrtl_hdl::netlist::mask;
-use smrtl_hdl::tools::ToolError;
-use smrtl_hdl::Module;
-
-pub use smrtl_cosim::blocks::history_cache::Inputs as Cycle;
-
-/// The cycle as one input buffer (values are cut to the port widths).
-pub fn encode(layout: &Layout, c: &Inputs) -> Vec<u64> {
-    let mut buf = vec![0u64; layout.in_words];
-    let mut put = |name: &str, v: u64| {
-        if let Some(s) = layout.input(name) {
-            s.of_mut(&mut buf)[0] = v & mask(s.width.min(64));
-        }
-    };
-    put("reset", c.reset as u64);
-    put(port::CLEAR, c.clear as u64);
-    put(port::ACC_V, c.acc_v as u64);
-    put(port::ACC_SW, c.acc_sw as u64);
-    put(port::ACC_SVC_M1, c.acc_svc_m1 as u64);
-    put(port::ACC_PC_IN, c.acc_pc_in);
-    put(port::LK_PC, c.lk_pc);
-    put(port::READY, c.ready);
-    put(port::IS_MEM, c.is_mem);
-    put(port::LOAD, c.load as u64);
-    put(port::SMEM_SW_PENDING, c.smem_sw_pending as u64);
-    put(port::FE_HOLD, c.fe_hold as u64);
-    put(port::ENABLE, c.enable as u64);
-    buf
-}
 
 /// Longest random case; a failing case shrinks from at most this many cycles.
 pub const CASE_CYCLES: usize = 64;
+
+/// The warps of bit vector `v` (warp 0 lowest), `w` of them.
+fn warps(v: u64, w: usize) -> Vec<bool> {
+    (0..w).map(|k| v >> k & 1 == 1).collect()
+}
 
 /// Random draws of one cycle, turned into [`Inputs`] by [`cycles`].
 type Raw = (
@@ -94,18 +71,18 @@ pub fn cycles(p: &Params, max: usize) -> impl Strategy<Value = Vec<Inputs>> {
         prop::collection::vec(raw(), 1..=max),
     )
         .prop_map(move |(pool, raws)| {
-            let s = p.warp_size / p.lanes;
-            let svc_mask = mask(p.lanes.trailing_zeros() as usize) as u32;
-            let wmask = mask(p.warps as usize);
-            let (mut next_sw, mut cur_pc) = (0u32, pool[0]);
+            let s = u64::from(p.warp_size / p.lanes);
+            let svc_mask = mask(p.lanes.trailing_zeros() as usize);
+            let (w, wmask) = (p.warps as usize, mask(p.warps as usize));
+            let (mut next_sw, mut cur_pc) = (0u64, pool[0]);
             let mut written: Vec<u64> = vec![];
             let mut out = Vec::with_capacity(raws.len());
             for (acc, lk, rdy, ctl) in raws {
                 let (acc_v, in_order, sw_rand, svc, pick, wild_pc) = acc;
                 let mut c = Inputs {
                     acc_v,
-                    acc_svc_m1: svc & svc_mask,
-                    ..Inputs::default()
+                    acc_svc_m1: u64::from(svc) & svc_mask,
+                    ..Inputs::new(&p)
                 };
                 if acc_v {
                     if in_order {
@@ -115,7 +92,7 @@ pub fn cycles(p: &Params, max: usize) -> impl Strategy<Value = Vec<Inputs>> {
                         c.acc_sw = next_sw;
                         next_sw = (next_sw + 1) % s;
                     } else {
-                        c.acc_sw = sw_rand % s.max(2);
+                        c.acc_sw = u64::from(sw_rand) % s.max(2);
                         cur_pc = pool[pick % pool.len()];
                     }
                     c.acc_pc_in = if wild_pc {
@@ -128,7 +105,7 @@ pub fn cycles(p: &Params, max: usize) -> impl Strategy<Value = Vec<Inputs>> {
                     }
                 } else {
                     // Idle MEM0: the other fields still toggle.
-                    c.acc_sw = sw_rand % s.max(2);
+                    c.acc_sw = u64::from(sw_rand) % s.max(2);
                     c.acc_pc_in = pool[pick % pool.len()];
                 }
                 let (kind, lpick, lfree) = lk;
@@ -142,12 +119,14 @@ pub fn cycles(p: &Params, max: usize) -> impl Strategy<Value = Vec<Inputs>> {
                     _ => pool[lpick % pool.len()],
                 };
                 let (ready, is_mem, only_mem) = rdy;
-                c.is_mem = is_mem & wmask;
-                c.ready = if only_mem {
-                    ready & c.is_mem
+                let is_mem = is_mem & wmask;
+                let ready = if only_mem {
+                    ready & is_mem
                 } else {
                     ready & wmask
                 };
+                c.is_mem = warps(is_mem, w);
+                c.ready = warps(ready, w);
                 let (load, pending, hold, enable, clear, reset) = ctl;
                 c.load = load;
                 c.smem_sw_pending = pending;
@@ -165,28 +144,11 @@ pub fn cycles(p: &Params, max: usize) -> impl Strategy<Value = Vec<Inputs>> {
         })
 }
 
-pub struct HistoryCacheBench;
-
-impl OldBench for HistoryCacheBench {
-    type Params = Params;
+impl Bench for Params {
+    type Model = Model;
     const SUMMARY: &'static str = "BCAWS: conflict history cache, degree accumulator, distance counter and memory-warp mask (seed 000)";
 
-    fn module(p: &Params) -> Module {
-        build(p)
-    }
-
-    fn model(p: &Params, layout: &Layout) -> Box<dyn Simulator + Send> {
-        Box::new(Model::new(p, layout))
-    }
-
-    fn cases(p: &Params, layout: &Layout) -> BoxedStrategy<Case> {
-        let layout = layout.clone();
-        cycles(p, CASE_CYCLES)
-            .prop_map(move |cs| cs.iter().map(|c| encode(&layout, c)).collect())
-            .boxed()
-    }
-
-    fn cost_notes(p: &Params) -> Result<smrtl_synth::Notes, ToolError> {
-        smrtl_synth::blocks::history_cache::notes(p)
+    fn stimulus(&self) -> BoxedStrategy<Vec<Inputs>> {
+        cycles(self, CASE_CYCLES).boxed()
     }
 }

@@ -1,36 +1,20 @@
-//! Stimulus for the scratchpad-sharing `lock_table` (docs/scratchpad-sharing.md §2.4): one
-//! [`Inputs`] per cycle and a proptest strategy biased towards the lock protocol's interesting
+//! Stimulus for the scratchpad-sharing `lock_table` (docs/scratchpad-sharing.md §2.4): a proptest
+//! strategy of typed cycles biased towards the lock protocol's interesting
 //! cases. Each case fixes a pairing (§1.3: slot `M+k` pairs with slot `k`), mostly consistent,
 //! sometimes garbage; requests crowd on one hot pair and one warm pair so that same-cycle races
 //! and NACKs happen; completions go mostly to slots that have accesses in flight, so drains
 //! run (the generator steps the behavioral model to know `pend`); `done` / `tb_empty` toggle as
 //! levels (mostly `tb_empty ⇒ done`); rare lock presets and resets.
 
-use crate::design::{Case, OldBench};
+use crate::design::Bench;
 use proptest::prelude::*;
-use smrtl_cosim::blocks::lock_table::{Inputs, LockTable, Model, Outputs, Ports};
-use smrtl_cosim::{Layout, Simulator};
-use smrtl_hdl::blocks::lock_table::{build, port, Params};
+use smrtl_cosim::blocks::lock_table::{LockTable, Model};
+use smrtl_hdl::blocks::lock_table::port::{self, Inputs, Outputs};
+use smrtl_hdl::blocks::lock_table::Params;
 use smrtl_hdl::blocks::sharing::Policy;
 use smrtl_hdl::netlist::mask;
-use smrtl_hdl::tools::ToolError;
-use smrtl_hdl::{BlockParams, Module};
-use smrtl_synth::prove::Proof;
-
-pub use smrtl_cosim::blocks::lock_table::Inputs as Cycle;
-
-/// The cycles as input buffers.
-pub fn encode(p: &Params, layout: &Layout, cycles: &[Inputs]) -> Case {
-    let ports = Ports::new(p, layout);
-    cycles
-        .iter()
-        .map(|c| {
-            let mut buf = vec![0u64; layout.in_words];
-            ports.write_inputs(c, &mut buf);
-            buf
-        })
-        .collect()
-}
+use smrtl_hdl::BlockParams;
+use smrtl_synth::prove::{field, pick, zext, Def, Proof, Property};
 
 /// Longest random case; a failing case shrinks from at most this many cycles.
 pub const CASE_CYCLES: usize = 64;
@@ -149,7 +133,7 @@ pub fn cycles(p: &Params, max: usize) -> impl Strategy<Value = Vec<Inputs>> {
         let mut left = vec![0u64; t];
         let mut cycles = Vec::with_capacity(raws.len());
         for (ports, toggles, cfg, reset) in raws {
-            let mut c = Inputs::idle(&p);
+            let mut c = Inputs::new(&p);
             c.shsm = setup.shsm;
             c.shtb.copy_from_slice(&shtb);
             for (s, &(flip_done, flip_empty)) in toggles.iter().enumerate() {
@@ -209,33 +193,16 @@ pub fn cycles(p: &Params, max: usize) -> impl Strategy<Value = Vec<Inputs>> {
     })
 }
 
-pub struct LockTableBench;
-
-impl OldBench for LockTableBench {
-    type Params = Params;
+impl Bench for Params {
+    type Model = Model;
     const SUMMARY: &'static str = "scratchpad sharing: per-pair shared-region locks, FCFS grant/NACK, drain, release and transfer (seed 001)";
 
-    fn module(p: &Params) -> Module {
-        build(p)
+    fn stimulus(&self) -> BoxedStrategy<Vec<Inputs>> {
+        cycles(self, CASE_CYCLES).boxed()
     }
 
-    fn model(p: &Params, layout: &Layout) -> Box<dyn Simulator + Send> {
-        Box::new(Model::new(p, layout))
-    }
-
-    fn cases(p: &Params, layout: &Layout) -> BoxedStrategy<Case> {
-        let (p2, layout) = (p.clone(), layout.clone());
-        cycles(p, CASE_CYCLES)
-            .prop_map(move |cs| encode(&p2, &layout, &cs))
-            .boxed()
-    }
-
-    fn cost_notes(p: &Params) -> Result<smrtl_synth::Notes, ToolError> {
-        smrtl_synth::blocks::lock_table::notes(p)
-    }
-
-    fn properties(p: &Params) -> Option<Proof> {
-        Some(proof(p))
+    fn properties(&self) -> Option<Proof> {
+        Some(proof(self))
     }
 
     /// `small` under both policies with the narrowest and the default counters, and T = 6
@@ -271,226 +238,323 @@ impl OldBench for LockTableBench {
 /// pair's lock; a release leaves nothing in flight (drain). The lock state and error flags are
 /// Moore outputs (registers only).
 pub fn proof(p: &Params) -> Proof {
-    use smrtl_synth::prove::{field, pick, zext, Def, Property};
-    let s = p.shape();
-    let (t, n) = (p.slots as usize, p.nsched as usize);
-    let (sw, tw, kp, kw, pw) = (s.sw(), s.tw(), s.kp(), s.kw(), p.pend_w as usize);
-    let ew = p.pend_sum_bits();
-    let none = format!("{tw}'d{}", s.none());
-    let mut defs = vec![];
-    let mut props = vec![];
-    let mut def = |name: String, width: usize, expr: String| {
-        defs.push(Def::new(name.clone(), width, expr));
-        name
-    };
-    // Per slot: ShTB entry, pair index, in-flight count.
-    let sh: Vec<String> = (0..t)
-        .map(|x| def(format!("sh_{x}"), tw, field(port::SHTB, x, tw)))
-        .collect();
-    let pair: Vec<String> = (0..t)
-        .map(|x| {
-            let low = x % (1 << kw);
-            let e = format!(
-                "({tw}'d{x} < {}) ? {kw}'d{low} : {}[{}:0]",
-                sh[x],
-                sh[x],
-                kw - 1
-            );
-            def(format!("pair_{x}"), kw, e)
-        })
-        .collect();
-    let pend: Vec<String> = (0..t)
-        .map(|x| def(format!("pend_{x}"), pw, field(port::PEND, x, pw)))
-        .collect();
-    // Per lock: its owner and the owner's pair.
-    let own: Vec<String> = (0..kp)
-        .map(|k| def(format!("own_{k}"), sw, field(port::LOCK_OWNER, k, sw)))
-        .collect();
-    let own_pair: Vec<String> = (0..kp)
-        .map(|k| {
-            let e = pick(&own[k], sw, &pair, &format!("{}[{}:0]", own[k], kw - 1));
-            def(format!("own_pair_{k}"), kw, e)
-        })
-        .collect();
-    // Per port: slot, its pair, its ShTB entry and `done`; a granted shared-region access.
-    let bit = |bus: &str, i: usize| format!("{bus}[{i}]");
-    let done: Vec<String> = (0..t).map(|x| bit(port::DONE, x)).collect();
-    let mut slot = vec![];
-    let mut rq_pair = vec![];
-    let mut gl = vec![];
-    for q in 0..n {
-        let sq = def(format!("slot_{q}"), sw, field(port::RQ_SLOT, q, sw));
-        let low = format!("{sq}[{}:0]", kw - 1);
-        rq_pair.push(def(format!("rq_pair_{q}"), kw, pick(&sq, sw, &pair, &low)));
-        let rq_sh = def(format!("rq_sh_{q}"), tw, pick(&sq, sw, &sh, &none));
-        let rq_done = def(format!("rq_done_{q}"), 1, pick(&sq, sw, &done, "1'b1"));
-        let want = format!("{} && {}", bit(port::RQ_VALID, q), bit(port::NEEDS_LOCK, q));
-        let real = format!("{} < {}'d{t}", zext(&sq, sw, sw + 1), sw + 1);
-        props.push(Property::assume(
-            format!("rq_real_slot_{q}"),
-            format!("!{} || {real}", bit(port::RQ_VALID, q)),
-        ));
-        props.push(Property::assume(
-            format!("lock_only_when_shared_{q}"),
-            format!("!({want}) || ({} && {rq_sh} != {none})", port::SHSM),
-        ));
-        props.push(Property::assume(
-            format!("done_tb_needs_no_lock_{q}"),
-            format!("!({want}) || !{rq_done}"),
-        ));
-        let cq = field(port::CPL_SLOT, q, sw);
-        props.push(Property::assume(
-            format!("cpl_real_slot_{q}"),
-            format!(
-                "!{} || {} < {}'d{t}",
-                bit(port::CPL_VALID, q),
-                zext(&cq, sw, sw + 1),
-                sw + 1
-            ),
-        ));
-        gl.push(def(
-            format!("granted_lock_{q}"),
-            1,
-            format!("{} && {want}", bit(port::GNT, q)),
-        ));
-        slot.push(sq);
-    }
-    // Per slot: granted lock accesses and completions this cycle (exact, EW bits).
-    let count = |terms: Vec<String>| {
-        let sum: Vec<String> = terms.iter().map(|x| zext(x, 1, ew)).collect();
-        sum.join(" + ")
-    };
-    let mut inc = vec![];
-    let mut dec = vec![];
-    for x in 0..t {
-        let hit = |slot: &str| format!("({slot} == {sw}'d{x})");
-        let i = (0..n)
-            .map(|q| format!("({} && {})", gl[q], hit(&slot[q])))
-            .collect();
-        inc.push(def(format!("inc_{x}"), ew, count(i)));
-        let d = (0..n)
-            .map(|q| {
-                let cq = field(port::CPL_SLOT, q, sw);
-                format!("({} && {})", bit(port::CPL_VALID, q), hit(&cq))
-            })
-            .collect();
-        dec.push(def(format!("dec_{x}"), ew, count(d)));
-    }
-
-    // --- Legal stimulus ---------------------------------------------------------------------
-    props.push(Property::assume(
-        "shtb_stable",
-        format!("!f_past || {} == past_{}", port::SHTB, port::SHTB),
-    ));
-    for x in 0..t {
-        let partners: Vec<String> = (0..t)
-            .filter(|&e| e != x && x.min(e) < kp)
-            .map(|e| format!("({} == {tw}'d{e} && {} == {tw}'d{x})", sh[x], sh[e]))
-            .collect();
-        let valid = if partners.is_empty() {
-            "1'b0".to_string()
-        } else {
-            partners.join(" || ")
-        };
-        props.push(Property::assume(
-            format!("pairing_{x}"),
-            format!("{} == {none} || {valid}", sh[x]),
-        ));
-    }
-    props.push(Property::assume(
-        "no_cfg_lock_write",
-        format!("!{}", port::CFG_LOCK_WE),
-    ));
-    let max = format!("{ew}'d{}", (1u64 << pw) - 1);
-    for x in 0..t {
-        let pe = zext(&pend[x], pw, ew);
-        props.push(Property::assume(
-            format!("completions_in_flight_{x}"),
-            format!("{} <= {pe}", dec[x]),
-        ));
-        props.push(Property::assume(
-            format!("in_flight_fits_{x}"),
-            format!("{pe} + {} <= {max} + {}", inc[x], dec[x]),
-        ));
-    }
-
-    // --- Invariants ---------------------------------------------------------------------------
-    props.push(Property::assert(
-        "no_err_pend",
-        format!("!{}", port::ERR_PEND),
-    ));
-    props.push(Property::assert(
-        "no_err_proto",
-        format!("!{}", port::ERR_PROTO),
-    ));
-    for x in 0..t {
-        let (pe, was) = (
-            zext(&pend[x], pw, ew),
-            zext(&format!("past_{}", pend[x]), pw, ew),
-        );
-        props.push(Property::assert(
-            format!("pend_exact_{x}"),
-            format!(
-                "!f_past || past_reset || {pe} == {was} + past_{} - past_{}",
-                inc[x], dec[x]
-            ),
-        ));
-    }
-    for k in 0..kp {
-        let real = format!("{} < {}'d{t}", zext(&own[k], sw, sw + 1), sw + 1);
-        props.push(Property::assert(
-            format!("owner_in_pair_{k}"),
-            format!(
-                "!{} || ({real} && {} == {kw}'d{k})",
-                bit(port::LOCK_VALID, k),
-                own_pair[k]
-            ),
-        ));
-    }
-    for a in 0..n {
-        for b in a + 1..n {
-            props.push(Property::assert(
-                format!("exclusive_{a}_{b}"),
-                format!(
-                    "!({} && {} && {} == {}) || {} == {}",
-                    gl[a], gl[b], rq_pair[a], rq_pair[b], slot[a], slot[b]
-                ),
-            ));
-        }
-    }
-    let holds: Vec<String> = (0..kp)
-        .map(|k| format!("{} && {}", bit(port::LOCK_VALID, k), own[k]))
-        .collect();
-    for x in 0..t {
-        let mine: Vec<String> = holds.iter().map(|h| format!("{h} == {sw}'d{x}")).collect();
-        let held = pick(&pair[x], kw, &mine, "1'b0");
-        props.push(Property::assert(
-            format!("in_flight_holds_lock_{x}"),
-            format!("{} == {pw}'d0 || ({held})", pend[x]),
-        ));
-        props.push(Property::assert(
-            format!("drained_on_release_{x}"),
-            format!(
-                "!f_past || past_reset || !past_{}[{x}] || {} == {pw}'d0",
-                port::REL_FIRE,
-                pend[x]
-            ),
-        ));
-    }
-    for o in [
-        port::LOCK_VALID,
-        port::LOCK_OWNER,
-        port::PEND,
-        port::ERR_PROTO,
-        port::ERR_PEND,
-    ] {
-        props.push(Property::registered(o));
-    }
+    let mut b = Builder::new(p);
+    let sig = b.slots_and_locks();
+    let sig = b.ports(sig);
+    b.legal_stimulus(&sig);
+    b.invariants(&sig);
     Proof {
-        defs,
-        properties: props,
+        defs: b.defs,
+        properties: b.props,
         // The planted drain fault fails at step 3; the induction closes at k = 1.
         bmc_depth: 8,
         induction_depth: 4,
+    }
+}
+
+/// The proof's widths and what it has written so far: definitions and properties, in order.
+struct Builder {
+    t: usize,
+    n: usize,
+    sw: usize,
+    tw: usize,
+    kp: usize,
+    kw: usize,
+    pw: usize,
+    /// Width of the exact next count ([`Params::pend_sum_bits`]).
+    ew: usize,
+    /// `NONE` as a Verilog literal.
+    none: String,
+    defs: Vec<Def>,
+    props: Vec<Property>,
+}
+
+/// The named signals of the proof: per slot, per lock and per port.
+struct Signals {
+    /// Per slot: ShTB entry, pair index, in-flight count, `done`.
+    sh: Vec<String>,
+    pair: Vec<String>,
+    pend: Vec<String>,
+    done: Vec<String>,
+    /// Per lock: its owner and the owner's pair.
+    own: Vec<String>,
+    own_pair: Vec<String>,
+    /// Per port: slot, its pair, a granted shared-region access.
+    slot: Vec<String>,
+    rq_pair: Vec<String>,
+    gl: Vec<String>,
+    /// Per slot: granted lock accesses and completions this cycle (exact, EW bits).
+    inc: Vec<String>,
+    dec: Vec<String>,
+}
+
+/// `bus[i]`.
+fn bit(bus: &str, i: usize) -> String {
+    format!("{bus}[{i}]")
+}
+
+impl Builder {
+    fn new(p: &Params) -> Builder {
+        let s = p.shape();
+        Builder {
+            t: p.slots as usize,
+            n: p.nsched as usize,
+            sw: s.sw(),
+            tw: s.tw(),
+            kp: s.kp(),
+            kw: s.kw(),
+            pw: p.pend_w as usize,
+            ew: p.pend_sum_bits(),
+            none: format!("{}'d{}", s.tw(), s.none()),
+            defs: vec![],
+            props: vec![],
+        }
+    }
+
+    /// Defines `name` (`width` bits) as `expr`; returns the name.
+    fn def(&mut self, name: String, width: usize, expr: String) -> String {
+        self.defs.push(Def::new(name.clone(), width, expr));
+        name
+    }
+
+    /// Per slot: ShTB entry, pair index, in-flight count; per lock: its owner and the owner's
+    /// pair. The per-port and per-count signals come with [`Builder::ports`].
+    fn slots_and_locks(&mut self) -> Signals {
+        let (t, sw, tw, kp, kw, pw) = (self.t, self.sw, self.tw, self.kp, self.kw, self.pw);
+        let sh: Vec<String> = (0..t)
+            .map(|x| self.def(format!("sh_{x}"), tw, field(port::SHTB, x, tw)))
+            .collect();
+        let pair: Vec<String> = (0..t)
+            .map(|x| {
+                let low = x % (1 << kw);
+                let e = format!(
+                    "({tw}'d{x} < {}) ? {kw}'d{low} : {}[{}:0]",
+                    sh[x],
+                    sh[x],
+                    kw - 1
+                );
+                self.def(format!("pair_{x}"), kw, e)
+            })
+            .collect();
+        let pend: Vec<String> = (0..t)
+            .map(|x| self.def(format!("pend_{x}"), pw, field(port::PEND, x, pw)))
+            .collect();
+        let own: Vec<String> = (0..kp)
+            .map(|k| self.def(format!("own_{k}"), sw, field(port::LOCK_OWNER, k, sw)))
+            .collect();
+        let own_pair: Vec<String> = (0..kp)
+            .map(|k| {
+                let e = pick(&own[k], sw, &pair, &format!("{}[{}:0]", own[k], kw - 1));
+                self.def(format!("own_pair_{k}"), kw, e)
+            })
+            .collect();
+        Signals {
+            sh,
+            pair,
+            pend,
+            done: (0..t).map(|x| bit(port::DONE, x)).collect(),
+            own,
+            own_pair,
+            slot: vec![],
+            rq_pair: vec![],
+            gl: vec![],
+            inc: vec![],
+            dec: vec![],
+        }
+    }
+
+    /// Per port: slot, its pair, its ShTB entry and `done`, a granted shared-region access, and
+    /// what the SM guarantees of the request (a real slot; only a shared slot of a ShSM SM
+    /// needs the lock; a `done` TB asks for none; completions name real slots). Then per slot
+    /// the granted lock accesses and completions of the cycle.
+    fn ports(&mut self, mut sig: Signals) -> Signals {
+        let (t, n, sw, tw, kw, ew) = (self.t, self.n, self.sw, self.tw, self.kw, self.ew);
+        let none = self.none.clone();
+        for q in 0..n {
+            let sq = self.def(format!("slot_{q}"), sw, field(port::RQ_SLOT, q, sw));
+            let low = format!("{sq}[{}:0]", kw - 1);
+            let e = pick(&sq, sw, &sig.pair, &low);
+            sig.rq_pair.push(self.def(format!("rq_pair_{q}"), kw, e));
+            let rq_sh = self.def(format!("rq_sh_{q}"), tw, pick(&sq, sw, &sig.sh, &none));
+            let e = pick(&sq, sw, &sig.done, "1'b1");
+            let rq_done = self.def(format!("rq_done_{q}"), 1, e);
+            let want = format!("{} && {}", bit(port::RQ_VALID, q), bit(port::NEEDS_LOCK, q));
+            let real = format!("{} < {}'d{t}", zext(&sq, sw, sw + 1), sw + 1);
+            self.props.push(Property::assume(
+                format!("rq_real_slot_{q}"),
+                format!("!{} || {real}", bit(port::RQ_VALID, q)),
+            ));
+            self.props.push(Property::assume(
+                format!("lock_only_when_shared_{q}"),
+                format!("!({want}) || ({} && {rq_sh} != {none})", port::SHSM),
+            ));
+            self.props.push(Property::assume(
+                format!("done_tb_needs_no_lock_{q}"),
+                format!("!({want}) || !{rq_done}"),
+            ));
+            let cq = field(port::CPL_SLOT, q, sw);
+            self.props.push(Property::assume(
+                format!("cpl_real_slot_{q}"),
+                format!(
+                    "!{} || {} < {}'d{t}",
+                    bit(port::CPL_VALID, q),
+                    zext(&cq, sw, sw + 1),
+                    sw + 1
+                ),
+            ));
+            let e = format!("{} && {want}", bit(port::GNT, q));
+            sig.gl.push(self.def(format!("granted_lock_{q}"), 1, e));
+            sig.slot.push(sq);
+        }
+        let count = |terms: Vec<String>| {
+            let sum: Vec<String> = terms.iter().map(|x| zext(x, 1, ew)).collect();
+            sum.join(" + ")
+        };
+        for x in 0..t {
+            let hit = |slot: &str| format!("({slot} == {sw}'d{x})");
+            let i = (0..n)
+                .map(|q| format!("({} && {})", sig.gl[q], hit(&sig.slot[q])))
+                .collect();
+            sig.inc.push(self.def(format!("inc_{x}"), ew, count(i)));
+            let d = (0..n)
+                .map(|q| {
+                    let cq = field(port::CPL_SLOT, q, sw);
+                    format!("({} && {})", bit(port::CPL_VALID, q), hit(&cq))
+                })
+                .collect();
+            sig.dec.push(self.def(format!("dec_{x}"), ew, count(d)));
+        }
+        sig
+    }
+
+    /// Legal stimulus: ShTB is a valid pairing (§2.2, `err_cfg` = 0) and stable; no
+    /// `cfg_lock` write; completions are of accesses in flight, and a slot never has more than
+    /// 2^PEND_W − 1 in flight.
+    fn legal_stimulus(&mut self, sig: &Signals) {
+        let (t, tw, kp, pw, ew) = (self.t, self.tw, self.kp, self.pw, self.ew);
+        let none = &self.none;
+        let props = &mut self.props;
+        props.push(Property::assume(
+            "shtb_stable",
+            format!("!f_past || {} == past_{}", port::SHTB, port::SHTB),
+        ));
+        for x in 0..t {
+            let partners: Vec<String> = (0..t)
+                .filter(|&e| e != x && x.min(e) < kp)
+                .map(|e| format!("({} == {tw}'d{e} && {} == {tw}'d{x})", sig.sh[x], sig.sh[e]))
+                .collect();
+            let valid = if partners.is_empty() {
+                "1'b0".to_string()
+            } else {
+                partners.join(" || ")
+            };
+            props.push(Property::assume(
+                format!("pairing_{x}"),
+                format!("{} == {none} || {valid}", sig.sh[x]),
+            ));
+        }
+        props.push(Property::assume(
+            "no_cfg_lock_write",
+            format!("!{}", port::CFG_LOCK_WE),
+        ));
+        let max = format!("{ew}'d{}", (1u64 << pw) - 1);
+        for x in 0..t {
+            let pe = zext(&sig.pend[x], pw, ew);
+            props.push(Property::assume(
+                format!("completions_in_flight_{x}"),
+                format!("{} <= {pe}", sig.dec[x]),
+            ));
+            props.push(Property::assume(
+                format!("in_flight_fits_{x}"),
+                format!("{pe} + {} <= {max} + {}", sig.inc[x], sig.dec[x]),
+            ));
+        }
+    }
+
+    /// Invariants: no error flag rises; `pend` counts exactly, never wrapping; a held lock's
+    /// owner is a real slot of the pair it locks; two ports granted shared-region accesses of
+    /// one pair in a cycle are the same slot (mutual exclusion); a slot with accesses in flight
+    /// holds its pair's lock; a release leaves nothing in flight (drain). The lock state and
+    /// error flags are Moore outputs (registers only).
+    fn invariants(&mut self, sig: &Signals) {
+        let (t, n, sw, kp, kw, pw, ew) =
+            (self.t, self.n, self.sw, self.kp, self.kw, self.pw, self.ew);
+        let props = &mut self.props;
+        props.push(Property::assert(
+            "no_err_pend",
+            format!("!{}", port::ERR_PEND),
+        ));
+        props.push(Property::assert(
+            "no_err_proto",
+            format!("!{}", port::ERR_PROTO),
+        ));
+        for x in 0..t {
+            let (pe, was) = (
+                zext(&sig.pend[x], pw, ew),
+                zext(&format!("past_{}", sig.pend[x]), pw, ew),
+            );
+            props.push(Property::assert(
+                format!("pend_exact_{x}"),
+                format!(
+                    "!f_past || past_reset || {pe} == {was} + past_{} - past_{}",
+                    sig.inc[x], sig.dec[x]
+                ),
+            ));
+        }
+        for k in 0..kp {
+            let real = format!("{} < {}'d{t}", zext(&sig.own[k], sw, sw + 1), sw + 1);
+            props.push(Property::assert(
+                format!("owner_in_pair_{k}"),
+                format!(
+                    "!{} || ({real} && {} == {kw}'d{k})",
+                    bit(port::LOCK_VALID, k),
+                    sig.own_pair[k]
+                ),
+            ));
+        }
+        for a in 0..n {
+            for b in a + 1..n {
+                props.push(Property::assert(
+                    format!("exclusive_{a}_{b}"),
+                    format!(
+                        "!({} && {} && {} == {}) || {} == {}",
+                        sig.gl[a],
+                        sig.gl[b],
+                        sig.rq_pair[a],
+                        sig.rq_pair[b],
+                        sig.slot[a],
+                        sig.slot[b]
+                    ),
+                ));
+            }
+        }
+        let holds: Vec<String> = (0..kp)
+            .map(|k| format!("{} && {}", bit(port::LOCK_VALID, k), sig.own[k]))
+            .collect();
+        for x in 0..t {
+            let mine: Vec<String> = holds.iter().map(|h| format!("{h} == {sw}'d{x}")).collect();
+            let held = pick(&sig.pair[x], kw, &mine, "1'b0");
+            props.push(Property::assert(
+                format!("in_flight_holds_lock_{x}"),
+                format!("{} == {pw}'d0 || ({held})", sig.pend[x]),
+            ));
+            props.push(Property::assert(
+                format!("drained_on_release_{x}"),
+                format!(
+                    "!f_past || past_reset || !past_{}[{x}] || {} == {pw}'d0",
+                    port::REL_FIRE,
+                    sig.pend[x]
+                ),
+            ));
+        }
+        for o in [
+            port::LOCK_VALID,
+            port::LOCK_OWNER,
+            port::PEND,
+            port::ERR_PROTO,
+            port::ERR_PEND,
+        ] {
+            props.push(Property::registered(o));
+        }
     }
 }

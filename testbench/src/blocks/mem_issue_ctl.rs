@@ -9,49 +9,17 @@
 //! switches profile now and then; cases last several of one kernel's intervals.
 
 use crate::blocks::milg::ACC_FAIL;
-use crate::design::{Case, OldBench};
+use crate::design::Bench;
 use proptest::prelude::*;
-use smrtl_cosim::blocks::mem_issue_ctl::{CtlIn, MemIssueCtl, Model, MAX_KERNELS};
-use smrtl_cosim::{Layout, Simulator};
-use smrtl_hdl::blocks::mem_issue_ctl::{build, port, Params, Scheme};
+use smrtl_cosim::blocks::mem_issue_ctl::{MemIssueCtl, Model, MAX_KERNELS};
+use smrtl_cosim::blocks::rbmi_arb;
+use smrtl_hdl::blocks::mem_issue_ctl::port::{self, Inputs};
+use smrtl_hdl::blocks::mem_issue_ctl::{Params, Scheme};
 use smrtl_hdl::blocks::milg::port as milg_port;
 use smrtl_hdl::netlist::mask;
 use smrtl_hdl::netlist::Port;
-use smrtl_hdl::tools::ToolError;
 use smrtl_hdl::BlockParams;
-use smrtl_hdl::Module;
 use smrtl_synth::prove::Proof;
-
-/// All the top's inputs of one cycle.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Cycle {
-    pub reset: bool,
-    pub x: CtlIn,
-}
-
-/// The cycle as one input buffer (values cut to the field widths).
-pub fn encode(p: &Params, layout: &Layout, c: &Cycle) -> Vec<u64> {
-    let n = p.kernels();
-    let ib = p.inflight_bits as usize;
-    let mut buf = vec![0u64; layout.in_words];
-    let mut set = |name: &str, lo: usize, w: usize, v: u64| {
-        layout.in_slot(name).set_field(&mut buf, lo, w, v & mask(w));
-    };
-    let x = &c.x;
-    set("reset", 0, 1, c.reset as u64);
-    set(port::MEM_REQ, 0, n, u64::from(x.mem_req));
-    set(port::ISSUE, 0, n, u64::from(x.issue));
-    set(port::ACC, 0, n, u64::from(x.acc));
-    set(port::FIRST, 0, n, u64::from(x.first));
-    set(port::FAIL, 0, n, u64::from(x.fail));
-    set(port::SMIL_UNL, 0, n, u64::from(x.smil_unl));
-    set(port::SLOT_FREE, 0, 1, x.slot_free as u64);
-    for k in 0..n {
-        set(port::DONE, 2 * k, 2, u64::from(x.done[k]));
-        set(port::SMIL_LIMIT, k * ib, ib, u64::from(x.smil_limit[k]));
-    }
-    buf
-}
 
 /// Longest random case: about three intervals of each kernel (at least 320 cycles).
 pub fn case_cycles(p: &Params) -> usize {
@@ -108,14 +76,15 @@ fn limit(b: u8, ib: u32) -> u8 {
 }
 
 /// A legal case of `1..=max` cycles for `p` (see the module doc).
-pub fn cycles(p: &Params, max: usize) -> impl Strategy<Value = Vec<Cycle>> {
+pub fn cycles(p: &Params, max: usize) -> impl Strategy<Value = Vec<Inputs>> {
     let p = p.clone();
     (start(), prop::collection::vec(raw(), 1..=max)).prop_map(move |(s, raws)| {
         let n = p.kernels();
         let (mut af, hot, mut rq, mut sl, mut dn, lims, unl) = s;
-        let mut smil_limit = [0u8; MAX_KERNELS];
-        for k in 0..n {
-            smil_limit[k] = limit(lims[k], p.inflight_bits);
+        let mut smil = Inputs::new(&p);
+        for (k, &b) in lims.iter().enumerate().take(n) {
+            smil.smil_limit[k] = u64::from(limit(b, p.inflight_bits));
+            smil.smil_unl[k] = unl >> k & 1 == 1;
         }
         let mut ctl = MemIssueCtl::new(&p);
         let mut out = Vec::with_capacity(raws.len());
@@ -129,14 +98,13 @@ pub fn cycles(p: &Params, max: usize) -> impl Strategy<Value = Vec<Cycle>> {
                     _ => dn = b % DONE.len(),
                 }
             }
-            let mut x = CtlIn {
-                smil_limit,
-                smil_unl: unl & mask(n) as u8,
+            let mut x = Inputs {
+                reset,
                 slot_free: u32::from(slot) < SLOT[sl],
-                ..CtlIn::default()
+                ..smil.clone()
             };
             for (k, &r) in reqs.iter().enumerate().take(n) {
-                x.mem_req |= ((u32::from(r) < REQ[rq]) as u8) << k;
+                x.mem_req[k] = u32::from(r) < REQ[rq];
             }
             // One L1D outcome per cycle, mostly the dominant kernel's when there is one.
             let k = if hot < n && pick < 160 {
@@ -147,13 +115,13 @@ pub fn cycles(p: &Params, max: usize) -> impl Strategy<Value = Vec<Cycle>> {
             let (pa, pf) = ACC_FAIL[af];
             let l1d = u32::from(l1d);
             if l1d < pa {
-                x.acc = 1 << k;
-                x.first = ((first < 96) as u8) << k;
+                x.acc[k] = true;
+                x.first[k] = first < 96;
             } else if l1d < pa + pf {
-                x.fail = 1 << k;
+                x.fail[k] = true;
             }
             // Exactly one granted kernel issues.
-            let grant = ctl.comb(x.mem_req, x.slot_free).grant;
+            let grant = ctl.grant(rbmi_arb::mask(&x.mem_req), x.slot_free);
             let granted = grant.count_ones();
             if granted > 0 {
                 let nth = u32::from(ipick) % granted;
@@ -161,7 +129,7 @@ pub fn cycles(p: &Params, max: usize) -> impl Strategy<Value = Vec<Cycle>> {
                     .filter(|&k| grant >> k & 1 == 1)
                     .nth(nth as usize)
                     .expect("a granted kernel");
-                x.issue = 1 << g;
+                x.issue[g] = true;
             }
             let (d1, d2) = DONE[dn];
             for (k, &d) in dones.iter().enumerate().take(n) {
@@ -173,47 +141,30 @@ pub fn cycles(p: &Params, max: usize) -> impl Strategy<Value = Vec<Cycle>> {
                 } else {
                     0
                 };
-                let can = ctl.inflight(k) + u32::from(x.issue >> k & 1);
-                x.done[k] = want.min(can) as u8;
+                let can = ctl.inflight(k) + u32::from(x.issue[k]);
+                x.done[k] = u64::from(want.min(can));
             }
             if reset {
                 ctl.reset();
             } else {
                 ctl.tick(&x);
             }
-            out.push(Cycle { reset, x });
+            out.push(x);
         }
         out
     })
 }
 
-pub struct MemIssueCtlBench;
-
-impl OldBench for MemIssueCtlBench {
-    type Params = Params;
+impl Bench for Params {
+    type Model = Model;
     const SUMMARY: &'static str = "SM memory-issue control: N MILGs (Off / SMIL / DMIL) and the BMI arbiter, elig and grant (seed 004)";
 
-    fn module(p: &Params) -> Module {
-        build(p)
+    fn stimulus(&self) -> BoxedStrategy<Vec<Inputs>> {
+        cycles(self, case_cycles(self)).boxed()
     }
 
-    fn model(p: &Params, layout: &Layout) -> Box<dyn Simulator + Send> {
-        Box::new(Model::new(p, layout))
-    }
-
-    fn cases(p: &Params, layout: &Layout) -> BoxedStrategy<Case> {
-        let (p2, layout) = (p.clone(), layout.clone());
-        cycles(p, case_cycles(p))
-            .prop_map(move |cs| cs.iter().map(|c| encode(&p2, &layout, c)).collect())
-            .boxed()
-    }
-
-    fn cost_notes(p: &Params) -> Result<smrtl_synth::Notes, ToolError> {
-        smrtl_synth::blocks::mem_issue_ctl::notes(p)
-    }
-
-    fn properties(p: &Params) -> Option<Proof> {
-        Some(proof(p))
+    fn properties(&self) -> Option<Proof> {
+        Some(proof(self))
     }
 
     /// Every scheme at N = 1, 2, 3, at the `small` widths (an interval, and so a QBMI sample,

@@ -6,66 +6,30 @@
 //! same cycle, so rpm changes coincide with refills (spec §3.4: the refill uses the
 //! start-of-cycle rpm). A rare reset restarts the state mid-case.
 
-use crate::design::{Case, OldBench};
+use crate::design::Bench;
 use proptest::prelude::*;
 use smrtl_cosim::blocks::qbmi_arb::{eligible, Model, Qbmi, QbmiCfg};
-use smrtl_cosim::{Layout, Simulator};
-use smrtl_hdl::blocks::qbmi_arb::{build, port, Params};
-use smrtl_hdl::tools::ToolError;
-use smrtl_hdl::Module;
+use smrtl_cosim::blocks::rbmi_arb::{kernels, mask};
+use smrtl_hdl::blocks::qbmi_arb::port::{self, Inputs};
+use smrtl_hdl::blocks::qbmi_arb::Params;
+use smrtl_hdl::BlockParams;
 use smrtl_synth::prove::Proof;
 
-/// One cycle of QbmiArb's inputs (bit k = kernel k).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Cycle {
-    pub mem_req: u8,
-    pub mem_ok: u8,
-    pub slot_free: bool,
-    pub first: u8,
-    pub sample: u8,
-    pub reset: bool,
-}
-
-impl Cycle {
-    /// Every kernel requests, no gate, slot free, no first, no sample.
-    pub fn all(n: usize) -> Cycle {
-        let all = ((1u16 << n) - 1) as u8;
-        Cycle {
-            mem_req: all,
-            mem_ok: all,
-            slot_free: true,
-            ..Cycle::default()
-        }
-    }
-
-    /// Only the kernels of `mask` request (no gate, slot free).
-    pub fn req(mask: u8) -> Cycle {
-        Cycle {
-            mem_req: mask,
-            mem_ok: 0b111,
-            slot_free: true,
-            ..Cycle::default()
-        }
+/// One cycle in which the kernels of `mask` request (bit k = kernel k), no MIL gate, slot
+/// free, no first access, no sample.
+pub fn req(p: &Params, mask: u8) -> Inputs {
+    let n = p.kernels();
+    Inputs {
+        mem_req: kernels(n, mask),
+        mem_ok: vec![true; n],
+        slot_free: true,
+        ..Inputs::new(p)
     }
 }
 
-/// The cycles as input buffers (values cut to N bits by the port widths).
-pub fn encode(layout: &Layout, cycles: &[Cycle]) -> Case {
-    let n = layout.in_slot(port::MEM_REQ).width;
-    let cut = |v: u8| u64::from(v) & ((1 << n) - 1);
-    cycles
-        .iter()
-        .map(|c| {
-            let mut buf = vec![0u64; layout.in_words];
-            layout.write_in(&mut buf, "reset", c.reset as u64);
-            layout.write_in(&mut buf, port::MEM_REQ, cut(c.mem_req));
-            layout.write_in(&mut buf, port::MEM_OK, cut(c.mem_ok));
-            layout.write_in(&mut buf, port::SLOT_FREE, c.slot_free as u64);
-            layout.write_in(&mut buf, port::FIRST, cut(c.first));
-            layout.write_in(&mut buf, port::SAMPLE, cut(c.sample));
-            buf
-        })
-        .collect()
+/// One cycle in which every kernel requests, no gate, slot free, no first, no sample.
+pub fn all(p: &Params) -> Inputs {
+    req(p, u8::MAX)
 }
 
 /// Longest random case; a failing case shrinks from at most this many cycles.
@@ -85,9 +49,9 @@ type KernelRaw = (u32, u32, u32, u32);
 type Raw = (Vec<KernelRaw>, bool, bool, bool, usize);
 
 /// Random cycles for `p` (see the module doc).
-pub fn cycles(p: &Params, max: usize) -> impl Strategy<Value = Vec<Cycle>> {
+pub fn cycles(p: &Params, max: usize) -> impl Strategy<Value = Vec<Inputs>> {
     let n = p.kernels();
-    let cfg = QbmiCfg::of(p);
+    let (p, cfg) = (p.clone(), QbmiCfg::of(p));
     let kernel = (0..16u32, 0..16u32, 0..16u32, 0..256u32);
     let raw = (
         prop::collection::vec(kernel, n),
@@ -109,27 +73,28 @@ pub fn cycles(p: &Params, max: usize) -> impl Strategy<Value = Vec<Cycle>> {
             move |(density, raws): (Vec<(usize, usize, usize)>, Vec<Raw>)| {
                 let mut arb = Qbmi::new(&cfg);
                 raws.into_iter()
-                    .map(|(kernels, slot_free, reset, coincide, who)| {
-                        let mut c = Cycle {
-                            slot_free,
+                    .map(|(ks, slot_free, reset, coincide, who)| {
+                        let mut c = Inputs {
                             reset,
-                            ..Cycle::default()
+                            slot_free,
+                            ..Inputs::new(&p)
                         };
-                        for (k, &(r, o, f, s)) in kernels.iter().enumerate() {
+                        for (k, &(r, o, f, s)) in ks.iter().enumerate() {
                             let (dr, df, ds) = density[k];
-                            c.mem_req |= u8::from(r < REQ_DENSITY[dr]) << k;
-                            c.mem_ok |= u8::from(o < 14) << k;
-                            c.first |= u8::from(f < FIRST_DENSITY[df]) << k;
-                            c.sample |= u8::from(s < SAMPLE_RATE[ds]) << k;
+                            c.mem_req[k] = r < REQ_DENSITY[dr];
+                            c.mem_ok[k] = o < 14;
+                            c.first[k] = f < FIRST_DENSITY[df];
+                            c.sample[k] = s < SAMPLE_RATE[ds];
                         }
-                        let g = arb.grant(eligible(c.mem_req, c.mem_ok, c.slot_free));
+                        let elig = eligible(mask(&c.mem_req), mask(&c.mem_ok), c.slot_free);
+                        let g = arb.grant(elig);
                         if g.is_some_and(|g| arb.quota[g] == 1) && coincide {
-                            c.sample |= 1 << who;
+                            c.sample[who] = true;
                         }
                         if c.reset {
                             arb = Qbmi::new(&cfg);
                         } else {
-                            arb.tick(g, c.first, c.sample);
+                            arb.tick(g, mask(&c.first), mask(&c.sample));
                         }
                         c
                     })
@@ -138,46 +103,29 @@ pub fn cycles(p: &Params, max: usize) -> impl Strategy<Value = Vec<Cycle>> {
         )
 }
 
-pub struct QbmiArbBench;
-
-impl OldBench for QbmiArbBench {
-    type Params = Params;
+impl Bench for Params {
+    type Model = Model;
     const SUMMARY: &'static str =
         "QBMI: quota-based memory-issue arbiter, quotas LCM(rpm)/rpm_k, run-time Req/Minst sampling (seed 004)";
 
-    fn module(p: &Params) -> Module {
-        build(p)
+    fn stimulus(&self) -> BoxedStrategy<Vec<Inputs>> {
+        cycles(self, CASE_CYCLES).boxed()
     }
 
-    fn model(p: &Params, layout: &Layout) -> Box<dyn Simulator + Send> {
-        Box::new(Model::new(p, layout))
+    fn properties(&self) -> Option<Proof> {
+        Some(proof(self))
     }
 
-    fn cases(p: &Params, layout: &Layout) -> BoxedStrategy<Case> {
-        let layout = layout.clone();
-        cycles(p, CASE_CYCLES)
-            .prop_map(move |cs| encode(&layout, &cs))
-            .boxed()
-    }
-
-    fn cost_notes(p: &Params) -> Result<smrtl_synth::Notes, ToolError> {
-        smrtl_synth::blocks::qbmi_arb::notes(p)
-    }
-
-    fn properties(p: &Params) -> Option<Proof> {
-        Some(proof(p))
-    }
-
-    /// N = 1, 2, 3 (the presets cover 2 and 3) with the defaults.
+    /// N = 1, 2, 3 with the defaults, Table 2's reset rpm and the small widths (the presets
+    /// `paper`, `three`, `bp_sv_ks`, `small`).
     fn proof_configs() -> Vec<Params> {
         let mut all = vec![Params {
             n: 1,
             ..Params::default()
         }];
         all.extend(
-            <Params as smrtl_hdl::BlockParams>::presets()
-                .into_iter()
-                .map(|(_, p)| p),
+            ["paper", "three", "bp_sv_ks", "small"]
+                .map(|name| Params::resolve(Some(name), &[]).expect("a preset")),
         );
         all
     }

@@ -3,50 +3,27 @@
 //! an ineligible kernel both happen often; `mem_ok` is mostly open, `slot_free` mostly set, and
 //! a rare reset puts the pointer back mid-case.
 
-use crate::design::{Case, OldBench};
+use crate::design::Bench;
 use proptest::prelude::*;
-use smrtl_cosim::blocks::rbmi_arb::Model;
-use smrtl_cosim::{Layout, Simulator};
-use smrtl_hdl::blocks::rbmi_arb::{build, port, Params};
-use smrtl_hdl::tools::ToolError;
-use smrtl_hdl::Module;
+use smrtl_cosim::blocks::rbmi_arb::{kernels, Model};
+use smrtl_hdl::blocks::rbmi_arb::port::{self, Inputs};
+use smrtl_hdl::blocks::rbmi_arb::Params;
 use smrtl_synth::prove::{Def, Proof};
 
-/// One cycle of RbmiArb's inputs (bit k = kernel k).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Cycle {
-    pub mem_req: u8,
-    pub mem_ok: u8,
-    pub slot_free: bool,
-    pub reset: bool,
-}
-
-impl Cycle {
-    /// Every kernel requests, no gate, slot free.
-    pub fn all(n: usize) -> Cycle {
-        let all = ((1u16 << n) - 1) as u8;
-        Cycle {
-            mem_req: all,
-            mem_ok: all,
-            slot_free: true,
-            reset: false,
-        }
+/// One cycle in which the kernels of `mask` request (bit k = kernel k), no MIL gate, slot free.
+pub fn req(p: &Params, mask: u8) -> Inputs {
+    let n = p.kernels();
+    Inputs {
+        mem_req: kernels(n, mask),
+        mem_ok: vec![true; n],
+        slot_free: true,
+        ..Inputs::new(p)
     }
 }
 
-/// The cycles as input buffers.
-pub fn encode(layout: &Layout, cycles: &[Cycle]) -> Case {
-    cycles
-        .iter()
-        .map(|c| {
-            let mut buf = vec![0u64; layout.in_words];
-            layout.write_in(&mut buf, "reset", c.reset as u64);
-            layout.write_in(&mut buf, port::MEM_REQ, u64::from(c.mem_req));
-            layout.write_in(&mut buf, port::MEM_OK, u64::from(c.mem_ok));
-            layout.write_in(&mut buf, port::SLOT_FREE, c.slot_free as u64);
-            buf
-        })
-        .collect()
+/// One cycle in which every kernel requests, no gate, slot free.
+pub fn all(p: &Params) -> Inputs {
+    req(p, u8::MAX)
 }
 
 /// Longest random case; a failing case shrinks from at most this many cycles.
@@ -55,8 +32,9 @@ pub const CASE_CYCLES: usize = 64;
 /// Per-kernel request densities a case draws from (of 16).
 const DENSITY: [u32; 3] = [2, 8, 15];
 
-/// Random cycles for `n` kernels (see the module doc).
-pub fn cycles(n: usize, max: usize) -> impl Strategy<Value = Vec<Cycle>> {
+/// Random cycles for `p` (see the module doc).
+pub fn cycles(p: &Params, max: usize) -> impl Strategy<Value = Vec<Inputs>> {
+    let n = p.kernels();
     let cycle = (
         prop::collection::vec((0..16u32, 0..16u32), n),
         prop::bool::weighted(0.8),
@@ -68,51 +46,27 @@ pub fn cycles(n: usize, max: usize) -> impl Strategy<Value = Vec<Cycle>> {
     )
         .prop_map(move |(density, raws)| {
             raws.into_iter()
-                .map(|(kernels, slot_free, reset)| {
-                    let (mut mem_req, mut mem_ok) = (0u8, 0u8);
-                    for (k, &(r, o)) in kernels.iter().enumerate() {
-                        mem_req |= u8::from(r < DENSITY[density[k]]) << k;
-                        mem_ok |= u8::from(o < 14) << k;
-                    }
-                    Cycle {
-                        mem_req,
-                        mem_ok,
-                        slot_free,
-                        reset,
-                    }
+                .map(|(ks, slot_free, reset)| Inputs {
+                    reset,
+                    mem_req: (0..n).map(|k| ks[k].0 < DENSITY[density[k]]).collect(),
+                    mem_ok: ks.iter().map(|&(_, o)| o < 14).collect(),
+                    slot_free,
                 })
                 .collect()
         })
 }
 
-pub struct RbmiArbBench;
-
-impl OldBench for RbmiArbBench {
-    type Params = Params;
+impl Bench for Params {
+    type Model = Model;
     const SUMMARY: &'static str =
         "RBMI: loose round-robin over kernels for the SM's memory-issue slot (seed 004)";
 
-    fn module(p: &Params) -> Module {
-        build(p)
+    fn stimulus(&self) -> BoxedStrategy<Vec<Inputs>> {
+        cycles(self, CASE_CYCLES).boxed()
     }
 
-    fn model(p: &Params, layout: &Layout) -> Box<dyn Simulator + Send> {
-        Box::new(Model::new(p, layout))
-    }
-
-    fn cases(p: &Params, layout: &Layout) -> BoxedStrategy<Case> {
-        let layout = layout.clone();
-        cycles(p.kernels(), CASE_CYCLES)
-            .prop_map(move |cs| encode(&layout, &cs))
-            .boxed()
-    }
-
-    fn cost_notes(p: &Params) -> Result<smrtl_synth::Notes, ToolError> {
-        smrtl_synth::blocks::rbmi_arb::notes(p)
-    }
-
-    fn properties(p: &Params) -> Option<Proof> {
-        Some(proof(p))
+    fn properties(&self) -> Option<Proof> {
+        Some(proof(self))
     }
 }
 

@@ -1,5 +1,5 @@
-//! Stimulus for the `RelsspUnit` (docs/scratchpad-sharing.md §3): one [`Cycle`] per cycle, and
-//! a proptest strategy that plays an SM around the unit. TBs of one to four warps sit in the
+//! Stimulus for the `RelsspUnit` (docs/scratchpad-sharing.md §3): a proptest strategy of typed
+//! cycles that plays an SM around the unit. TBs of one to four warps sit in the
 //! slots; issue-port events mostly hit the warps of one "focus" slot, so several ports collide
 //! on a warp and a slot's release completes; relssp masks are all live lanes, the lanes not yet
 //! released, a subset, one lane or lanes that are not live; exits clear `live` from the next
@@ -7,58 +7,12 @@
 //! warp is issued), invalidated and moved, slot ids ≥ T and warp ids ≥ W occur where the widths
 //! allow them, and resets are rare.
 
-use crate::design::{Case, OldBench};
+use crate::design::Bench;
 use proptest::prelude::*;
-use smrtl_cosim::blocks::relssp_unit::{Event, Model, WarpIn};
-use smrtl_cosim::{Layout, Simulator};
-use smrtl_hdl::blocks::relssp_unit::{build, port, Params};
+use smrtl_cosim::blocks::relssp_unit::Model;
+use smrtl_hdl::blocks::relssp_unit::port::Inputs;
+use smrtl_hdl::blocks::relssp_unit::Params;
 use smrtl_hdl::netlist::mask;
-use smrtl_hdl::tools::ToolError;
-use smrtl_hdl::Module;
-
-/// All the unit's inputs of one cycle.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Cycle {
-    pub reset: bool,
-    /// Per warp slot, W of them.
-    pub warps: Vec<WarpIn>,
-    /// Per issue port, NSCHED of them.
-    pub events: Vec<Event>,
-}
-
-impl Cycle {
-    /// No warp, no event.
-    pub fn idle(p: &Params) -> Cycle {
-        Cycle {
-            reset: false,
-            warps: vec![WarpIn::default(); p.warps as usize],
-            events: vec![Event::default(); p.nsched as usize],
-        }
-    }
-}
-
-/// The cycle as one input buffer (values are cut to the field widths).
-pub fn encode(p: &Params, layout: &Layout, c: &Cycle) -> Vec<u64> {
-    let s = p.shape();
-    let (sw, ww, l) = (s.sw(), s.ww(), p.lanes as usize);
-    let mut buf = vec![0u64; layout.in_words];
-    let slot = |name: &str| layout.in_slot(name);
-    slot("reset").set(&mut buf, c.reset as u64);
-    for (w, x) in c.warps.iter().enumerate() {
-        slot(port::WARP_VALID).set_field(&mut buf, w, 1, x.valid as u64);
-        slot(port::WARP_SLOT).set_field(&mut buf, w * sw, sw, x.slot as u64);
-        slot(port::LIVE).set_field(&mut buf, w * l, l, x.live);
-        slot(port::WARP_LAUNCH).set_field(&mut buf, w, 1, x.launch as u64);
-    }
-    for (q, e) in c.events.iter().enumerate() {
-        slot(port::EV_VALID).set_field(&mut buf, q, 1, e.valid as u64);
-        slot(port::EV_REL).set_field(&mut buf, q, 1, e.rel as u64);
-        slot(port::EV_EXIT).set_field(&mut buf, q, 1, e.exit as u64);
-        slot(port::EV_WARP).set_field(&mut buf, q * ww, ww, e.warp as u64);
-        slot(port::EV_MASK).set_field(&mut buf, q * l, l, e.mask);
-    }
-    buf
-}
 
 /// Longest random case; a failing case shrinks from at most this many cycles.
 pub const CASE_CYCLES: usize = 96;
@@ -95,8 +49,8 @@ const MIX: u64 = 0x9E37_79B9_7F4A_7C15;
 /// The SM around the unit while a case is generated.
 struct Sm {
     p: Params,
-    /// The inputs of the coming cycle (events and pulses cleared).
-    warps: Vec<WarpIn>,
+    /// The warps of the coming cycle (no event, no launch).
+    next: Inputs,
     /// The unit's release bits, tracked to draw "the lanes not yet released".
     r: Vec<u64>,
     focus: usize,
@@ -108,26 +62,21 @@ impl Sm {
     fn new(p: &Params, (per_tb, vacant, live_kind, bits): Start) -> Sm {
         let full = mask(p.lanes as usize);
         let t = p.slots as usize;
-        let warps = (0..p.warps as usize)
-            .map(|w| {
-                let h = (bits ^ w as u64).wrapping_mul(MIX);
-                let live = match live_kind {
-                    0 => h & full,
-                    1 if w % 3 == 0 => h & full,
-                    _ => full,
-                };
-                WarpIn {
-                    // With `vacant`, about one warp slot in four is empty.
-                    valid: vacant == 0 || (h >> 40) & 3 != 0,
-                    slot: (w / per_tb) % t,
-                    live,
-                    launch: false,
-                }
-            })
-            .collect();
+        let mut next = Inputs::new(p);
+        for w in 0..p.warps as usize {
+            let h = (bits ^ w as u64).wrapping_mul(MIX);
+            next.live[w] = match live_kind {
+                0 => h & full,
+                1 if w % 3 == 0 => h & full,
+                _ => full,
+            };
+            // With `vacant`, about one warp slot in four is empty.
+            next.warp_valid[w] = vacant == 0 || (h >> 40) & 3 != 0;
+            next.warp_slot[w] = ((w / per_tb) % t) as u64;
+        }
         Sm {
             p: p.clone(),
-            warps,
+            next,
             r: vec![0; p.warps as usize],
             focus: 0,
             in_focus: Vec::with_capacity(p.warps as usize),
@@ -158,8 +107,8 @@ impl Sm {
     /// The lanes an event executes on, by `kind` (0..6).
     fn lanes(&self, warp: usize, kind: u8, bits: u64) -> u64 {
         let full = mask(self.p.lanes as usize);
-        let (live, r) = match self.warps.get(warp) {
-            Some(x) => (x.live, self.r[warp]),
+        let (live, r) = match self.next.live.get(warp) {
+            Some(&live) => (live, self.r[warp]),
             None => (full, 0),
         };
         match kind {
@@ -173,80 +122,70 @@ impl Sm {
     }
 
     /// One cycle from its draws; updates the SM for the next one.
-    fn cycle(&mut self, (ports, (ctl, cpick, cbits), follow, reset): Raw) -> Cycle {
-        let p = &self.p;
-        let (t, nw) = (p.slots as usize, p.warps as usize);
-        let full = mask(p.lanes as usize);
-        let slot_ids = 1usize << p.shape().sw();
+    fn cycle(&mut self, (ports, (ctl, cpick, cbits), follow, reset): Raw) -> Inputs {
+        let (t, nw) = (self.p.slots as usize, self.p.warps as usize);
+        let full = mask(self.p.lanes as usize);
+        let slot_ids = 1u64 << self.p.shape().sw();
         self.in_focus.clear();
-        for (w, x) in self.warps.iter().enumerate() {
-            if x.valid && x.slot == self.focus {
+        for w in 0..nw {
+            if self.next.warp_valid[w] && self.next.warp_slot[w] == self.focus as u64 {
                 self.in_focus.push(w);
             }
         }
-        let events: Vec<Event> = ports[..p.nsched as usize]
-            .iter()
-            .map(|&(kind, choice, pick, mkind, bits)| {
-                let warp = self.warp(choice, pick);
-                Event {
-                    valid: kind != 0,
-                    rel: matches!(kind, 1..=3 | 6) || (kind == 0 && bits & 1 == 1),
-                    exit: matches!(kind, 4..=6) || (kind == 0 && bits & 2 == 2),
-                    warp,
-                    mask: self.lanes(warp, mkind, bits >> 2),
-                }
-            })
-            .collect();
-        let mut warps = self.warps.clone();
+        let mut c = self.next.clone();
+        c.reset = reset;
+        for (q, &(kind, choice, pick, mkind, bits)) in ports[..c.ev_valid.len()].iter().enumerate()
+        {
+            let warp = self.warp(choice, pick);
+            c.ev_valid[q] = kind != 0;
+            c.ev_rel[q] = matches!(kind, 1..=3 | 6) || (kind == 0 && bits & 1 == 1);
+            c.ev_exit[q] = matches!(kind, 4..=6) || (kind == 0 && bits & 2 == 2);
+            c.ev_warp[q] = warp as u64;
+            c.ev_mask[q] = self.lanes(warp, mkind, bits >> 2);
+        }
         match ctl {
             // Launch a warp, mostly one of the focus slot (so it races its relssp events).
             0..=2 => {
                 let w = self.warp(cpick as u8 % 10, cpick >> 8) % nw;
-                warps[w] = WarpIn {
-                    valid: true,
-                    slot: if ctl == 2 {
-                        (cbits as usize) % t
-                    } else {
-                        warps[w].slot
-                    },
-                    live: self.new_live(cbits >> 8),
-                    launch: true,
-                };
+                c.warp_valid[w] = true;
+                if ctl == 2 {
+                    c.warp_slot[w] = cbits % t as u64;
+                }
+                c.live[w] = self.new_live(cbits >> 8);
+                c.warp_launch[w] = true;
             }
-            3 => warps[cpick % nw].valid ^= true,
+            3 => c.warp_valid[cpick % nw] ^= true,
             // Move a warp to any slot id the field holds (≥ T where the width allows).
-            4 => warps[cpick % nw].slot = (cbits as usize) % slot_ids,
+            4 => c.warp_slot[cpick % nw] = cbits % slot_ids,
             5..=7 => self.focus = (cbits as usize) % t,
             _ => {}
         }
         // The next cycle: release bits as the unit keeps them, exited lanes leave `live`.
-        self.warps = warps.clone();
-        for (w, x) in self.warps.iter_mut().enumerate() {
+        let n = &mut self.next;
+        n.warp_valid.copy_from_slice(&c.warp_valid);
+        n.warp_slot.copy_from_slice(&c.warp_slot);
+        n.live.copy_from_slice(&c.live);
+        for w in 0..nw {
             let (mut exm, mut rsm) = (0, 0);
-            for e in events.iter().filter(|e| e.valid && e.warp == w) {
-                exm |= if e.exit { e.mask } else { 0 };
-                rsm |= if e.rel { e.mask } else { 0 };
+            for q in (0..c.ev_valid.len()).filter(|&q| c.ev_valid[q] && c.ev_warp[q] == w as u64) {
+                exm |= if c.ev_exit[q] { c.ev_mask[q] } else { 0 };
+                rsm |= if c.ev_rel[q] { c.ev_mask[q] } else { 0 };
             }
-            self.r[w] = if reset || x.launch {
+            self.r[w] = if reset || c.warp_launch[w] {
                 0
             } else {
                 self.r[w] | rsm
             };
             if follow {
-                x.live &= !exm & full;
+                n.live[w] &= !exm & full;
             }
-            x.launch = false;
         }
-        Cycle {
-            reset,
-            warps,
-            events,
-        }
+        c
     }
 }
 
 /// A case of `1..=max` cycles for `p`.
-pub fn cycles(p: &Params, max: usize) -> impl Strategy<Value = Vec<Cycle>> {
+pub fn cycles(p: &Params, max: usize) -> impl Strategy<Value = Vec<Inputs>> {
     let p = p.clone();
     (start(), prop::collection::vec(raw(), 1..=max)).prop_map(move |(start, raws)| {
         let mut sm = Sm::new(&p, start);
@@ -254,29 +193,12 @@ pub fn cycles(p: &Params, max: usize) -> impl Strategy<Value = Vec<Cycle>> {
     })
 }
 
-pub struct RelsspBench;
-
-impl OldBench for RelsspBench {
-    type Params = Params;
+impl Bench for Params {
+    type Model = Model;
     const SUMMARY: &'static str =
         "relssp release logic: per-thread release bits, per-TB-slot done and tb_empty (seed 001)";
 
-    fn module(p: &Params) -> Module {
-        build(p)
-    }
-
-    fn model(p: &Params, layout: &Layout) -> Box<dyn Simulator + Send> {
-        Box::new(Model::new(p, layout))
-    }
-
-    fn cases(p: &Params, layout: &Layout) -> BoxedStrategy<Case> {
-        let (p2, layout) = (p.clone(), layout.clone());
-        cycles(p, CASE_CYCLES)
-            .prop_map(move |cs| cs.iter().map(|c| encode(&p2, &layout, c)).collect())
-            .boxed()
-    }
-
-    fn cost_notes(p: &Params) -> Result<smrtl_synth::Notes, ToolError> {
-        smrtl_synth::blocks::relssp_unit::notes(p)
+    fn stimulus(&self) -> BoxedStrategy<Vec<Inputs>> {
+        cycles(self, CASE_CYCLES).boxed()
     }
 }

@@ -5,15 +5,13 @@
 //! random writes, ShSM / `u` writes and rare resets mixed in, so the registered table passes
 //! through half-built states on its way to a valid pairing.
 
-use crate::design::{Case, OldBench};
+use crate::design::Bench;
 use proptest::prelude::*;
 use smrtl_cosim::blocks::share_cfg::{Model, Table};
-use smrtl_cosim::{Layout, Simulator};
-use smrtl_hdl::blocks::share_cfg::{build, port, Params};
+use smrtl_hdl::blocks::share_cfg::port::Inputs;
+use smrtl_hdl::blocks::share_cfg::Params;
 use smrtl_hdl::blocks::sharing::Shape;
 use smrtl_hdl::netlist::mask;
-use smrtl_hdl::tools::ToolError;
-use smrtl_hdl::Module;
 
 /// How a random table is made.
 #[derive(Clone, Copy, Debug)]
@@ -102,65 +100,30 @@ pub fn table(shape: &Shape) -> impl Strategy<Value = Table> {
         )
 }
 
-/// One cycle of ShareCfg's inputs (spec §2.2).
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Write {
-    pub reset: bool,
-    pub shsm_we: bool,
-    pub shsm: bool,
-    pub u_we: bool,
-    pub u: u64,
-    pub slot_we: bool,
-    pub slot: u64,
-    pub partner: u64,
-    pub base: u64,
-}
-
-impl Write {
-    /// Writes ShTB[slot] = partner and base[slot] = base.
-    pub fn slot(slot: u64, partner: u64, base: u64) -> Write {
-        Write {
-            slot_we: true,
-            slot,
-            partner,
-            base,
-            ..Write::default()
-        }
-    }
-
-    /// The whole of `table` as a launch writes it: ShSM and u, then one slot per cycle.
-    pub fn table(table: &Table) -> Vec<Write> {
-        let mut writes = vec![Write {
-            shsm_we: true,
-            shsm: table.shsm,
-            u_we: true,
-            u: table.u,
-            ..Write::default()
-        }];
-        for (s, (&e, &b)) in table.shtb.iter().zip(&table.base).enumerate() {
-            writes.push(Write::slot(s as u64, e, b));
-        }
-        writes
+/// A cycle that writes ShTB[slot] = partner and base[slot] = base (spec §2.2).
+pub fn slot_write(slot: u64, partner: u64, base: u64) -> Inputs {
+    Inputs {
+        cfg_slot_we: true,
+        cfg_slot: slot,
+        cfg_partner: partner,
+        cfg_base: base,
+        ..Inputs::default()
     }
 }
 
-/// The cycle as one input buffer (values are cut to the port widths).
-pub fn encode(layout: &Layout, w: &Write) -> Vec<u64> {
-    let mut buf = vec![0u64; layout.in_words];
-    let mut put = |name: &str, v: u64| {
-        let s = layout.in_slot(name);
-        s.set(&mut buf, v & mask(s.width));
-    };
-    put("reset", w.reset as u64);
-    put(port::CFG_SHSM_WE, w.shsm_we as u64);
-    put(port::CFG_SHSM, w.shsm as u64);
-    put(port::CFG_U_WE, w.u_we as u64);
-    put(port::CFG_U, w.u);
-    put(port::CFG_SLOT_WE, w.slot_we as u64);
-    put(port::CFG_SLOT, w.slot);
-    put(port::CFG_PARTNER, w.partner);
-    put(port::CFG_BASE, w.base);
-    buf
+/// The whole of `table` as a launch writes it: ShSM and u, then one slot per cycle.
+pub fn launch_writes(table: &Table) -> Vec<Inputs> {
+    let mut writes = vec![Inputs {
+        cfg_shsm_we: true,
+        cfg_shsm: table.shsm,
+        cfg_u_we: true,
+        cfg_u: table.u,
+        ..Inputs::default()
+    }];
+    for (s, (&e, &b)) in table.shtb.iter().zip(&table.base).enumerate() {
+        writes.push(slot_write(s as u64, e, b));
+    }
+    writes
 }
 
 /// Longest random case; a failing case shrinks from at most this many cycles.
@@ -177,7 +140,7 @@ enum SlotOp {
 }
 
 /// Cycles of ShareCfg writes toward a random target table.
-pub fn writes(shape: &Shape) -> impl Strategy<Value = Vec<Write>> {
+pub fn writes(shape: &Shape) -> impl Strategy<Value = Vec<Inputs>> {
     let shape = shape.clone();
     let op = prop_oneof![
         8 => Just(SlotOp::Next),
@@ -203,21 +166,19 @@ pub fn writes(shape: &Shape) -> impl Strategy<Value = Vec<Write>> {
                             SlotOp::Next => {
                                 let s = next % t;
                                 next += 1;
-                                Write::slot(s, target.shtb[s as usize], target.base[s as usize])
+                                slot_write(s, target.shtb[s as usize], target.base[s as usize])
                             }
-                            SlotOp::Random => Write::slot(slot, partner, base),
-                            SlotOp::Idle => Write {
-                                slot,
-                                partner,
-                                base,
-                                ..Write::default()
+                            SlotOp::Random => slot_write(slot, partner, base),
+                            SlotOp::Idle => Inputs {
+                                cfg_slot_we: false,
+                                ..slot_write(slot, partner, base)
                             },
                         };
                         w.reset = reset;
-                        w.shsm_we = shsm_we;
-                        w.shsm = target.shsm;
-                        w.u_we = u_we;
-                        w.u = if own_u { target.u } else { u };
+                        w.cfg_shsm_we = shsm_we;
+                        w.cfg_shsm = target.shsm;
+                        w.cfg_u_we = u_we;
+                        w.cfg_u = if own_u { target.u } else { u };
                         w
                     },
                 )
@@ -226,29 +187,12 @@ pub fn writes(shape: &Shape) -> impl Strategy<Value = Vec<Write>> {
     )
 }
 
-pub struct ShareCfgBench;
-
-impl OldBench for ShareCfgBench {
-    type Params = Params;
+impl Bench for Params {
+    type Model = Model;
     const SUMMARY: &'static str =
         "scratchpad sharing's ShSM bit, ShTB pairing table, u and bases, with err_cfg (seed 001)";
 
-    fn module(p: &Params) -> Module {
-        build(p)
-    }
-
-    fn model(p: &Params, layout: &Layout) -> Box<dyn Simulator + Send> {
-        Box::new(Model::new(p, layout))
-    }
-
-    fn cases(p: &Params, layout: &Layout) -> BoxedStrategy<Case> {
-        let layout = layout.clone();
-        writes(&p.shape())
-            .prop_map(move |ws| ws.iter().map(|w| encode(&layout, w)).collect())
-            .boxed()
-    }
-
-    fn cost_notes(p: &Params) -> Result<smrtl_synth::Notes, ToolError> {
-        smrtl_synth::blocks::share_cfg::notes(p)
+    fn stimulus(&self) -> BoxedStrategy<Vec<Inputs>> {
+        writes(&self.shape()).boxed()
     }
 }

@@ -2,13 +2,13 @@
 //! for the thread-block-residency SM model and for `sharing_core` in the loop — TB shapes with
 //! partial warps, shared offsets below, at and above `u`, relssp placed after a warp's last
 //! shared-region access (the compiler's safety rule, §6.4) or nowhere, early exits, barriers
-//! and global loads — which proptest shrinks to a minimal kernel file.
+//! and global loads — which proptest shrinks to a minimal kernel file; the SM model with the
+//! core's RTL in the loop; and the core's own random cycles on its ports (its `Bench`).
 
+use crate::design::Bench;
 use proptest::prelude::*;
 use proptest::strategy::BoxedStrategy;
-use smrtl_cosim::blocks::relssp_unit::WarpIn;
-use smrtl_cosim::blocks::share_cfg::CfgWrite;
-use smrtl_cosim::blocks::sharing_core::{CoreIn, CoreOut, CorePorts};
+use smrtl_cosim::blocks::sharing_core::{Inputs, Io, Model, Outputs};
 use smrtl_cosim::harness::{first_difference, Trace as WaveRows};
 use smrtl_cosim::kernel::cfg::{BlockFile, Program, ProgramFile, Var};
 use smrtl_cosim::kernel::program::{Branch, Instr, Kernel, Offsets, Op};
@@ -443,7 +443,7 @@ pub fn cosim_kernel(
 ) -> Result<SmStats, LoopError> {
     let core = p.core();
     let layout = layout(&core);
-    let ports = CorePorts::new(&core, &layout);
+    let io = Io::new(&core, &layout);
     let mut inputs = vec![0u64; layout.in_words];
     let (mut expected, mut actual) = (vec![0u64; layout.out_words], vec![0u64; layout.out_words]);
     let mut sm = SharingSm::new(p, k).map_err(LoopError::Model)?;
@@ -454,12 +454,12 @@ pub fn cosim_kernel(
     let mut global = 0u64;
     while !sm.finished() {
         let kernel_cycle = matches!(sm.phase(), Phase::Run(_));
-        let mut check = |phase: Phase, i: &CoreIn, o: &CoreOut| {
+        let mut check = |phase: Phase, i: &Inputs, o: &Outputs| {
             if rtl.is_none() && rows.is_none() {
                 return Ok(());
             }
-            ports.write_inputs(i, &mut inputs);
-            ports.write_outputs(o, &mut expected);
+            io.write_inputs(i, &mut inputs);
+            io.write_outputs(o, &mut expected);
             if let Some(dut) = rtl.as_deref_mut() {
                 dut.eval(&inputs, &mut actual);
             }
@@ -507,7 +507,7 @@ pub const CASE_CYCLES: usize = 48;
 /// One random cycle's inputs for `p`: a launch-like configuration write now and then, warps
 /// mapped to slots `w / ⌈W/T⌉` with random live masks, ready bits and small ages (so ties
 /// happen), descriptors with offsets around `u`, completions and lock presets, rare resets.
-fn core_cycle(p: &CoreParams) -> impl Strategy<Value = CoreIn> {
+fn core_cycle(p: &CoreParams) -> impl Strategy<Value = Inputs> {
     let s = p.shape.clone();
     let (t, w, ns, lanes) = (
         s.slots,
@@ -517,7 +517,7 @@ fn core_cycle(p: &CoreParams) -> impl Strategy<Value = CoreIn> {
     );
     let (kp, full) = (s.kp() as u64, smrtl_hdl::netlist::mask(lanes));
     let u_max = (s.smem / 4) as u64;
-    let base = CoreIn::new(p);
+    let base = Inputs::new(p);
     (
         prop::bool::weighted(0.02),
         prop::bool::weighted(0.15),
@@ -572,33 +572,31 @@ fn core_cycle(p: &CoreParams) -> impl Strategy<Value = CoreIn> {
                     } else {
                         (slot + (t as u64) / 2) % t as u64
                     };
-                    i.cfg = CfgWrite {
-                        shsm: Some(shsm || u % 4 != 0),
-                        u: Some(u),
-                        slot: Some((slot, partner, cbase)),
-                    };
+                    (i.cfg_shsm_we, i.cfg_shsm) = (true, shsm || u % 4 != 0);
+                    (i.cfg_u_we, i.cfg_u) = (true, u);
+                    i.cfg_slot_we = true;
+                    (i.cfg_slot, i.cfg_partner, i.cfg_base) = (slot, partner, cbase);
                 }
                 if lock_on {
-                    i.lock_cfg = Some((k, lv, lo));
+                    i.cfg_lock_we = true;
+                    (i.cfg_lock_k, i.cfg_lock_valid, i.cfg_lock_owner) = (k, lv, lo);
                 }
                 let per_slot = (w as u32).div_ceil(t).max(1);
                 for (x, (valid, live, launch, ready, age)) in warps.into_iter().enumerate() {
-                    i.warps[x] = WarpIn {
-                        valid,
-                        slot: (x as u32 / per_slot) as usize,
-                        live: if live % 5 == 0 { 0 } else { live & full },
-                        launch,
-                    };
+                    i.warp_valid[x] = valid;
+                    i.warp_slot[x] = u64::from(x as u32 / per_slot);
+                    i.live[x] = if live % 5 == 0 { 0 } else { live & full };
+                    i.warp_launch[x] = launch;
                     i.ready[x] = ready;
                     i.age[x] = age;
                 }
-                let u = i.cfg.u.unwrap_or(u_max / 2);
+                let u = if cfg_on { u } else { u_max / 2 };
                 for (q, (shared, rel, exit, m, r)) in dsc.into_iter().enumerate() {
-                    let d = &mut i.dsc[q];
-                    (d.shared, d.rel, d.exit, d.mask) = (shared, rel, exit, m & full);
-                    for (l, o) in d.off.iter_mut().enumerate() {
+                    (i.dsc_shared[q], i.dsc_rel[q], i.dsc_exit[q]) = (shared, rel, exit);
+                    i.dsc_mask[q] = m & full;
+                    for l in 0..lanes {
                         let pick = (r >> (2 * l)) & 3;
-                        *o = match pick {
+                        i.dsc_off[q * lanes + l] = match pick {
                             0 => u.saturating_sub(1),
                             1 => u,
                             2 => (r >> 8) % u.max(1),
@@ -606,47 +604,19 @@ fn core_cycle(p: &CoreParams) -> impl Strategy<Value = CoreIn> {
                         };
                     }
                 }
-                for (q, c) in cpl.into_iter().enumerate() {
-                    i.cpl[q] = c;
+                for (q, (valid, slot)) in cpl.into_iter().enumerate() {
+                    (i.cpl_valid[q], i.cpl_slot[q]) = (valid, slot);
                 }
                 i
             },
         )
 }
 
-/// The `sharing_core` block's descriptor (see [`crate::registry`]).
-pub struct SharingCoreBench;
-
-impl crate::OldBench for SharingCoreBench {
-    type Params = CoreParams;
+impl Bench for CoreParams {
+    type Model = Model;
     const SUMMARY: &'static str = "scratchpad sharing's SM top: share_cfg, owner_class, NSCHED warp_schedulers, sp_access_unit, lock_table, relssp_unit (seed 001)";
 
-    fn module(p: &CoreParams) -> smrtl_hdl::Module {
-        core_rtl::build(p)
-    }
-
-    fn model(p: &CoreParams, layout: &Layout) -> Box<dyn smrtl_cosim::Simulator + Send> {
-        Box::new(smrtl_cosim::blocks::sharing_core::Model::new(p, layout))
-    }
-
-    fn cases(p: &CoreParams, layout: &Layout) -> BoxedStrategy<crate::Case> {
-        let ports = Arc::new(CorePorts::new(p, layout));
-        let words = layout.in_words;
-        proptest::collection::vec(core_cycle(p), 1..=CASE_CYCLES)
-            .prop_map(move |cycles| {
-                cycles
-                    .iter()
-                    .map(|i| {
-                        let mut buf = vec![0u64; words];
-                        ports.write_inputs(i, &mut buf);
-                        buf
-                    })
-                    .collect()
-            })
-            .boxed()
-    }
-
-    fn cost_notes(p: &CoreParams) -> Result<smrtl_synth::Notes, ToolError> {
-        smrtl_synth::blocks::sharing_core::notes(p)
+    fn stimulus(&self) -> BoxedStrategy<Vec<Inputs>> {
+        proptest::collection::vec(core_cycle(self), 1..=CASE_CYCLES).boxed()
     }
 }

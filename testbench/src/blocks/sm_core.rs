@@ -243,13 +243,14 @@ fn parse_instr(p: &SmParams, at: &str, v: &Value) -> Result<Instr, String> {
 // Co-simulation with the `sm_core` RTL in the loop (spec §3.5, §6)
 // ---------------------------------------------------------------------------------------------
 
+use crate::design::Bench;
 use proptest::prelude::*;
-use proptest::strategy::ValueTree;
-use smrtl_cosim::blocks::sm_core::{encode_record, PortModel};
+use smrtl_cosim::blocks::sm_core::{PortModel, SmPorts};
 use smrtl_cosim::harness::{Mismatch, Trace as WaveRows};
 use smrtl_cosim::sm::elastic_sm::{GmemReturn, SmCore, SmRecord, SmRun, SmStats, StatsAcc};
-use smrtl_cosim::{Layout, Rtl, Simulator};
-use smrtl_hdl::blocks::sm_core::{self as core_rtl, port};
+use smrtl_cosim::{BlockModel, Layout, Rtl};
+use smrtl_hdl::blocks::sm_core as core_rtl;
+use smrtl_hdl::blocks::sm_core::port::{Inputs, Io, Outputs};
 use std::collections::VecDeque;
 
 /// The `sm_core` top's buffer layout.
@@ -261,7 +262,6 @@ pub fn layout(p: &SmParams) -> Layout {
 /// instruction each warp has in flight, and the ICNT return FIFO.
 struct Env<'a> {
     p: &'a SmParams,
-    layout: &'a Layout,
     program: &'a [Vec<Instr>],
     next: Vec<usize>,
     inflight: Vec<usize>,
@@ -270,11 +270,10 @@ struct Env<'a> {
 }
 
 impl<'a> Env<'a> {
-    fn new(p: &'a SmParams, layout: &'a Layout, program: &'a [Vec<Instr>]) -> Env<'a> {
+    fn new(p: &'a SmParams, program: &'a [Vec<Instr>]) -> Env<'a> {
         let w = p.warps as usize;
         Env {
             p,
-            layout,
             program,
             next: vec![0; w],
             inflight: vec![0; w],
@@ -286,79 +285,68 @@ impl<'a> Env<'a> {
         self.program.get(w).and_then(|prog| prog.get(k))
     }
 
-    fn set(&self, buf: &mut [u64], name: &str, lo: usize, width: usize, v: u64) {
-        self.layout.in_slot(name).set_field(buf, lo, width, v);
-    }
-
     /// Inputs of cycle `t` with zero descriptors; presents the ICNT return due by `t`.
-    fn inputs(&mut self, t: u64, kernel_start: bool, buf: &mut [u64]) {
-        buf.fill(0);
-        let pcw = self.p.pc_bits as usize;
-        self.layout
-            .write_in(buf, port::KERNEL_START, kernel_start as u64);
+    fn inputs(&mut self, t: u64, kernel_start: bool) -> Inputs {
+        let mut i = Inputs {
+            kernel_start,
+            ..Inputs::new(self.p)
+        };
         for w in 0..self.p.warps as usize {
             if let Some(ins) = self.instr(w, self.next[w]) {
-                self.set(buf, port::HAS_NEXT, w, 1, 1);
-                self.set(buf, port::KIND, 2 * w, 2, ins.op as u64);
-                self.set(buf, port::PC, pcw * w, pcw, ins.pc as u64);
+                i.has_next[w] = true;
+                i.kind[w] = ins.op as u64;
+                i.pc[w] = u64::from(ins.pc);
             }
         }
         if kernel_start {
-            return;
+            return i;
         }
         if let Some(&(at, w, sw)) = self.icnt.front() {
             if at <= t {
                 self.icnt.pop_front();
-                self.layout.write_in(buf, port::ICNT_VALID, 1);
-                self.layout.write_in(buf, port::ICNT_WARP, w as u64);
-                self.layout.write_in(buf, port::ICNT_SW, sw as u64);
+                i.icnt_valid = true;
+                i.icnt_warp = u64::from(w);
+                i.icnt_sw = u64::from(sw);
             }
         }
+        i
     }
 
-    /// Answers the descriptor request of `(warp, sw)` (same cycle, spec §6): the subwarp's lane
-    /// addresses and active mask, or its degree override.
-    fn describe(&self, out: &[u64], buf: &mut [u64]) {
-        let read = |name| self.layout.read_out(out, name);
-        let (w, sw) = (
-            read(port::ISSUE_WARP) as usize,
-            read(port::ISSUE_SW) as usize,
-        );
-        let k = if read(port::DECIDE) == 1 {
+    /// Answers the descriptor request of `(issue_warp, issue_sw)` in `o` (same cycle, spec §6):
+    /// the subwarp's lane addresses and active mask, or its degree override.
+    fn describe(&self, o: &Outputs, i: &mut Inputs) {
+        let (w, sw) = (o.issue_warp as usize, o.issue_sw as usize);
+        let k = if o.decide {
             self.next[w]
         } else {
             self.inflight[w]
         };
         let ins = self.instr(w, k).expect("issued instruction exists");
-        let (lanes, aw) = (self.p.pipe.lanes as usize, self.p.pipe.addr_bits as usize);
-        for l in 0..lanes {
-            let act = ins
+        for l in 0..self.p.pipe.lanes as usize {
+            i.desc_act[l] = ins
                 .active
                 .as_ref()
                 .is_none_or(|a| a[sw].get(l).copied().unwrap_or(true));
-            self.set(buf, port::DESC_ACT, l, 1, act as u64);
-            let addr = ins.addrs.as_ref().map_or(0, |a| a[sw][l]);
-            self.set(buf, port::DESC_ADDR, l * aw, aw, addr as u64);
+            i.desc_addr[l] = ins.addrs.as_ref().map_or(0, |a| u64::from(a[sw][l]));
         }
         let deg = match (ins.op, &ins.degrees, &ins.addrs) {
             (Kind::Smem, Some(d), _) => d[sw],
             (Kind::Smem, None, None) => 1,
             _ => 0,
         };
-        self.layout.write_in(buf, port::DESC_DEG, deg as u64);
+        i.desc_deg = u64::from(deg);
     }
 
     /// After the edge of cycle `t`: advance the decided warp, queue an ICNT request.
-    fn after(&mut self, t: u64, out: &[u64]) {
-        let read = |name| self.layout.read_out(out, name);
-        if read(port::DECIDE) == 1 {
-            let w = read(port::GRANT) as usize;
+    fn after(&mut self, t: u64, o: &Outputs) {
+        if o.decide {
+            let w = o.grant as usize;
             self.inflight[w] = self.next[w];
             self.next[w] += 1;
         }
-        if let (1, GmemReturn::Icnt(lat)) = (read(port::ICNT_REQ), self.p.gmem_return) {
-            let (w, sw) = (read(port::ICNT_REQ_WARP), read(port::ICNT_REQ_SW));
-            self.icnt.push_back((t + lat as u64, w as u32, sw as u32));
+        if let (true, GmemReturn::Icnt(lat)) = (o.icnt_req, self.p.gmem_return) {
+            let (w, sw) = (o.icnt_req_warp as u32, o.icnt_req_sw as u32);
+            self.icnt.push_back((t + lat as u64, w, sw));
         }
     }
 }
@@ -382,8 +370,8 @@ impl std::fmt::Display for SmDivergence {
 /// Runs `kernels` back to back on the model and on `rtl` in lock step (docs/elastic-pipeline.md
 /// §3.5, §6). Each kernel starts with one `kernel_start` cycle on the RTL (no decision; not
 /// compared) while the model's [`SmCore::kernel_start`] clears the same state; then every
-/// cycle's outputs must equal the model's record, encoded with [`encode_record`]. With `rows`,
-/// the cycles are kept for a VCD (global cycle numbers, kernel starts included).
+/// cycle's outputs must equal the model's record, written with [`SmPorts`]. With `rows`, the
+/// cycles are kept for a VCD (global cycle numbers, kernel starts included).
 pub fn cosim(
     p: &SmParams,
     kernels: &[Vec<Vec<Instr>>],
@@ -401,8 +389,53 @@ pub fn cosim(
         .collect())
 }
 
-/// [`cosim`] on the core's `layout`, showing each model record to `each` (with its kernel's index) instead of keeping
-/// it; the statistics of each kernel.
+/// The buffers of one lock-step cycle: typed inputs and outputs, their encodings, and the
+/// model's outputs.
+struct Buffers {
+    io: Io,
+    ports: SmPorts,
+    out: Outputs,
+    inputs: Vec<u64>,
+    expected: Vec<u64>,
+    actual: Vec<u64>,
+}
+
+impl Buffers {
+    fn new(p: &SmParams, layout: &Layout) -> Buffers {
+        Buffers {
+            io: Io::new(p, layout),
+            ports: SmPorts::new(p, layout),
+            out: Outputs::new(p),
+            inputs: vec![0; layout.in_words],
+            expected: vec![0; layout.out_words],
+            actual: vec![0; layout.out_words],
+        }
+    }
+
+    /// Evaluates `rtl` on `i`; the typed outputs are in `self.out`.
+    fn eval(&mut self, rtl: &mut dyn Rtl, i: &Inputs) {
+        self.inputs.fill(0);
+        self.io.write_inputs(i, &mut self.inputs);
+        rtl.eval(&self.inputs, &mut self.actual);
+        self.io.read_outputs(&self.actual, &mut self.out);
+    }
+
+    /// The first port where the RTL's outputs differ from the model's.
+    fn mismatch(&self, layout: &Layout, t: u64) -> Option<Mismatch> {
+        let (e, a) = (&self.expected, &self.actual);
+        let slot = layout.outputs.iter().find(|s| s.of(e) != s.of(a))?;
+        Some(Mismatch {
+            cycle: t,
+            port: slot.name.clone(),
+            width: slot.width,
+            expected: slot.of(e).to_vec(),
+            actual: slot.of(a).to_vec(),
+        })
+    }
+}
+
+/// [`cosim`] on the core's `layout`, showing each model record to `each` (with its kernel's
+/// index) instead of keeping it; the statistics of each kernel.
 pub fn cosim_each(
     p: &SmParams,
     layout: &Layout,
@@ -412,60 +445,63 @@ pub fn cosim_each(
     each: &mut dyn FnMut(usize, &SmRecord),
 ) -> Result<Vec<SmStats>, Box<SmDivergence>> {
     let mut model = SmCore::new(p).expect("validated params");
-    let mut inputs = vec![0u64; layout.in_words];
-    let (mut expected, mut actual) = (vec![0u64; layout.out_words], vec![0u64; layout.out_words]);
+    let mut b = Buffers::new(p, layout);
     let mut global = 0u64;
     let mut stats = Vec::new();
     if let Some(r) = rows.as_deref_mut() {
         r.nets_of(rtl);
     }
     for (k, program) in kernels.iter().enumerate() {
-        let mut env = Env::new(p, layout, program);
+        let mut env = Env::new(p, program);
         model.kernel_start(program);
-        env.inputs(0, true, &mut inputs);
-        rtl.eval(&inputs, &mut actual);
+        b.eval(rtl, &env.inputs(0, true));
         rtl.edge();
         if let Some(r) = rows.as_deref_mut() {
-            push_row(r, global, &inputs, &actual, Some((&actual, rtl)), false);
+            push_row(
+                r,
+                global,
+                &b.inputs,
+                &b.actual,
+                Some((&b.actual, rtl)),
+                false,
+            );
         }
         global += 1;
         let mut acc = StatsAcc::default();
         while !model.done() {
             let rec = model.cycle();
             let t = rec.pipe.t;
-            expected.fill(0);
-            encode_record(p, layout, &rec, &mut expected);
-            env.inputs(t, false, &mut inputs);
-            rtl.eval(&inputs, &mut actual);
-            if layout.read_out(&actual, port::ISSUE_VALID) == 1 {
-                env.describe(&actual, &mut inputs);
-                rtl.eval(&inputs, &mut actual);
+            b.expected.fill(0);
+            b.ports
+                .write(&rec, &mut Outputs::default(), &mut b.expected);
+            let mut i = env.inputs(t, false);
+            b.eval(rtl, &i);
+            if b.out.issue_valid {
+                env.describe(&b.out, &mut i);
+                b.eval(rtl, &i);
             }
-            let differs = expected != actual;
+            let mismatch = b.mismatch(layout, t);
             if let Some(r) = rows.as_deref_mut() {
-                push_row(r, global, &inputs, &expected, Some((&actual, rtl)), differs);
+                let differs = mismatch.is_some();
+                push_row(
+                    r,
+                    global,
+                    &b.inputs,
+                    &b.expected,
+                    Some((&b.actual, rtl)),
+                    differs,
+                );
             }
             rtl.edge();
             global += 1;
-            if differs {
-                let slot = layout
-                    .outputs
-                    .iter()
-                    .find(|s| s.of(&expected) != s.of(&actual))
-                    .expect("buffers differ in some port");
+            if let Some(mismatch) = mismatch {
                 return Err(Box::new(SmDivergence {
                     kernel: k,
-                    mismatch: Mismatch {
-                        cycle: t,
-                        port: slot.name.clone(),
-                        width: slot.width,
-                        expected: slot.of(&expected).to_vec(),
-                        actual: slot.of(&actual).to_vec(),
-                    },
+                    mismatch,
                     model: rec,
                 }));
             }
-            env.after(t, &actual);
+            env.after(t, &b.out);
             acc.record(&rec);
             each(k, &rec);
         }
@@ -497,21 +533,22 @@ fn push_row(
 /// a fresh model): inputs as the testbench would drive them and the model's outputs.
 pub fn model_rows(p: &SmParams, program: &[Vec<Instr>], rows: &mut WaveRows) -> Result<(), String> {
     let layout = layout(p);
-    let mut inputs = vec![0u64; layout.in_words];
-    let mut out = vec![0u64; layout.out_words];
-    let mut env = Env::new(p, &layout, program);
-    env.inputs(0, true, &mut inputs);
-    push_row(rows, 0, &inputs, &out, None, false);
+    let mut b = Buffers::new(p, &layout);
+    let mut env = Env::new(p, program);
+    b.io.write_inputs(&env.inputs(0, true), &mut b.inputs);
+    push_row(rows, 0, &b.inputs, &b.expected, None, false);
     let mut global = 1u64;
     SmCore::new(p)?.run_kernel_each(program, &mut |rec| {
-        out.fill(0);
-        encode_record(p, &layout, rec, &mut out);
-        env.inputs(rec.pipe.t, false, &mut inputs);
+        b.expected.fill(0);
+        b.ports.write(rec, &mut b.out, &mut b.expected);
+        let mut i = env.inputs(rec.pipe.t, false);
         if rec.issue.is_some() {
-            env.describe(&out, &mut inputs);
+            env.describe(&b.out, &mut i);
         }
-        push_row(rows, global, &inputs, &out, None, false);
-        env.after(rec.pipe.t, &out);
+        b.inputs.fill(0);
+        b.io.write_inputs(&i, &mut b.inputs);
+        push_row(rows, global, &b.inputs, &b.expected, None, false);
+        env.after(rec.pipe.t, &b.out);
         global += 1;
     })?;
     Ok(())
@@ -562,7 +599,7 @@ pub fn kernels(p: &SmParams) -> impl Strategy<Value = Vec<Vec<Vec<Instr>>>> {
     proptest::collection::vec(kernel, 1..=3)
 }
 
-/// Random cases over `configs` (each config is built once per backend by the caller).
+/// Random cases over `configs`.
 pub fn sm_cases(configs: Vec<SmParams>) -> impl Strategy<Value = SmCase> {
     proptest::sample::select(configs).prop_flat_map(|params| {
         kernels(&params).prop_map(move |kernels| SmCase {
@@ -572,66 +609,7 @@ pub fn sm_cases(configs: Vec<SmParams>) -> impl Strategy<Value = SmCase> {
     })
 }
 
-/// Builds a fresh RTL instance of the `sm_core` for params (in reset state).
-pub type SmRtlFactory<'a> = dyn Fn(&SmParams) -> Box<dyn Rtl> + 'a;
-
-/// A failure after shrinking.
-#[derive(Debug)]
-pub struct SmFailure {
-    pub divergence: Box<SmDivergence>,
-    pub minimal: SmCase,
-    pub shrink_steps: u32,
-}
-
-#[derive(Debug)]
-pub struct SmReport {
-    /// Compared cycles (kernel-start cycles excluded).
-    pub cycles: u64,
-    pub cases: u64,
-    pub failure: Option<SmFailure>,
-}
-
-fn run_sm_case(rtl: &SmRtlFactory, case: &SmCase) -> Result<u64, Box<SmDivergence>> {
-    let mut dut = rtl(&case.params);
-    let runs = cosim(&case.params, &case.kernels, dut.as_mut(), None)?;
-    Ok(runs.iter().map(|r| r.stats.cycles).sum())
-}
-
-/// Co-simulates random scheduler-mode cases over `configs` until `cycles` cycles are compared;
-/// the first failure is shrunk by proptest to a minimal case. Deterministic per `seed`.
-pub fn random(configs: Vec<SmParams>, rtl: &SmRtlFactory, cycles: u64, seed: u64) -> SmReport {
-    let mut runner = crate::check::runner(seed);
-    let strategy = sm_cases(configs);
-    let (mut total, mut n) = (0, 0);
-    while total < cycles {
-        let mut tree = strategy.new_tree(&mut runner).expect("case strategy");
-        let case = tree.current();
-        n += 1;
-        match run_sm_case(rtl, &case) {
-            Ok(c) => total += c,
-            Err(d) => {
-                let (minimal, divergence, shrink_steps) =
-                    crate::check::shrink_tree(&mut tree, (case, d), |c| run_sm_case(rtl, c).err());
-                return SmReport {
-                    cycles: total,
-                    cases: n,
-                    failure: Some(SmFailure {
-                        divergence,
-                        minimal,
-                        shrink_steps,
-                    }),
-                };
-            }
-        }
-    }
-    SmReport {
-        cycles: total,
-        cases: n,
-        failure: None,
-    }
-}
-
-/// Configurations for random co-simulation: every pipe mode and scheduler, both policies and
+/// Configurations for random workloads: every pipe mode and scheduler, both policies and
 /// counter modes, ICNT returns, S ∈ {1, 2, 4}, M ∈ {1, 2, 4}, N ∈ {0, 1, 3}, P ∈ {1, 2}, all
 /// broadcast modes, tiny caches (so lines are evicted) and W ∈ {3, 4, 8}.
 pub fn random_configs() -> Vec<SmParams> {
@@ -709,25 +687,20 @@ pub fn verilator(p: &SmParams) -> Result<Box<dyn Rtl>, smrtl_hdl::tools::ToolErr
 }
 
 // ---------------------------------------------------------------------------------------------
-// Block level: the port model and per-cycle stimulus (spec §6)
+// Block level: per-cycle stimulus on the ports (spec §6)
 // ---------------------------------------------------------------------------------------------
 
-/// The behavioral `sm_core` on its ports ([`PortModel`]), in its reset state: the block-level
-/// model that the block's random [`cases`] drive.
-pub fn port_model(p: &SmParams) -> Box<dyn Simulator + Send> {
-    Box::new(PortModel::new(p, &layout(p)).expect("validated params"))
-}
-
-/// The per-cycle inputs of `kernels` on the `sm_core` ports (`layout`), from reset: the
-/// testbench ([`cosim`]'s `Env`) drives the [`PortModel`], so every descriptor answer and ICNT
-/// return fits the core's outputs. Each kernel starts with its `kernel_start` cycle. Panics if
-/// the port model diverges from [`SmCore`] (a model bug).
-pub fn stimulus(p: &SmParams, layout: &Layout, kernels: &[Vec<Vec<Instr>>]) -> Vec<Vec<u64>> {
-    let mut dut = PortModel::new(p, layout).expect("validated params");
+/// The typed per-cycle inputs of `kernels` on the `sm_core` ports, from reset: the testbench
+/// ([`cosim`]'s `Env`) drives the [`PortModel`], so every descriptor answer and ICNT return
+/// fits the core's outputs. Each kernel starts with its `kernel_start` cycle. Panics if the
+/// port model diverges from [`SmCore`] (a model bug).
+pub fn stimulus(p: &SmParams, kernels: &[Vec<Vec<Instr>>]) -> Vec<Inputs> {
+    let layout = layout(p);
+    let mut dut = PortModel::new(p, &layout);
     let mut rows = WaveRows::unbounded();
     if let Err(d) = cosim_each(
         p,
-        layout,
+        &layout,
         kernels,
         &mut dut,
         Some(&mut rows),
@@ -735,38 +708,24 @@ pub fn stimulus(p: &SmParams, layout: &Layout, kernels: &[Vec<Vec<Instr>>]) -> V
     ) {
         panic!("sm_core port model diverges from SmCore: {d}");
     }
-    rows.rows.into_iter().map(|r| r.inputs).collect()
+    let io = Io::new(p, &layout);
+    rows.rows
+        .into_iter()
+        .map(|r| {
+            let mut i = Inputs::new(p);
+            io.read_inputs(&r.inputs, &mut i);
+            i
+        })
+        .collect()
 }
 
-/// Random block-level cases for params `p`: [`stimulus`] of random [`kernels`] (1–3 launches);
-/// shrinking works on the workload.
-pub fn cases(p: &SmParams, layout: &Layout) -> BoxedStrategy<Vec<Vec<u64>>> {
-    let (p2, layout) = (p.clone(), layout.clone());
-    kernels(p)
-        .prop_map(move |k| stimulus(&p2, &layout, &k))
-        .boxed()
-}
-
-/// The `sm_core` block's descriptor (see [`crate::registry`]).
-pub struct SmCoreBench;
-
-impl crate::design::OldBench for SmCoreBench {
-    type Params = SmParams;
+impl Bench for SmParams {
+    type Model = PortModel;
     const SUMMARY: &'static str = "SM core, scheduler mode: RR scheduler + BCAWS mask, issue unit, history cache and the pipeline; block level on its ports, SM level with workloads (`smrtl sim --workload`) (seed 000)";
 
-    fn module(p: &SmParams) -> smrtl_hdl::Module {
-        core_rtl::build(p)
-    }
-
-    fn model(p: &SmParams, _layout: &Layout) -> Box<dyn Simulator + Send> {
-        port_model(p)
-    }
-
-    fn cases(p: &SmParams, layout: &Layout) -> BoxedStrategy<crate::Case> {
-        cases(p, layout)
-    }
-
-    fn cost_notes(p: &SmParams) -> Result<smrtl_synth::Notes, smrtl_hdl::tools::ToolError> {
-        smrtl_synth::blocks::sm_core::notes(p)
+    /// [`stimulus`] of random [`kernels`] (1–3 launches); shrinking works on the workload.
+    fn stimulus(&self) -> BoxedStrategy<Vec<Inputs>> {
+        let p = self.clone();
+        kernels(self).prop_map(move |k| stimulus(&p, &k)).boxed()
     }
 }

@@ -3,57 +3,23 @@
 //! the private/shared boundary (`u − 1`, `u`, `u + 1`), at 0 and at the top offset; masks are
 //! full, empty, one lane or random; slots mostly name a real slot, sometimes one ≥ T.
 
-use crate::design::{Case, OldBench};
+use crate::design::Bench;
 use proptest::prelude::*;
-use smrtl_cosim::blocks::share_cfg::{Table, TablePorts};
+use smrtl_cosim::blocks::share_cfg::Table;
 use smrtl_cosim::blocks::sp_access_unit::Model;
-use smrtl_cosim::{Layout, Simulator};
 use smrtl_hdl::blocks::sharing::Shape;
-use smrtl_hdl::blocks::sp_access_unit::{build, port, Params};
+use smrtl_hdl::blocks::sp_access_unit::port::Inputs;
+use smrtl_hdl::blocks::sp_access_unit::Params;
 use smrtl_hdl::netlist::mask;
-use smrtl_hdl::tools::ToolError;
-use smrtl_hdl::Module;
 
-/// One port's request (spec §2.3).
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Request {
-    pub valid: bool,
-    pub slot: u64,
-    pub mask: u64,
-    /// TB-relative byte offset per lane.
-    pub off: Vec<u64>,
-}
-
-/// One cycle: every port's request against a table.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Cycle {
-    pub table: Table,
-    pub requests: Vec<Request>,
-    /// Unused by the block (combinational); driven to show it changes nothing.
-    pub reset: bool,
-}
-
-/// The cycle as one input buffer (values are cut to the port widths).
-pub fn encode(p: &Params, layout: &Layout, c: &Cycle) -> Vec<u64> {
-    let s = p.shape();
-    let (lanes, aw, sw) = (p.lanes as usize, s.aw(), s.sw());
-    let mut buf = vec![0u64; layout.in_words];
-    TablePorts::inputs(&s, layout).write(&mut buf, &c.table);
-    layout.write_in(&mut buf, "reset", c.reset as u64);
-    let (valid, slot) = (
-        layout.in_slot(port::RQ_VALID),
-        layout.in_slot(port::RQ_SLOT),
-    );
-    let (lane_mask, off) = (layout.in_slot(port::RQ_MASK), layout.in_slot(port::RQ_OFF));
-    for (q, r) in c.requests.iter().enumerate() {
-        valid.set_field(&mut buf, q, 1, r.valid as u64);
-        slot.set_field(&mut buf, q * sw, sw, r.slot);
-        lane_mask.set_field(&mut buf, q * lanes, lanes, r.mask);
-        for (l, &o) in r.off.iter().enumerate() {
-            off.set_field(&mut buf, (q * lanes + l) * aw, aw, o);
-        }
-    }
-    buf
+/// Inputs of `p` with `table` on the ShareCfg ports and every port idle.
+pub fn with_table(p: &Params, table: &Table) -> Inputs {
+    let mut c = Inputs::new(p);
+    c.shsm = table.shsm;
+    c.u = table.u;
+    c.shtb.copy_from_slice(&table.shtb);
+    c.base.copy_from_slice(&table.base);
+    c
 }
 
 /// Longest random case; a failing case shrinks from at most this many cycles.
@@ -73,7 +39,7 @@ enum Off {
     Any,
 }
 
-/// Random draws of one port's request, turned into a [`Request`] once the table is known.
+/// Random draws of one port's request, turned into its inputs once the table is known.
 type Raw = (bool, u64, u8, u64, Vec<(Off, u64)>);
 
 fn raw(lanes: usize) -> impl Strategy<Value = Raw> {
@@ -94,42 +60,39 @@ fn raw(lanes: usize) -> impl Strategy<Value = Raw> {
     )
 }
 
-fn request(shape: &Shape, table: &Table, (valid, slot, mask_kind, m, offs): Raw) -> Request {
+/// Port `q`'s request of `c` from its draws (offsets relative to the table's `u`).
+fn request(shape: &Shape, c: &mut Inputs, q: usize, (valid, slot, mask_kind, m, offs): Raw) {
     let (lanes, top) = (shape.lanes as usize, mask(shape.aw()));
-    let u = table.u;
-    Request {
-        valid,
-        // A slot id >= T one time in eight.
-        slot: if slot % 8 == 0 {
-            slot >> 3
-        } else {
-            (slot >> 3) % u64::from(shape.slots)
-        } & mask(shape.sw()),
-        mask: match mask_kind {
-            0 | 1 => mask(lanes),
-            2 => 0,
-            3 => 1 << (m % lanes as u64),
-            _ => m & mask(lanes),
-        },
-        off: offs
-            .into_iter()
-            .map(|(kind, any)| {
-                match kind {
-                    Off::BelowU => u.wrapping_sub(1 + any % 2),
-                    Off::AtU => u,
-                    Off::AboveU => u + 1,
-                    Off::Zero => 0,
-                    Off::Top => top,
-                    Off::Any => any,
-                }
-            } & top)
-            .collect(),
+    let u = c.u;
+    c.rq_valid[q] = valid;
+    // A slot id >= T one time in eight.
+    c.rq_slot[q] = if slot % 8 == 0 {
+        slot >> 3
+    } else {
+        (slot >> 3) % u64::from(shape.slots)
+    } & mask(shape.sw());
+    c.rq_mask[q] = match mask_kind {
+        0 | 1 => mask(lanes),
+        2 => 0,
+        3 => 1 << (m % lanes as u64),
+        _ => m & mask(lanes),
+    };
+    for (l, (kind, any)) in offs.into_iter().enumerate() {
+        c.rq_off[q * lanes + l] = match kind {
+            Off::BelowU => u.wrapping_sub(1 + any % 2),
+            Off::AtU => u,
+            Off::AboveU => u + 1,
+            Off::Zero => 0,
+            Off::Top => top,
+            Off::Any => any,
+        } & top;
     }
 }
 
 /// Cycles of requests on every port, in segments that share a random table.
-pub fn cycles(shape: &Shape) -> impl Strategy<Value = Vec<Cycle>> {
-    let shape = shape.clone();
+pub fn cycles(p: &Params) -> impl Strategy<Value = Vec<Inputs>> {
+    let p = p.clone();
+    let shape = p.shape();
     let ports = shape.nsched as usize;
     let segment = (
         crate::blocks::share_cfg::table(&shape),
@@ -145,44 +108,24 @@ pub fn cycles(shape: &Shape) -> impl Strategy<Value = Vec<Cycle>> {
         let mut out = vec![];
         for (table, cycles) in segments {
             for (raws, reset) in cycles {
-                let requests = raws
-                    .into_iter()
-                    .map(|r| request(&shape, &table, r))
-                    .collect();
-                out.push(Cycle {
-                    table: table.clone(),
-                    requests,
-                    reset,
-                });
+                let mut c = with_table(&p, &table);
+                c.reset = reset;
+                for (q, r) in raws.into_iter().enumerate() {
+                    request(&shape, &mut c, q, r);
+                }
+                out.push(c);
             }
         }
         out
     })
 }
 
-pub struct SpAccessUnitBench;
-
-impl OldBench for SpAccessUnitBench {
-    type Params = Params;
+impl Bench for Params {
+    type Model = Model;
     const SUMMARY: &'static str =
         "scratchpad sharing's per-port lock check (off >= u) and physical address translation (seed 001)";
 
-    fn module(p: &Params) -> Module {
-        build(p)
-    }
-
-    fn model(p: &Params, layout: &Layout) -> Box<dyn Simulator + Send> {
-        Box::new(Model::new(p, layout))
-    }
-
-    fn cases(p: &Params, layout: &Layout) -> BoxedStrategy<Case> {
-        let (p, layout) = (p.clone(), layout.clone());
-        cycles(&p.shape())
-            .prop_map(move |cs| cs.iter().map(|c| encode(&p, &layout, c)).collect())
-            .boxed()
-    }
-
-    fn cost_notes(p: &Params) -> Result<smrtl_synth::Notes, ToolError> {
-        smrtl_synth::blocks::sp_access_unit::notes(p)
+    fn stimulus(&self) -> BoxedStrategy<Vec<Inputs>> {
+        cycles(self).boxed()
     }
 }

@@ -1,42 +1,18 @@
-//! Stimulus for one warp scheduler (docs/scratchpad-sharing.md §4): one [`Cycle`] per cycle and
-//! a proptest strategy with persistent warp state. The ready set mostly changes a bit or two
+//! Stimulus for one warp scheduler (docs/scratchpad-sharing.md §4): a proptest strategy of typed
+//! cycles with persistent warp state. The ready set mostly changes a bit or two
 //! per cycle (so the last pick often stays ready: GTO and GREEDY keep it, LRR walks on), is
 //! sometimes redrawn at one of four densities (a single ready warp moves TWO_LEVEL between
 //! groups) or emptied; classes change one warp at a time (code 3 included); ages are drawn from
 //! a few values in some cases (ties at any AGE_W) and are reassigned as warps relaunch; resets
 //! are rare.
 
-use crate::design::{Case, OldBench};
+use crate::design::Bench;
 use proptest::prelude::*;
-use smrtl_cosim::blocks::warp_scheduler::{Model, Warp};
-use smrtl_cosim::{Layout, Simulator};
+use smrtl_cosim::blocks::warp_scheduler::Model;
 use smrtl_hdl::blocks::sharing::Class;
-use smrtl_hdl::blocks::warp_scheduler::{build, port, Params};
+use smrtl_hdl::blocks::warp_scheduler::port::Inputs;
+use smrtl_hdl::blocks::warp_scheduler::Params;
 use smrtl_hdl::netlist::mask;
-use smrtl_hdl::tools::ToolError;
-use smrtl_hdl::Module;
-
-/// All the scheduler's inputs of one cycle.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Cycle {
-    pub reset: bool,
-    /// Per warp of the scheduler, WS of them.
-    pub warps: Vec<Warp>,
-}
-
-/// The cycle as one input buffer (values are cut to the field widths).
-pub fn encode(p: &Params, layout: &Layout, c: &Cycle) -> Vec<u64> {
-    let aw = p.age_w as usize;
-    let mut buf = vec![0u64; layout.in_words];
-    let slot = |name: &str| layout.in_slot(name);
-    slot("reset").set(&mut buf, c.reset as u64);
-    for (j, w) in c.warps.iter().enumerate() {
-        slot(port::READY).set_field(&mut buf, j, 1, w.ready as u64);
-        slot(port::CLS).set_field(&mut buf, j * Class::BITS, Class::BITS, w.cls);
-        slot(port::AGE).set_field(&mut buf, j * aw, aw, w.age);
-    }
-    buf
-}
 
 /// Longest random case; a failing case shrinks from at most this many cycles.
 pub const CASE_CYCLES: usize = 64;
@@ -72,7 +48,8 @@ fn at_density(density: u8, a: u64, b: u64, c: u64) -> u64 {
 /// The scheduler's warps while a case is generated.
 struct Warps {
     p: Params,
-    warps: Vec<Warp>,
+    /// The warps' `ready`, `cls` and `age` (the next cycle's inputs).
+    warps: Inputs,
     density: u8,
     age_pool: bool,
     /// Next dynamic warp id for a relaunched warp (wraps at AGE_W bits).
@@ -83,21 +60,16 @@ impl Warps {
     fn new(p: &Params, (density, age_pool, bits): Start) -> Warps {
         let mut w = Warps {
             p: p.clone(),
-            warps: vec![],
+            warps: Inputs::new(p),
             density,
             age_pool,
-            next_age: 0,
+            next_age: bits.len() as u64,
         };
-        w.warps = bits
-            .iter()
-            .enumerate()
-            .map(|(j, &b)| Warp {
-                ready: at_density(density, b, b >> 17, b >> 33) & 1 == 1,
-                cls: (b >> 2) & mask(Class::BITS),
-                age: w.age(j as u64, b >> 8),
-            })
-            .collect();
-        w.next_age = w.warps.len() as u64;
+        for (j, &b) in bits.iter().enumerate() {
+            w.warps.ready[j] = at_density(density, b, b >> 17, b >> 33) & 1 == 1;
+            w.warps.cls[j] = (b >> 2) & mask(Class::BITS);
+            w.warps.age[j] = w.age(j as u64, b >> 8);
+        }
         w
     }
 
@@ -111,14 +83,15 @@ impl Warps {
         }
     }
 
-    fn cycle(&mut self, (action, a, b, bits, reset): Raw) -> Cycle {
-        let ws = self.warps.len();
+    fn cycle(&mut self, (action, a, b, bits, reset): Raw) -> Inputs {
+        let ws = self.warps.ready.len();
         let (a, b) = (a % ws, b % ws);
+        let ready = &mut self.warps.ready;
         match action {
-            0..=5 => self.warps[a].ready ^= true,
+            0..=5 => ready[a] ^= true,
             6..=8 => {
-                self.warps[a].ready ^= true;
-                self.warps[b].ready ^= true;
+                ready[a] ^= true;
+                ready[b] ^= true;
             }
             9 | 10 => {
                 // The case's density, or any of the four.
@@ -126,35 +99,35 @@ impl Warps {
                     0 => self.density,
                     _ => ((bits >> 1) % 4) as u8,
                 };
-                for (j, w) in self.warps.iter_mut().enumerate() {
+                for (j, r) in ready.iter_mut().enumerate() {
                     let x = bits.rotate_left(j as u32) ^ (bits >> 7).rotate_right(3 * j as u32);
-                    w.ready = at_density(density, x, x >> 11, x >> 23) & 1 == 1;
+                    *r = at_density(density, x, x >> 11, x >> 23) & 1 == 1;
                 }
             }
             11 => {
                 // A single ready warp: TWO_LEVEL moves to its group.
-                for (j, w) in self.warps.iter_mut().enumerate() {
-                    w.ready = j == a;
+                for (j, r) in ready.iter_mut().enumerate() {
+                    *r = j == a;
                 }
             }
-            12 => self.warps.iter_mut().for_each(|w| w.ready = false),
-            13 | 14 => self.warps[a].cls = bits & mask(Class::BITS),
+            12 => ready.fill(false),
+            13 | 14 => self.warps.cls[a] = bits & mask(Class::BITS),
             15 | 16 => {
                 // A relaunched warp: a new dynamic id.
-                self.warps[a].age = self.age(self.next_age, bits);
+                self.warps.age[a] = self.age(self.next_age, bits);
                 self.next_age += 1;
             }
             _ => {}
         }
-        Cycle {
+        Inputs {
             reset,
-            warps: self.warps.clone(),
+            ..self.warps.clone()
         }
     }
 }
 
 /// A case of `1..=max` cycles for `p`.
-pub fn cycles(p: &Params, max: usize) -> impl Strategy<Value = Vec<Cycle>> {
+pub fn cycles(p: &Params, max: usize) -> impl Strategy<Value = Vec<Inputs>> {
     let p = p.clone();
     let start = (
         0..4u8,
@@ -167,29 +140,12 @@ pub fn cycles(p: &Params, max: usize) -> impl Strategy<Value = Vec<Cycle>> {
     })
 }
 
-pub struct WarpSchedulerBench;
-
-impl OldBench for WarpSchedulerBench {
-    type Params = Params;
+impl Bench for Params {
+    type Model = Model;
     const SUMMARY: &'static str =
         "one warp scheduler: Owner Warp First, LRR, GTO or two-level, with its last pick (seed 001)";
 
-    fn module(p: &Params) -> Module {
-        build(p)
-    }
-
-    fn model(p: &Params, layout: &Layout) -> Box<dyn Simulator + Send> {
-        Box::new(Model::new(p, layout))
-    }
-
-    fn cases(p: &Params, layout: &Layout) -> BoxedStrategy<Case> {
-        let (p2, layout) = (p.clone(), layout.clone());
-        cycles(p, CASE_CYCLES)
-            .prop_map(move |cs| cs.iter().map(|c| encode(&p2, &layout, c)).collect())
-            .boxed()
-    }
-
-    fn cost_notes(p: &Params) -> Result<smrtl_synth::Notes, ToolError> {
-        smrtl_synth::blocks::warp_scheduler::notes(p)
+    fn stimulus(&self) -> BoxedStrategy<Vec<Inputs>> {
+        cycles(self, CASE_CYCLES).boxed()
     }
 }

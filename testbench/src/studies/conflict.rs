@@ -1,19 +1,20 @@
 //! Bank-conflict degrees of a batch of accesses, one JSON object per line (spec
 //! docs/bank-conflicts.md §1.4), on the behavioral model or on the detector RTL.
 
-use crate::blocks::bank_conflict_detector::{encode, Access, Detector};
+use crate::blocks::bank_conflict_detector::{all, with_modes};
 use crate::Design;
 use serde::Deserialize;
 use serde_json::Value;
 use smrtl_cosim::blocks::bank_conflict_detector::{degree_of, Cfg};
 use smrtl_cosim::harness::backend::{rusthdl::RustHdl, verilator::Verilator};
 use smrtl_cosim::Simulator;
-use smrtl_hdl::blocks::bank_conflict_detector::{port, Mode, Params};
+use smrtl_hdl::blocks::bank_conflict_detector::port::{Io, Outputs};
+use smrtl_hdl::blocks::bank_conflict_detector::{Mode, Params};
 use smrtl_hdl::tools::ToolError;
 use smrtl_hdl::BlockParams;
 use std::collections::HashMap;
 
-pub use crate::studies::sim::Backend;
+pub use crate::systems::Backend;
 
 /// One line of help on what `backend` runs for a batch.
 pub fn help(backend: Backend) -> &'static str {
@@ -118,23 +119,17 @@ impl Batch {
             ));
         }
         let rtl = self.rtl(line)?;
-        let access = Access {
-            valid: true,
-            lane_mask: active
-                .iter()
-                .enumerate()
-                .fold(0, |m, (l, &on)| m | (on as u64) << l),
-            addrs: line.addrs.clone(),
-            mode8,
-            size8,
-            reset: false,
-        };
+        let mut access = with_modes(all(&line.addrs), mode8, size8);
+        access.lane_mask = active;
         let layout = &rtl.design.layout;
-        let inputs = encode(&rtl.params, layout, &access);
+        let io = Io::new(&rtl.params, layout);
+        let mut inputs = vec![0; layout.in_words];
+        io.write_inputs(&access, &mut inputs);
         let mut outputs = vec![0; layout.out_words];
         rtl.sim.step(&inputs, &mut outputs);
-        let get = |name: &str| layout.output(name).expect("port").of(&outputs)[0] as u32;
-        Ok((get(port::DEGREE), get(port::CYCLES)))
+        let mut o = Outputs::new(&rtl.params);
+        io.read_outputs(&outputs, &mut o);
+        Ok((o.degree as u32, o.cycles as u32))
     }
 
     /// The detector RTL for `line`'s configuration, built on first use.
@@ -151,7 +146,7 @@ impl Batch {
         let key = format!("{sets:?}");
         if !self.rtls.contains_key(&key) {
             let params = Params::resolve(None, &sets).map_err(|e| e.to_string())?;
-            let design = Design::old::<Detector>(&params);
+            let design = Design::new(&params);
             let sim: Box<dyn Simulator> = match self.backend {
                 Backend::Rusthdl => Box::new(RustHdl::new(design.module.clone())),
                 _ => Box::new(

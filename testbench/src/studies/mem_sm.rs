@@ -7,12 +7,14 @@
 //! run with its cycle, port, expected and actual values; the waveform shows the SM signals of
 //! §5 as stimulus beside the control's ports, model and RTL.
 
-use smrtl_cosim::blocks::mem_issue_ctl::{CtlIn, CtlOut, CtlPorts};
+use smrtl_cosim::blocks::mem_issue_ctl::{CtlIn, CtlOut};
+use smrtl_cosim::blocks::rbmi_arb::mask;
 use smrtl_cosim::harness::{first_difference, Mismatch, Trace as WaveRows};
 use smrtl_cosim::sm::mem_sm::workload::Workload;
 use smrtl_cosim::sm::mem_sm::{CycleRecord, MemPipeline, PipeStats};
 use smrtl_cosim::{Layout, Rtl, Slot};
-use smrtl_hdl::blocks::mem_issue_ctl::{build_with, port, Fault, Params as CtlParams};
+use smrtl_hdl::blocks::mem_issue_ctl::port::{self, Io};
+use smrtl_hdl::blocks::mem_issue_ctl::{build, ports, Params as CtlParams};
 use smrtl_hdl::tools::ToolError;
 use smrtl_hdl::{Dir, Port};
 use std::fmt;
@@ -27,27 +29,27 @@ const SM_SIGNALS: [(&str, usize); 5] = [
     ("rq_occupancy", 16),
 ];
 
-/// The control's RTL for `p` (with a planted fault for tests).
-pub fn module(p: &CtlParams, fault: Fault) -> Arc<smrtl_hdl::Module> {
-    Arc::new(build_with(p, fault))
+/// The control's RTL for `p` (a test plants a fault around [`build`] itself).
+pub fn module(p: &CtlParams) -> Arc<smrtl_hdl::Module> {
+    Arc::new(build(p))
 }
 
 /// `mem_issue_ctl` of `p` in rust-hdl's simulator.
-pub fn rusthdl(p: &CtlParams, fault: Fault) -> Box<dyn Rtl> {
+pub fn rusthdl(p: &CtlParams) -> Box<dyn Rtl> {
     Box::new(smrtl_cosim::harness::backend::rusthdl::RustHdl::new(
-        module(p, fault),
+        module(p),
     ))
 }
 
 /// `mem_issue_ctl` of `p` verilated (cached).
-pub fn verilator(p: &CtlParams, fault: Fault) -> Result<Box<dyn Rtl>, ToolError> {
-    crate::verilated(&module(p, fault))
+pub fn verilator(p: &CtlParams) -> Result<Box<dyn Rtl>, ToolError> {
+    crate::verilated(&module(p))
 }
 
 /// The waveform's layout: the control's ports (its inputs first, in the RTL's own buffer
 /// places), then the SM signals as further inputs.
 pub fn layout(p: &CtlParams) -> Layout {
-    let mut ports = build_with(p, Fault::None).ports();
+    let mut ports = ports(p);
     ports.extend(SM_SIGNALS.iter().map(|&(name, width)| Port {
         name: name.into(),
         dir: Dir::In,
@@ -92,16 +94,17 @@ impl fmt::Display for MemLoopError {
     }
 }
 
-/// The control's port places in the buffers ([`CtlPorts`]) and the SM signals of the waveform.
+/// The control's port places in the buffers (its declared [`Io`]) and the SM signals of the
+/// waveform.
 struct Ports {
-    ctl: CtlPorts,
+    ctl: Io,
     sm: [Slot; 5],
 }
 
 impl Ports {
     fn new(p: &CtlParams, l: &Layout) -> Ports {
         Ports {
-            ctl: CtlPorts::new(p, l),
+            ctl: Io::new(p, l),
             sm: SM_SIGNALS.map(|(name, _)| l.in_slot(name).clone()),
         }
     }
@@ -125,20 +128,22 @@ impl Ports {
 /// L1D outcome (`Σ(acc + fail) ≤ 1`), at most one issue, `issue_k ⇒ mem_ok_k`, `first_k ⇒
 /// acc_k`, and `issue = grant` under BMI.
 fn legal(t: u64, x: &CtlIn, o: &CtlOut, bmi: bool) -> Result<(), String> {
+    let [acc, fail, issue, first] = [&x.acc, &x.fail, &x.issue, &x.first].map(|v| mask(v));
+    let (mem_ok, grant) = (mask(&o.mem_ok), mask(&o.grant));
     let bad = |what: &str| Err(format!("illegal control stimulus in cycle {t}: {what}"));
-    if (x.acc | x.fail).count_ones() > 1 || x.acc & x.fail != 0 {
+    if (acc | fail).count_ones() > 1 || acc & fail != 0 {
         return bad("more than one L1D outcome");
     }
-    if x.issue.count_ones() > 1 {
+    if issue.count_ones() > 1 {
         return bad("more than one memory issue");
     }
-    if x.issue & !o.mem_ok != 0 {
+    if issue & !mem_ok != 0 {
         return bad("issue of a gated kernel");
     }
-    if x.first & !x.acc != 0 {
+    if first & !acc != 0 {
         return bad("first without acc");
     }
-    if bmi && x.issue != o.grant {
+    if bmi && issue != grant {
         return bad("issue differs from the BMI grant");
     }
     Ok(())
@@ -163,7 +168,7 @@ pub fn cosim_mem(
     let p = ctl_params(w);
     let mut m = MemPipeline::new(w).map_err(MemLoopError::Model)?;
     let wave = layout(&p);
-    let rtl_words = Layout::new(&build_with(&p, Fault::None).ports()).in_words;
+    let rtl_words = Layout::new(&ports(&p)).in_words;
     let ports = Ports::new(&p, &wave);
     let mut inputs = vec![0u64; wave.in_words];
     let (mut expected, mut actual) = (vec![0u64; wave.out_words], vec![0u64; wave.out_words]);
@@ -171,21 +176,29 @@ pub fn cosim_mem(
         r.nets_of(rtl);
     }
     // A reset cycle, so the RTL starts where the model does whatever the backend's power-up.
-    ports.ctl.set_reset(&mut inputs, true);
+    let reset = CtlIn {
+        reset: true,
+        ..CtlIn::new(&p)
+    };
+    ports.ctl.write_inputs(&reset, &mut inputs);
     rtl.eval(&inputs[..rtl_words], &mut actual);
     rtl.edge();
-    ports.ctl.write_regs(m.ctl(), &mut expected);
+    // The model's outputs: the cycle's `grant` / `mem_ok`, the registers of the last edge.
+    let mut out = CtlOut::new(&p);
+    m.ctl().registers(&mut out);
     for t in 0..w.cycles {
         m.step();
         if let Some(f) = each.as_deref_mut() {
             f(&m.record());
         }
-        legal(t, m.events(), &m.ctl_out(), p.scheme.has_arbiter()).map_err(MemLoopError::Model)?;
+        legal(t, m.events(), m.ctl_out(), p.scheme.has_arbiter()).map_err(MemLoopError::Model)?;
         ports.ctl.write_inputs(m.events(), &mut inputs);
         if rows.is_some() {
             ports.write_sm(&m, &mut inputs);
         }
-        ports.ctl.write_comb(&m.ctl_out(), &mut expected);
+        out.grant.clone_from(&m.ctl_out().grant);
+        out.mem_ok.clone_from(&m.ctl_out().mem_ok);
+        ports.ctl.write_outputs(&out, &mut expected);
         rtl.eval(&inputs[..rtl_words], &mut actual);
         let differs = expected != actual;
         if let Some(r) = rows.as_deref_mut() {
@@ -206,9 +219,10 @@ pub fn cosim_mem(
             });
         }
         rtl.edge();
-        ports.ctl.write_regs(m.ctl(), &mut expected);
+        m.ctl().registers(&mut out);
     }
     // The last edge's registers.
+    ports.ctl.write_outputs(&out, &mut expected);
     rtl.eval(&inputs[..rtl_words], &mut actual);
     let regs = |s: &Slot| s.name != port::GRANT && s.name != port::MEM_OK;
     if let Some(s) = wave
@@ -238,16 +252,19 @@ mod tests {
 
     #[test]
     fn illegal_stimulus_is_refused_by_rule() {
+        use smrtl_cosim::blocks::rbmi_arb::kernels;
+        let p = CtlParams::default();
         let ok = CtlOut {
-            grant: 0b01,
-            mem_ok: 0b01,
+            grant: kernels(2, 0b01),
+            mem_ok: kernels(2, 0b01),
+            ..CtlOut::new(&p)
         };
         let x = |issue, acc, fail, first| CtlIn {
-            issue,
-            acc,
-            fail,
-            first,
-            ..CtlIn::default()
+            issue: kernels(2, issue),
+            acc: kernels(2, acc),
+            fail: kernels(2, fail),
+            first: kernels(2, first),
+            ..CtlIn::new(&p)
         };
         assert_eq!(legal(5, &x(0b01, 0b10, 0, 0b10), &ok, true), Ok(()));
         let err = |c: CtlIn, bmi| legal(5, &c, &ok, bmi).unwrap_err();

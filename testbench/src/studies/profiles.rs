@@ -53,7 +53,7 @@ pub const SUBWARPS: u32 = 4;
 pub const ICNT_LATENCY: u32 = 400;
 
 /// Most repetitions of a profile's body per warp context (`--waves`, a sweep's `waves`): a
-/// documented bound (README "Limits") that keeps the longest profile within seconds to minutes
+/// documented bound (docs/cli.md "Limits") that keeps the longest profile within seconds to minutes
 /// and its workload within a few MB.
 pub const MAX_WAVES: u32 = 256;
 

@@ -28,7 +28,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use smrtl_cosim::blocks::elastic_pipeline::{record_from_outputs, Entry, Lanes, Model, Record, Wb};
 use smrtl_cosim::harness::{hex, Trace as WaveRows};
-use smrtl_cosim::{Layout, Simulator};
+use smrtl_cosim::{BlockModel, Layout, Simulator};
 use smrtl_hdl::blocks::elastic_pipeline::{port, Kind, Params, PipeMode};
 use smrtl_hdl::netlist::mask;
 use smrtl_hdl::{BlockParams, ParamError};
@@ -147,10 +147,10 @@ const ALLOWED_KINDS: &str = r#""alu", "smem", "gld", "gst""#;
 const OBJECT_KEYS: [&str; 4] = ["kind", "addrs", "active", "deg"];
 
 /// Most cycles a trace may name or run (`icnt_valid_cycles` values, the run's cycle budget):
-/// a documented bound (README "Limits") that keeps a run within minutes.
+/// a documented bound (docs/cli.md "Limits") that keeps a run within minutes.
 pub const MAX_TRACE_CYCLES: u64 = 100_000_000;
 
-/// Most `icnt_valid_cycles` of a trace (README "Limits"): each costs tens of bytes.
+/// Most `icnt_valid_cycles` of a trace (docs/cli.md "Limits"): each costs tens of bytes.
 pub const MAX_ICNT_CYCLES: usize = 1_000_000;
 
 /// A trace file's first pass: everything but the stream, which is only counted.

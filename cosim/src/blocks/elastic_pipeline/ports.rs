@@ -1,16 +1,16 @@
 //! The pipeline on the trace-mode ports (docs/elastic-pipeline.md §6): the record ⇄
-//! output-buffer mapping ([`RecordPorts`]) and the port [`Model`].
+//! output-buffer mapping ([`RecordPorts`]: the declared ports through the block's typed
+//! `port::Outputs`, the latch taps named at run time) and the port [`Model`].
 
 use super::components::{Latch, Nonmem, Stall};
 use super::entry::{Entry, InFlight};
 use super::pipeline::Pipeline;
 use super::record::{Record, Wb};
-use crate::blocks::bank_conflict_detector::{lane_field, Word};
-use crate::harness::layout::{Layout, Slot};
-use crate::harness::sim::Simulator;
-use smrtl_hdl::blocks::elastic_pipeline::{
-    port, stage_ports, Cause, Kind, Params, PipeMode, WbSrc,
-};
+use crate::blocks::bank_conflict_detector::Word;
+use crate::harness::layout::Layout;
+use crate::harness::sim::{BlockModel, Simulator};
+use smrtl_hdl::blocks::elastic_pipeline::port::{Inputs, Io, Outputs};
+use smrtl_hdl::blocks::elastic_pipeline::{stage_ports, Cause, Kind, Params, PipeMode, WbSrc};
 
 /// One latch's taps `<stage>_valid` / `<stage>_tag` (spec §6), as `Some(tag)` or `None`.
 #[derive(Clone, Copy, Debug)]
@@ -45,13 +45,32 @@ fn set_latches(taps: &[Tap], tags: impl Iterator<Item = Option<u32>>, buf: &mut 
     }
 }
 
-/// A FIFO's slot taps (oldest first, the rest empty) and its count.
-fn set_fifo(taps: &[Tap], count: Word, tags: impl ExactSizeIterator<Item = u32>, buf: &mut [u64]) {
-    count.set(buf, tags.len() as u64);
+/// A FIFO's slot taps (oldest first, the rest empty); returns its count.
+fn set_fifo(taps: &[Tap], tags: impl ExactSizeIterator<Item = u32>, buf: &mut [u64]) -> u64 {
+    let count = tags.len() as u64;
     let mut tags = tags;
     for tap in taps {
         tap.set(buf, tags.next());
     }
+    count
+}
+
+/// in_ready = ¬fe_hold, fe_hold and cause of `s`.
+fn show_stall(s: Stall, o: &mut Outputs) {
+    o.in_ready = !s.fe_hold;
+    o.fe_hold = s.fe_hold;
+    o.cause = s.cause as u64;
+}
+
+/// The WB content and its source.
+fn show_wb(wb: Wb, src: WbSrc, o: &mut Outputs) {
+    o.wb_valid = wb != Wb::Empty;
+    o.wb_icnt = wb == Wb::Icnt;
+    o.wb_tag = match wb {
+        Wb::Entry(tag) => u64::from(tag),
+        _ => 0,
+    };
+    o.wb_src = src as u64;
 }
 
 /// The trace-mode top's output ports (spec §3.5, §6) resolved once: the record ⇄ output-buffer
@@ -59,16 +78,8 @@ fn set_fifo(taps: &[Tap], count: Word, tags: impl ExactSizeIterator<Item = u32>,
 #[derive(Clone, Debug)]
 pub struct RecordPorts {
     mode: PipeMode,
-    in_ready: Word,
-    fe_hold: Word,
-    cause: Word,
-    wb_valid: Word,
-    wb_icnt: Word,
-    wb_tag: Word,
-    wb_src: Word,
-    mem0_rem: Word,
-    pre_count: Word,
-    nq_count: Word,
+    /// The declared ports.
+    io: Io,
     f: Tap,
     /// D1..Dk.
     d: Vec<Tap>,
@@ -81,26 +92,26 @@ pub struct RecordPorts {
 }
 
 impl RecordPorts {
-    /// The output ports of `p`'s trace-mode top in `layout` (panics on a missing port).
+    /// The output ports of `p`'s trace-mode top in `layout`, the top's or one that contains
+    /// the pipeline (panics on a missing output).
     pub fn new(p: &Params, layout: &Layout) -> RecordPorts {
-        let word = |name: &str| Word::of(layout.out_slot(name));
         let taps = |prefix: &str, range: std::ops::Range<usize>| -> Vec<Tap> {
             range
                 .map(|i| Tap::new(layout, &format!("{prefix}{i}")))
                 .collect()
         };
+        // The record maps outputs only. A top that contains the pipeline (`sm_core`) has its
+        // outputs under the same names but not its inputs: those take the places of the
+        // pipeline's own layout here, and are never read.
+        let own = Layout::new(&smrtl_hdl::blocks::elastic_pipeline::ports(p));
+        let outputs = Layout {
+            inputs: own.inputs,
+            in_words: own.in_words,
+            ..layout.clone()
+        };
         RecordPorts {
             mode: p.pipe_mode,
-            in_ready: word(port::IN_READY),
-            fe_hold: word(port::FE_HOLD),
-            cause: word(port::CAUSE),
-            wb_valid: word(port::WB_VALID),
-            wb_icnt: word(port::WB_ICNT),
-            wb_tag: word(port::WB_TAG),
-            wb_src: word(port::WB_SRC),
-            mem0_rem: word(port::MEM0_REM),
-            pre_count: word(port::PRE_COUNT),
-            nq_count: word(port::NQ_COUNT),
+            io: Io::new(p, &outputs),
             f: Tap::new(layout, "f"),
             d: taps("d", 1..p.fe_depth as usize + 1),
             exe: Tap::new(layout, "exe"),
@@ -118,11 +129,14 @@ impl RecordPorts {
         };
         let fifo =
             |taps: &[Tap]| -> Vec<u32> { taps.iter().filter_map(|tap| tap.get(outputs)).collect() };
+        // Every declared output is a scalar: no allocation.
+        let mut o = Outputs::default();
+        self.io.read_outputs(outputs, &mut o);
         let mode = self.mode;
-        let wb = match (self.wb_valid.get(outputs), self.wb_icnt.get(outputs)) {
-            (0, _) => Wb::Empty,
-            (_, 1) => Wb::Icnt,
-            _ => Wb::Entry(self.wb_tag.get(outputs) as u32),
+        let wb = match (o.wb_valid, o.wb_icnt) {
+            (false, _) => Wb::Empty,
+            (_, true) => Wb::Icnt,
+            _ => Wb::Entry(o.wb_tag as u32),
         };
         Record {
             t,
@@ -131,32 +145,32 @@ impl RecordPorts {
             exe: self.exe.get(outputs),
             pre: (mode == PipeMode::Elastic).then(|| fifo(&self.pre)),
             mem0: self.mem[0].get(outputs),
-            rem: self.mem0_rem.get(outputs) as u32,
+            rem: o.mem0_rem as u32,
             mem: latches(&self.mem[1..]),
             nq: (mode == PipeMode::Elastic).then(|| fifo(&self.nq)),
             nm: (mode == PipeMode::Split).then(|| latches(&self.nm)),
             wb,
-            wb_src: WbSrc::from_bits(self.wb_src.get(outputs)).unwrap_or(WbSrc::None),
-            fe_hold: self.fe_hold.get(outputs) == 1,
-            cause: Cause::from_bits(self.cause.get(outputs)).unwrap_or(Cause::Other),
+            wb_src: WbSrc::from_bits(o.wb_src).unwrap_or(WbSrc::None),
+            fe_hold: o.fe_hold,
+            cause: Cause::from_bits(o.cause).unwrap_or(Cause::Other),
         }
     }
 
     /// Writes `r` onto the output ports (see [`encode_record`]).
     pub fn write(&self, r: &Record, outputs: &mut [u64]) {
-        self.write_stall(
-            Stall {
-                fe_hold: r.fe_hold,
-                cause: r.cause,
-            },
-            outputs,
-        );
-        self.write_wb(r.wb, r.wb_src, outputs);
-        self.mem0_rem.set(outputs, r.rem as u64);
+        let mut o = Outputs::default();
+        let stall = Stall {
+            fe_hold: r.fe_hold,
+            cause: r.cause,
+        };
+        show_stall(stall, &mut o);
+        show_wb(r.wb, r.wb_src, &mut o);
+        o.mem0_rem = u64::from(r.rem);
         let pre = r.pre.as_deref().unwrap_or_default();
         let nq = r.nq.as_deref().unwrap_or_default();
-        set_fifo(&self.pre, self.pre_count, pre.iter().copied(), outputs);
-        set_fifo(&self.nq, self.nq_count, nq.iter().copied(), outputs);
+        o.pre_count = set_fifo(&self.pre, pre.iter().copied(), outputs);
+        o.nq_count = set_fifo(&self.nq, nq.iter().copied(), outputs);
+        self.io.write_outputs(&o, outputs);
         self.f.set(outputs, r.f);
         set_latches(&self.d, r.d.iter().copied(), outputs);
         self.exe.set(outputs, r.exe);
@@ -165,29 +179,18 @@ impl RecordPorts {
         set_latches(&self.nm, r.nm.iter().flatten().copied(), outputs);
     }
 
-    /// Writes what the outputs show of `pipe` during its coming cycle: every port of the record
-    /// [`Pipeline::cycle`] would return except in_ready, fe_hold and cause
-    /// ([`RecordPorts::write_stall`]), without building the record.
-    pub fn write_state(&self, pipe: &Pipeline, outputs: &mut [u64]) {
+    /// What the outputs show of `pipe` during its coming cycle: the latch taps into `outputs`,
+    /// every declared output of the record [`Pipeline::cycle`] would return into `o` except
+    /// in_ready, fe_hold and cause, without building the record.
+    fn write_state(&self, pipe: &Pipeline, o: &mut Outputs, outputs: &mut [u64]) {
         let tag = |e: &Latch| e.map(|e| e.tag);
-        self.write_wb(pipe.wb_shown(), pipe.wb_src, outputs);
-        let rem = pipe.mem.mem0().map_or(0, |(_, rem)| rem);
-        self.mem0_rem.set(outputs, rem as u64);
-        set_fifo(
-            &self.pre,
-            self.pre_count,
-            pipe.pre.entries().map(|e| e.tag),
-            outputs,
-        );
-        match &pipe.nonmem {
-            Nonmem::Fifo(nq) => set_fifo(
-                &self.nq,
-                self.nq_count,
-                nq.entries().map(|e| e.tag),
-                outputs,
-            ),
-            _ => self.nq_count.set(outputs, 0),
-        }
+        show_wb(pipe.wb_shown(), pipe.wb_src, o);
+        o.mem0_rem = u64::from(pipe.mem.mem0().map_or(0, |(_, rem)| rem));
+        o.pre_count = set_fifo(&self.pre, pipe.pre.entries().map(|e| e.tag), outputs);
+        o.nq_count = match &pipe.nonmem {
+            Nonmem::Fifo(nq) => set_fifo(&self.nq, nq.entries().map(|e| e.tag), outputs),
+            _ => 0,
+        };
         if let Nonmem::Latches(nm) = &pipe.nonmem {
             set_latches(&self.nm, nm.iter().map(tag), outputs);
         }
@@ -195,24 +198,6 @@ impl RecordPorts {
         set_latches(&self.d, pipe.fe.d().iter().map(tag), outputs);
         self.exe.set(outputs, pipe.fe.exe().map(|e| e.tag));
         set_latches(&self.mem, pipe.mem.stages().iter().map(tag), outputs);
-    }
-
-    /// Writes in_ready = ¬fe_hold, fe_hold and cause.
-    pub fn write_stall(&self, s: Stall, outputs: &mut [u64]) {
-        self.in_ready.set(outputs, !s.fe_hold as u64);
-        self.fe_hold.set(outputs, s.fe_hold as u64);
-        self.cause.set(outputs, s.cause as u64);
-    }
-
-    fn write_wb(&self, wb: Wb, src: WbSrc, outputs: &mut [u64]) {
-        self.wb_valid.set(outputs, (wb != Wb::Empty) as u64);
-        self.wb_icnt.set(outputs, (wb == Wb::Icnt) as u64);
-        let tag = match wb {
-            Wb::Entry(tag) => tag as u64,
-            _ => 0,
-        };
-        self.wb_tag.set(outputs, tag);
-        self.wb_src.set(outputs, src as u64);
     }
 }
 
@@ -231,75 +216,41 @@ pub fn encode_record(p: &Params, layout: &Layout, r: &Record, outputs: &mut [u64
     RecordPorts::new(p, layout).write(r, outputs)
 }
 
-/// The trace-mode top's input ports (spec §6) resolved once.
-#[derive(Clone, Debug)]
-struct OfferPorts {
-    reset: Word,
-    in_valid: Word,
-    in_tag: Word,
-    in_kind: Word,
-    in_deg: Word,
-    in_addr: Slot,
-    in_act: Word,
-    icnt_valid: Word,
-    lanes: usize,
-    addr_bits: usize,
-}
-
-impl OfferPorts {
-    fn new(p: &Params, layout: &Layout) -> OfferPorts {
-        let word = |name: &str| Word::of(layout.in_slot(name));
-        OfferPorts {
-            reset: word("reset"),
-            in_valid: word(port::IN_VALID),
-            in_tag: word(port::IN_TAG),
-            in_kind: word(port::IN_KIND),
-            in_deg: word(port::IN_DEG),
-            in_addr: layout.in_slot(port::IN_ADDR).clone(),
-            in_act: word(port::IN_ACT),
-            icnt_valid: word(port::ICNT_VALID),
-            lanes: p.lanes as usize,
-            addr_bits: p.addr_bits as usize,
-        }
-    }
-
-    /// The entry offered on `in_*`, if `in_valid`.
-    fn offer(&self, inputs: &[u64]) -> Option<Entry> {
-        if self.in_valid.get(inputs) == 0 {
-            return None;
-        }
-        let addr = self.in_addr.of(inputs);
-        let act = self.in_act.get(inputs);
-        let deg = self.in_deg.get(inputs) as u32;
-        Some(Entry {
-            tag: self.in_tag.get(inputs) as u32,
-            kind: Kind::from_bits(self.in_kind.get(inputs)),
-            deg_override: (deg != 0).then_some(deg),
-            addrs: (0..self.lanes)
-                .map(|l| lane_field(addr, l, self.addr_bits) as u32)
-                .collect(),
-            act: (0..self.lanes).map(|l| act >> l & 1 == 1).collect(),
-        })
-    }
+/// The entry offered on `in_*`, if `in_valid`.
+fn offer(i: &Inputs) -> Option<Entry> {
+    i.in_valid.then(|| Entry {
+        tag: i.in_tag as u32,
+        kind: Kind::from_bits(i.in_kind),
+        deg_override: (i.in_deg != 0).then_some(i.in_deg as u32),
+        addrs: i.in_addr.iter().map(|&a| a as u32).collect(),
+        act: i.in_act.iter().copied().collect(),
+    })
 }
 
 /// The pipeline on the trace-mode ports (contract: outputs show cycle t's latches and fe_hold,
 /// then the edge; `reset` high empties everything at the edge). Steps without building records.
 pub struct Model {
     pipe: Pipeline,
-    inputs: OfferPorts,
-    outputs: RecordPorts,
+    io: Io,
+    inputs: Inputs,
+    outputs: Outputs,
+    ports: RecordPorts,
+}
+
+impl BlockModel for Model {
+    type Params = Params;
+    fn new(p: &Params, layout: &Layout) -> Model {
+        Model {
+            pipe: Pipeline::new(p),
+            io: Io::new(p, layout),
+            inputs: Inputs::new(p),
+            outputs: Outputs::new(p),
+            ports: RecordPorts::new(p, layout),
+        }
+    }
 }
 
 impl Model {
-    pub fn new(params: &Params, layout: &Layout) -> Model {
-        Model {
-            pipe: Pipeline::new(params),
-            inputs: OfferPorts::new(params, layout),
-            outputs: RecordPorts::new(params, layout),
-        }
-    }
-
     pub fn pipeline(&self) -> &Pipeline {
         &self.pipe
     }
@@ -311,17 +262,18 @@ impl Simulator for Model {
     }
 
     fn step(&mut self, inputs: &[u64], outputs: &mut [u64]) {
+        let (i, o) = (&mut self.inputs, &mut self.outputs);
+        self.io.read_inputs(inputs, i);
         // The latches during t (§3.5), then the cycle's fe_hold and cause.
-        self.outputs.write_state(&self.pipe, outputs);
-        let icnt = self.inputs.icnt_valid.get(inputs) == 1;
-        let (offer, cfg) = (&self.inputs, self.pipe.cfg);
-        // The offer is decoded only when the front end accepts it.
-        let stall = self.pipe.step_with(icnt, |in_ready| {
-            let e = in_ready.then(|| offer.offer(inputs)).flatten()?;
+        self.ports.write_state(&self.pipe, o, outputs);
+        let (i, cfg) = (&*i, self.pipe.cfg);
+        let stall = self.pipe.step_with(i.icnt_valid, |in_ready| {
+            let e = in_ready.then(|| offer(i)).flatten()?;
             Some(InFlight::of(&cfg, &e))
         });
-        self.outputs.write_stall(stall, outputs);
-        if self.inputs.reset.get(inputs) == 1 {
+        show_stall(stall, o);
+        self.io.write_outputs(o, outputs);
+        if i.reset {
             self.pipe.reset();
         }
     }

@@ -2,10 +2,11 @@
 
 use super::*;
 use crate::harness::layout::Layout;
-use crate::harness::sim::Simulator;
+use crate::harness::sim::{BlockModel, Simulator};
 use smrtl_hdl::blocks::bank_conflict_detector::Mode;
+use smrtl_hdl::blocks::elastic_pipeline::port::{Inputs, Io};
 use smrtl_hdl::blocks::elastic_pipeline::ports;
-use smrtl_hdl::blocks::elastic_pipeline::{port, Kind, Params, PipeMode, WbPriority};
+use smrtl_hdl::blocks::elastic_pipeline::{Kind, Params, PipeMode, WbPriority};
 
 fn micro(mode: PipeMode) -> Params {
     Params {
@@ -174,7 +175,7 @@ fn model_outputs_are_the_encoded_records() {
             ..Params::default()
         };
         let layout = Layout::new(&ports(&p));
-        let mut model = Model::new(&p, &layout);
+        let (mut model, io) = (Model::new(&p, &layout), Io::new(&p, &layout));
         let mut pipe = Pipeline::new(&p);
         let (mut fast, mut encoded) = (vec![0; layout.out_words], vec![0; layout.out_words]);
         for t in 0..3000u64 {
@@ -189,27 +190,21 @@ fn model_outputs_are_the_encoded_records() {
             };
             let offer = (rng.below(8) != 0).then_some(&e);
             let (icnt, reset) = (rng.below(8) == 0, rng.below(200) == 0);
-            let mut inputs = vec![0; layout.in_words];
-            let set = |buf: &mut [u64], name: &str, v: u64| layout.in_slot(name).set(buf, v);
-            set(&mut inputs, port::ICNT_VALID, icnt as u64);
-            set(&mut inputs, "reset", reset as u64);
+            let mut i = Inputs {
+                icnt_valid: icnt,
+                reset,
+                ..Inputs::new(&p)
+            };
             if let Some(e) = offer {
-                set(&mut inputs, port::IN_VALID, 1);
-                set(&mut inputs, port::IN_TAG, e.tag as u64);
-                set(&mut inputs, port::IN_KIND, e.kind as u64);
-                set(
-                    &mut inputs,
-                    port::IN_DEG,
-                    e.deg_override.unwrap_or(0) as u64,
-                );
-                let act = e.act.iter().rev().fold(0, |m, &on| m << 1 | on as u64);
-                set(&mut inputs, port::IN_ACT, act);
-                let addr = layout.in_slot(port::IN_ADDR);
-                let aw = p.addr_bits as usize;
-                for (l, &a) in e.addrs.iter().enumerate() {
-                    addr.set_field(&mut inputs, l * aw, aw, a as u64);
-                }
+                i.in_valid = true;
+                i.in_tag = u64::from(e.tag);
+                i.in_kind = e.kind as u64;
+                i.in_deg = u64::from(e.deg_override.unwrap_or(0));
+                i.in_act = e.act.to_vec();
+                i.in_addr = e.addrs.iter().map(|&a| u64::from(a)).collect();
             }
+            let mut inputs = vec![0; layout.in_words];
+            io.write_inputs(&i, &mut inputs);
             model.step(&inputs, &mut fast);
             encode_record(&p, &layout, &pipe.cycle(offer, icnt), &mut encoded);
             if reset {

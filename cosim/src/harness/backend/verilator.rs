@@ -337,7 +337,23 @@ fn build_cached(
     fs::create_dir_all(&root)
         .map_err(|e| ToolError::path("create directory", &root, &e, CACHE_REMEDY))?;
     let scratch = ScratchDir::new_in(&root, block)?;
-    build_in(scratch.path(), &verilator, block, verilog, source, artifact)?;
+    let runtime = root.join(format!(
+        "runtime-{:016x}",
+        fnv1a(&[
+            &version,
+            &build_flags(artifact).join(" "),
+            &MAKE_OPT.join(" ")
+        ])
+    ));
+    build_in(
+        scratch.path(),
+        &verilator,
+        block,
+        verilog,
+        source,
+        artifact,
+        &runtime,
+    )?;
     match fs::rename(scratch.path(), &dir) {
         Ok(()) => scratch.keep(),
         // Another process finished the same build first; its entry is as good as ours.
@@ -382,6 +398,9 @@ fn build_flags(artifact: Artifact) -> Vec<&'static str> {
 const MAKE_OPT: [&str; 3] = ["OPT_FAST=-O2", "OPT_SLOW=-O1", "OPT_GLOBAL=-O2"];
 
 /// One complete build in `dir`: sources, Verilator, make, then only the artifact is kept.
+/// Verilator's runtime objects (`verilated*.o`, the same for every design at the same version
+/// and flags, most of a small design's compile time) come from `runtime` when an earlier build
+/// left them there, and are left there by this build otherwise.
 fn build_in(
     dir: &Path,
     verilator: &Path,
@@ -389,6 +408,7 @@ fn build_in(
     verilog: &str,
     source: &str,
     artifact: Artifact,
+    runtime: &Path,
 ) -> Result<(), ToolError> {
     let write = |name: &str, text: &str| {
         let path = dir.join(name);
@@ -409,16 +429,81 @@ fn build_in(
             .args(["-o", name])
             .args(build_flags(artifact)),
     )?;
-    run(
-        "make",
-        Command::new("make")
-            .current_dir(&obj)
-            .args(["-s", "-j2", "-f", &format!("{PREFIX}.mk")])
-            .args(MAKE_OPT),
-    )?;
+    // Copied (not linked) after Verilator ran: make rebuilds objects older than `Vtop.mk`.
+    let kept = runtime_objects(runtime);
+    let reused = !kept.is_empty()
+        && kept
+            .iter()
+            .all(|(name, path)| fs::copy(path, obj.join(name)).is_ok());
+    let make = || {
+        run(
+            "make",
+            Command::new("make")
+                .current_dir(&obj)
+                .args(["-s", "-j2", "-f", &format!("{PREFIX}.mk")])
+                .args(MAKE_OPT),
+        )
+    };
+    match make() {
+        Ok(_) => {}
+        Err(_) if reused => {
+            // Build the runtime afresh rather than trust the kept objects.
+            for (name, _) in &kept {
+                let _ = fs::remove_file(obj.join(name));
+            }
+            make()?;
+        }
+        Err(e) => return Err(e),
+    }
+    if !reused {
+        keep_runtime(&obj, runtime);
+    }
     fs::rename(obj.join(name), dir.join(name))
         .map_err(|e| ToolError::path("move", &obj.join(name), &e, CACHE_REMEDY))?;
     fs::remove_dir_all(&obj).map_err(|e| ToolError::path("remove", &obj, &e, CACHE_REMEDY))
+}
+
+/// Verilator's runtime objects of a build (`verilated.o`, `verilated_threads.o`, …).
+fn is_runtime_object(name: &str) -> bool {
+    name.starts_with("verilated") && name.ends_with(".o")
+}
+
+/// The runtime objects kept in `runtime` (name, path); empty when there are none yet.
+fn runtime_objects(runtime: &Path) -> Vec<(String, PathBuf)> {
+    let Ok(entries) = fs::read_dir(runtime) else {
+        return vec![];
+    };
+    entries
+        .filter_map(Result::ok)
+        .filter_map(|e| {
+            let name = e.file_name().to_str()?.to_string();
+            is_runtime_object(&name).then(|| (name, e.path()))
+        })
+        .collect()
+}
+
+/// Leaves the runtime objects of a finished build in `obj` for later builds in `runtime`: a
+/// complete set or nothing (the directory appears by rename), and a failure only costs speed.
+fn keep_runtime(obj: &Path, runtime: &Path) {
+    let Some(parent) = runtime.parent() else {
+        return;
+    };
+    let Ok(staging) = ScratchDir::new_in(parent, "runtime") else {
+        return;
+    };
+    let copied = fs::read_dir(obj).map(|entries| {
+        entries.filter_map(Result::ok).all(|e| {
+            let name = e.file_name();
+            !name.to_str().is_some_and(is_runtime_object)
+                || fs::copy(e.path(), staging.path().join(&name)).is_ok()
+        })
+    });
+    if copied.unwrap_or(false) && !runtime_objects(staging.path()).is_empty() {
+        // Another process may have kept its set first; either is as good.
+        if fs::rename(staging.path(), runtime).is_ok() {
+            staging.keep();
+        }
+    }
 }
 
 /// `verilator --version`, asked once per process.
@@ -711,5 +796,39 @@ pub(crate) fn io(tool: &str) -> impl Fn(std::io::Error) -> ToolError + '_ {
     move |e| ToolError::Io {
         tool: tool.into(),
         message: e.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A build leaves exactly Verilator's runtime objects for the next one, as one set; a
+    /// second set for the same key changes nothing.
+    #[test]
+    fn runtime_objects_are_kept_once_and_found() {
+        let root = ScratchDir::new("runtime-test").unwrap();
+        let obj = root.path().join("obj");
+        fs::create_dir_all(&obj).unwrap();
+        for name in [
+            "verilated.o",
+            "verilated_threads.o",
+            "Vtop__ALL.o",
+            "shim.o",
+        ] {
+            fs::write(obj.join(name), name).unwrap();
+        }
+        let runtime = root.path().join("runtime-0");
+        assert!(runtime_objects(&runtime).is_empty());
+        keep_runtime(&obj, &runtime);
+        let mut kept: Vec<String> = runtime_objects(&runtime).into_iter().map(|k| k.0).collect();
+        kept.sort();
+        assert_eq!(kept, ["verilated.o", "verilated_threads.o"]);
+        fs::write(obj.join("verilated.o"), "other").unwrap();
+        keep_runtime(&obj, &runtime);
+        let text = fs::read_to_string(runtime.join("verilated.o")).unwrap();
+        assert_eq!(text, "verilated.o");
+        // Only the kept set and the build directory remain: no staging directory is left over.
+        assert_eq!(fs::read_dir(root.path()).unwrap().count(), 2);
     }
 }

@@ -231,7 +231,7 @@ impl SmCore {
     }
 }
 
-/// Most cycles one kernel may run on the SM model (README "Limits"): minutes at the model's
+/// Most cycles one kernel may run on the SM model (docs/cli.md "Limits"): minutes at the model's
 /// speed, so a runaway workload ends with an error.
 pub const MAX_KERNEL_CYCLES: u64 = 100_000_000;
 

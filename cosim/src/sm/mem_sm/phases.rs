@@ -6,17 +6,14 @@ use super::params::{Sched, Scheme, MAX_ACCESSES, MAX_KERNELS, SCHEDULERS};
 use super::stats::SchedView;
 use super::workload::{Body, Op};
 use super::{next_rand, unit, Cand, Load, MemInst, MemPipeline, NEVER};
-use crate::blocks::mem_issue_ctl::CtlIn;
+use crate::blocks::mem_issue_ctl::idle;
+use crate::blocks::rbmi_arb::mask;
 
 impl MemPipeline {
     /// Runs one cycle in the phase order of §1.3.
     pub fn step(&mut self) {
         let t = self.t;
-        self.ev = CtlIn {
-            smil_limit: self.smil_limits(),
-            smil_unl: self.smil_unl(),
-            ..CtlIn::default()
-        };
+        idle(&mut self.ev);
         self.outcome = Outcome::Idle;
         self.issued = [0; MAX_KERNELS];
         if self.pending_relaunch > 0 {
@@ -37,24 +34,6 @@ impl MemPipeline {
         self.ctl.tick(&self.ev);
         self.track_milg();
         self.t += 1;
-    }
-
-    fn smil_limits(&self) -> [u8; MAX_KERNELS] {
-        let mut l = [0u8; MAX_KERNELS];
-        for (k, &v) in self.p.smil_limit.iter().enumerate().take(MAX_KERNELS) {
-            l[k] = v as u8;
-        }
-        l
-    }
-
-    fn smil_unl(&self) -> u8 {
-        let mut u = 0u8;
-        for k in 0..self.n {
-            if self.p.smil_limit.get(k).is_none_or(|&l| l == 0) {
-                u |= 1 << k;
-            }
-        }
-        u
     }
 
     /// TBs that finished last cycle are replaced by new TBs of the same kernel (§8.1).
@@ -134,12 +113,12 @@ impl MemPipeline {
             c.causes.add(cause);
             c.lsu_stall_cycles += 1;
             self.lsu_stall_cycles += 1;
-            self.ev.fail |= 1 << k;
+            self.ev.fail[k] = true;
             return;
         }
-        self.ev.acc |= 1 << k;
+        self.ev.acc[k] = true;
         if i == 0 {
-            self.ev.first |= 1 << k;
+            self.ev.first[k] = true;
             c.first_accesses += 1;
         }
         if !d.store && matches!(outcome, Outcome::HitReserved | Outcome::Miss) {
@@ -271,12 +250,15 @@ impl MemPipeline {
             }
         }
         let slot_free = self.mem_reg.is_none();
-        self.ev.mem_req = mem_req;
+        for k in 0..n {
+            self.ev.mem_req[k] = mem_req >> k & 1 == 1;
+        }
         self.ev.slot_free = slot_free;
-        self.out = self.ctl.comb(mem_req, slot_free);
+        self.ctl.comb(&self.ev, &mut self.out);
+        let (grant, mem_ok) = (mask(&self.out.grant), mask(&self.out.mem_ok));
         let all = ((1u32 << n) - 1) as u8;
-        let elig = mem_req & self.out.mem_ok & if slot_free { all } else { 0 };
-        debug_assert_eq!(self.out.grant & !elig, 0, "grant of an ineligible kernel");
+        let elig = mem_req & mem_ok & if slot_free { all } else { 0 };
+        debug_assert_eq!(grant & !elig, 0, "grant of an ineligible kernel");
         let rot = (t % SCHEDULERS as u64) as usize;
         let mut winner: Option<(usize, u16)> = None;
         if elig != 0 {
@@ -297,8 +279,8 @@ impl MemPipeline {
                     }
                 }
                 Scheme::Rbmi | Scheme::Qbmi | Scheme::QbmiDmil => {
-                    if self.out.grant != 0 {
-                        let g = self.out.grant.trailing_zeros() as usize;
+                    if grant != 0 {
+                        let g = grant.trailing_zeros() as usize;
                         winner = (0..SCHEDULERS)
                             .map(|i| (rot + i) % SCHEDULERS)
                             .find_map(|s| cand[s][g].map(|c| (s, c.warp)));
@@ -392,7 +374,7 @@ impl MemPipeline {
         }
         self.counters[k].mem_issued += 1;
         self.warps[w].outstanding += 1;
-        self.ev.issue |= 1 << k;
+        self.ev.issue[k] = true;
         self.mem_reg = Some(m);
         self.advance(s, w, t, true);
     }

@@ -49,8 +49,8 @@ impl MemPipeline {
             lm_next: 0,
             fills: VecDeque::with_capacity(1024),
             ctl,
-            ev: CtlIn::default(),
-            out: CtlOut::default(),
+            ev: CtlIn::new(&cp),
+            out: CtlOut::new(&cp),
             outcome: Outcome::Idle,
             issued: [0; MAX_KERNELS],
             sched_view: [SchedView::default(); SCHEDULERS],
@@ -61,6 +61,12 @@ impl MemPipeline {
         };
         for o in &mut m.order {
             o.reserve(total_warps as usize);
+        }
+        // The SMIL configuration, the same every cycle (a limit of 0 or none: unlimited).
+        for k in 0..n {
+            let limit = m.p.smil_limit.get(k).copied().unwrap_or(0);
+            m.ev.smil_limit[k] = u64::from(limit);
+            m.ev.smil_unl[k] = limit == 0;
         }
         // Initial launch: one TB per kernel in turn (kernel 0 first), until each has its count.
         let mut next_warp = 0u16;
@@ -156,9 +162,9 @@ impl MemPipeline {
         &self.ev
     }
 
-    /// The control's outputs of the cycle just run.
-    pub fn ctl_out(&self) -> CtlOut {
-        self.out
+    /// The control's `grant` and `mem_ok` of the cycle just run (its other outputs unset).
+    pub fn ctl_out(&self) -> &CtlOut {
+        &self.out
     }
 
     /// The L1D outcome of the cycle just run.

@@ -4,6 +4,7 @@
 use super::l1d::Outcome;
 use super::params::{Scheme, MAX_KERNELS, SCHEDULERS};
 use super::MemPipeline;
+use crate::blocks::rbmi_arb::mask;
 use serde::Serialize;
 
 /// The four reservation-failure causes (§1.4).
@@ -196,18 +197,18 @@ impl MemPipeline {
             mshr: self.l1d.mshrs_used() as u32,
             mq: self.l1d.mq_len() as u32,
             rq: self.rq.len() as u32,
-            mem_req: self.ev.mem_req,
-            issue: self.ev.issue,
-            done: self.ev.done,
-            acc: self.ev.acc,
-            first: self.ev.first,
-            fail: self.ev.fail,
-            grant: self.out.grant,
-            mem_ok: self.out.mem_ok,
+            mem_req: mask(&self.ev.mem_req),
+            issue: mask(&self.ev.issue),
+            acc: mask(&self.ev.acc),
+            first: mask(&self.ev.first),
+            fail: mask(&self.ev.fail),
+            grant: mask(&self.out.grant),
+            mem_ok: mask(&self.out.mem_ok),
             issued: self.issued,
             ..CycleRecord::default()
         };
         for k in 0..self.n {
+            r.done[k] = self.ev.done[k] as u8;
             r.inflight[k] = self.ctl.inflight(k);
             r.peak[k] = self.ctl.peak(k);
             r.rsfail[k] = self.ctl.rsfail(k);

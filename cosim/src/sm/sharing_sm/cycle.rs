@@ -4,9 +4,8 @@
 use super::params::SmParams;
 use super::record::{Check, CycleRecord, LoopError, Releases, SmError, SmStats, TbLife};
 use super::{Phase, SharingSm, Warp};
-use crate::blocks::relssp_unit::WarpIn;
-use crate::blocks::share_cfg::{CfgWrite, Table};
-use crate::blocks::sharing_core::{Core, CoreIn, CoreOut};
+use crate::blocks::share_cfg::Table;
+use crate::blocks::sharing_core::{Core, Inputs, Outputs};
 use crate::kernel::program::{Kernel, Op, REGS};
 
 impl<'k> SharingSm<'k> {
@@ -65,14 +64,13 @@ impl<'k> SharingSm<'k> {
             .unwrap_or(0);
         let launch_cycles = 1 + s.slots;
         let core = Core::new(&core_params);
-        let out = core.outputs();
         let nsched = s.nsched as usize;
         Ok(SharingSm {
             p: p.clone(),
             k,
             wpt,
-            inp: CoreIn::new(&core_params),
-            out,
+            inp: Inputs::new(&core_params),
+            out: Outputs::new(&core_params),
             core,
             launch_table,
             branch_ids,
@@ -172,67 +170,59 @@ impl<'k> SharingSm<'k> {
     /// This cycle's inputs before the picks: the launch writes, or the warps' state.
     fn drive(&mut self) {
         let i = &mut self.inp;
-        let c = match self.phase {
-            Phase::Run(c) => Some(c),
-            Phase::Launch(_) => None,
-        };
-        i.reset = false;
-        i.cfg = CfgWrite::default();
-        i.lock_cfg = None;
-        for d in &mut i.dsc {
-            d.shared = false;
-            d.rel = false;
-            d.exit = false;
-            d.mask = 0;
-            d.off.fill(0);
-        }
-        i.cpl.fill((false, 0));
+        quiet(i);
         match self.phase {
             Phase::Launch(0) => i.reset = true,
             Phase::Launch(j) => {
                 let j = j as usize - 1;
                 let t = &self.launch_table;
                 if j == 0 {
-                    i.cfg.shsm = Some(t.shsm);
-                    i.cfg.u = Some(t.u);
+                    (i.cfg_shsm_we, i.cfg_shsm) = (true, t.shsm);
+                    (i.cfg_u_we, i.cfg_u) = (true, t.u);
                 }
                 if j < t.shtb.len() {
-                    i.cfg.slot = Some((j as u64, t.shtb[j], t.base[j]));
+                    i.cfg_slot_we = true;
+                    (i.cfg_slot, i.cfg_partner, i.cfg_base) = (j as u64, t.shtb[j], t.base[j]);
                 }
             }
             Phase::Run(c) => {
                 let lat = self.p.lat_shared as usize;
-                for (q, cpl) in i.cpl.iter_mut().enumerate() {
+                for q in 0..i.cpl_valid.len() {
                     if let Some(s) = self.cpl[q * lat + c as usize % lat] {
-                        *cpl = (true, s as u64);
+                        (i.cpl_valid[q], i.cpl_slot[q]) = (true, s as u64);
                     }
                 }
-            }
-        }
-        if let Some(c) = c {
-            // Preset lock j is written in kernel cycle j, when its TBs are live (a lock of a
-            // slot without threads would be released at once).
-            if let Some(l) = self.k.locks.get(c as usize) {
-                self.inp.lock_cfg = Some((l.pair as u64, true, l.owner as u64));
-            }
-            {
-                for w in 0..self.warps.len() {
-                    let wp = self.warps[w];
-                    self.inp.warps[w] = WarpIn {
-                        valid: wp.valid,
-                        slot: wp.slot as usize,
-                        live: wp.live,
-                        launch: wp.valid && wp.start == c + 1,
-                    };
-                    self.inp.ready[w] = self.ready(w, c);
-                    self.inp.age[w] = wp.age;
-                }
+                self.drive_warps(c);
             }
         }
     }
 
+    /// Kernel cycle `c`'s preset lock and warps (§5 `ready`, `age`; a warp launched at the end
+    /// of `c - 1` clears its release bits in `c`).
+    fn drive_warps(&mut self, c: u64) {
+        // Preset lock j is written in kernel cycle j, when its TBs are live (a lock of a
+        // slot without threads would be released at once).
+        if let Some(l) = self.k.locks.get(c as usize) {
+            let i = &mut self.inp;
+            i.cfg_lock_we = true;
+            (i.cfg_lock_k, i.cfg_lock_valid, i.cfg_lock_owner) =
+                (l.pair as u64, true, l.owner as u64);
+        }
+        for w in 0..self.warps.len() {
+            let wp = self.warps[w];
+            let ready = self.ready(w, c);
+            let i = &mut self.inp;
+            i.warp_valid[w] = wp.valid;
+            i.warp_slot[w] = wp.slot as u64;
+            i.live[w] = wp.live;
+            i.warp_launch[w] = wp.valid && wp.start == c + 1;
+            i.ready[w] = ready;
+            i.age[w] = wp.age;
+        }
+    }
+
     /// Answers each scheduler's pick with its instruction's descriptor (same cycle, §5).
-    fn describe(&mut self, picks: &CoreOut) {
+    fn describe(&mut self, picks: &Outputs) {
         let ns = self.p.shape.nsched as usize;
         let lanes = self.p.shape.lanes as usize;
         for q in 0..ns {
@@ -242,14 +232,14 @@ impl<'k> SharingSm<'k> {
             let wp = &self.warps[picks.iss_idx[q] as usize * ns + q];
             let stream = self.k.stream(wp.index as usize);
             let ins = &stream[wp.pc as usize];
-            let d = &mut self.inp.dsc[q];
-            d.shared = ins.op.is_shared();
-            d.rel = ins.op == Op::Relssp;
-            d.exit = ins.exits(wp.pc as usize + 1 == stream.len());
-            d.mask = wp.live;
+            let i = &mut self.inp;
+            i.dsc_shared[q] = ins.op.is_shared();
+            i.dsc_rel[q] = ins.op == Op::Relssp;
+            i.dsc_exit[q] = ins.exits(wp.pc as usize + 1 == stream.len());
+            i.dsc_mask[q] = wp.live;
             if let Some(off) = &ins.off {
                 for l in 0..lanes {
-                    d.off[l] = off.lane(l, lanes) as u64;
+                    i.dsc_off[q * lanes + l] = off.lane(l, lanes) as u64;
                 }
             }
         }
@@ -326,6 +316,27 @@ impl<'k> SharingSm<'k> {
         };
         self.stats
     }
+}
+
+/// The core's inputs with no reset, no configuration or lock write, no descriptor and no
+/// completion (the warps keep theirs).
+fn quiet(i: &mut Inputs) {
+    i.reset = false;
+    (i.cfg_shsm_we, i.cfg_shsm, i.cfg_u_we, i.cfg_u) = (false, false, false, 0);
+    (i.cfg_slot_we, i.cfg_slot, i.cfg_partner, i.cfg_base) = (false, 0, 0, 0);
+    (
+        i.cfg_lock_we,
+        i.cfg_lock_k,
+        i.cfg_lock_valid,
+        i.cfg_lock_owner,
+    ) = (false, 0, false, 0);
+    i.dsc_shared.fill(false);
+    i.dsc_rel.fill(false);
+    i.dsc_exit.fill(false);
+    i.dsc_mask.fill(0);
+    i.dsc_off.fill(0);
+    i.cpl_valid.fill(false);
+    i.cpl_slot.fill(0);
 }
 
 fn mask(bits: u32) -> u64 {

@@ -4,7 +4,7 @@
 
 use super::record::{CycleRecord, LockEvent, Outcome, Pick, SmError, MAX_CYCLES};
 use super::{Phase, SharingSm};
-use crate::blocks::sharing_core::CoreOut;
+use crate::blocks::sharing_core::Outputs;
 use crate::kernel::program::{Instr, Op};
 
 impl SharingSm<'_> {
@@ -12,7 +12,7 @@ impl SharingSm<'_> {
     /// advance, exits and barriers, completions scheduled, TBs retired and launched.
     pub(super) fn after(
         &mut self,
-        o: &CoreOut,
+        o: &Outputs,
         mut rec: Option<&mut CycleRecord>,
     ) -> Result<(), SmError> {
         let c = match self.phase {
@@ -47,7 +47,7 @@ impl SharingSm<'_> {
         self.count_locks(o, rec.as_deref_mut());
         self.release_barriers();
         progress |= self.retire_and_launch(o, c, rec);
-        let pending = c < self.busy_until || o.lock.pend.iter().any(|&x| x != 0);
+        let pending = c < self.busy_until || o.pend.iter().any(|&x| x != 0);
         self.idle_cycles = if progress || pending {
             0
         } else {
@@ -65,15 +65,15 @@ impl SharingSm<'_> {
 
     /// The core's error outputs in kernel cycle `c`: an invalid slot pairing (`err_cfg`), or a
     /// lock acquired against the protocol (§2.4 `err_proto`, `err_pend`).
-    fn check_errors(&self, o: &CoreOut, c: u64) -> Result<(), SmError> {
+    fn check_errors(&self, o: &Outputs, c: u64) -> Result<(), SmError> {
         if o.err_cfg {
             return Err(SmError::Kernel(format!(
                 "cycle {c}: the slot pairing is invalid (err_cfg)"
             )));
         }
-        if o.lock.err_proto || o.lock.err_pend {
-            let s = (0..o.lock.acq.len())
-                .find(|&q| o.lock.acq[q])
+        if o.err_proto || o.err_pend {
+            let s = (0..o.acq.len())
+                .find(|&q| o.acq[q])
                 .map_or(0, |q| o.rq_slot[q] as u32);
             return Err(SmError::Protocol {
                 cycle: c,
@@ -87,7 +87,7 @@ impl SharingSm<'_> {
     /// Scheduler `q`'s pick in kernel cycle `c` (§5): recorded, and when issued (not NACKed) the
     /// warp advances: latency and scoreboard, the `cpl` of a locked access, branch, barrier and
     /// exit. Whether an instruction issued.
-    fn advance(&mut self, q: usize, o: &CoreOut, c: u64, rec: Option<&mut CycleRecord>) -> bool {
+    fn advance(&mut self, q: usize, o: &Outputs, c: u64, rec: Option<&mut CycleRecord>) -> bool {
         if !o.iss_valid[q] {
             return false;
         }
@@ -167,14 +167,14 @@ impl SharingSm<'_> {
     /// freed slots. Whether any TB retired.
     fn retire_and_launch(
         &mut self,
-        o: &CoreOut,
+        o: &Outputs,
         c: u64,
         mut rec: Option<&mut CycleRecord>,
     ) -> bool {
         let mut retired = false;
         for s in 0..self.slot_tb.len() {
             let Some(tb) = self.slot_tb[s] else { continue };
-            if !o.lock.slot_idle[s] {
+            if !o.slot_idle[s] {
                 continue;
             }
             retired = true;
@@ -199,12 +199,12 @@ impl SharingSm<'_> {
     }
 
     /// Lock acquisitions and releases of the cycle, by cause (§2.4).
-    fn count_locks(&mut self, o: &CoreOut, mut rec: Option<&mut CycleRecord>) {
-        let l = &o.lock;
-        for q in 0..l.acq.len() {
+    fn count_locks(&mut self, o: &Outputs, mut rec: Option<&mut CycleRecord>) {
+        let kw = self.p.shape.kw();
+        for q in 0..o.acq.len() {
             // Two ports of one slot acquire one lock.
-            let first = (0..q).all(|r| !(l.acq[r] && o.rq_slot[r] == o.rq_slot[q]));
-            if l.acq[q] && first {
+            let first = (0..q).all(|r| !(o.acq[r] && o.rq_slot[r] == o.rq_slot[q]));
+            if o.acq[q] && first {
                 self.stats.lock_acquires += 1;
                 if let Some(r) = rec.as_deref_mut() {
                     r.locks.push(LockEvent {
@@ -215,15 +215,15 @@ impl SharingSm<'_> {
                 }
             }
         }
-        for s in 0..l.rel_fire.len() {
-            if !l.rel_fire[s] {
+        for s in 0..o.rel_fire.len() {
+            if !o.rel_fire[s] {
                 continue;
             }
             let r = &mut self.stats.lock_releases;
-            let cause = if l.xfer[s] {
+            let cause = if o.xfer[s] {
                 r.transfer += 1;
                 "transfer"
-            } else if o.tb_empty >> s & 1 == 1 {
+            } else if o.tb_empty[s] {
                 r.finish += 1;
                 "finish"
             } else {
@@ -232,7 +232,7 @@ impl SharingSm<'_> {
             };
             if let Some(rec) = rec.as_deref_mut() {
                 rec.locks.push(LockEvent {
-                    pair: o.table.pair(s as u64) as u32,
+                    pair: pair_of(o, s, kw),
                     slot: s as u32,
                     cause,
                 });
@@ -257,4 +257,10 @@ impl SharingSm<'_> {
             }
         }
     }
+}
+
+/// `pair(s)` of the registered table the core shows in `o` (§1.3: the low KW bits of
+/// `min(s, ShTB[s])`).
+fn pair_of(o: &Outputs, s: usize, kw: usize) -> u32 {
+    (smrtl_hdl::blocks::sharing::pair(s as u64, o.shtb[s]) & smrtl_hdl::netlist::mask(kw)) as u32
 }

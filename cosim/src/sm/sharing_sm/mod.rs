@@ -15,7 +15,7 @@
 //! edge (`edge.rs`).
 
 use crate::blocks::share_cfg::Table;
-use crate::blocks::sharing_core::{Core, CoreIn, CoreOut};
+use crate::blocks::sharing_core::{Core, Inputs, Outputs};
 use crate::kernel::program::{Kernel, REGS};
 
 mod cycle;
@@ -76,8 +76,9 @@ pub struct SharingSm<'k> {
     k: &'k Kernel,
     wpt: u32,
     core: Core,
-    inp: CoreIn,
-    out: CoreOut,
+    /// The core's inputs and outputs of the cycle.
+    inp: Inputs,
+    out: Outputs,
     /// The launch's writes: the configuration table and the preset locks.
     launch_table: Table,
     /// Per stream and instruction, the `cbra`'s index among the stream's branches.

@@ -2,7 +2,7 @@
 //! per-cycle record (docs/scratchpad-sharing.md §5).
 
 use super::Phase;
-use crate::blocks::sharing_core::{CoreIn, CoreOut};
+use crate::blocks::sharing_core::{Inputs, Outputs};
 use crate::harness::Mismatch;
 use crate::kernel::launch::Launch;
 use crate::kernel::program::Op;
@@ -43,7 +43,7 @@ impl fmt::Display for SmError {
 /// in the loop, which answers with the first port it disagrees on.
 ///
 /// [`SharingSm::cycle_checked`]: super::SharingSm::cycle_checked
-pub type Check<'a> = dyn FnMut(Phase, &CoreIn, &CoreOut) -> Result<(), Box<Mismatch>> + 'a;
+pub type Check<'a> = dyn FnMut(Phase, &Inputs, &Outputs) -> Result<(), Box<Mismatch>> + 'a;
 
 /// How a run with the RTL in the loop stopped.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -302,7 +302,11 @@ impl Pipe<'_> {
                 sources.push(entry_src(WbSrc::Nm, last.valid.clone(), &last.e));
             }
             PipeMode::Elastic => {
-                if p.wb_priority == WbPriority::NonmemFirst {
+                let mut nq_first = p.wb_priority == WbPriority::NonmemFirst;
+                if nq_src.is_some() && !nq_first {
+                    nq_first = crate::planted!(super::faults::NQ_BEATS_MEM, true, false);
+                }
+                if nq_first {
                     sources.extend(nq_src);
                     sources.push(mem_src);
                 } else {

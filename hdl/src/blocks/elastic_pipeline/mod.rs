@@ -2,8 +2,8 @@
 //! then the `Unified`, `Split` or `Elastic` backend (PREMEM FIFO, MEM0 with the bank-conflict
 //! detector, MEM1..M−1, NONMEM FIFO or NM latches, WB priority mux).
 //!
-//! This module holds the params (single source of every width) and the port list of the
-//! trace-mode top `elastic_pipeline`. The RTL is in its parts: the entry bus and latches
+//! This module holds the params (single source of every width) and the ports of the trace-mode
+//! top `elastic_pipeline` (declared once; the latch taps are named at run time). The RTL is in its parts: the entry bus and latches
 //! (`entry.rs`), the spec §6 sub-blocks (`front_end.rs`, `fifo.rs`, `mem0.rs`, `wb_mux.rs`),
 //! the pipeline's logic, one function per section (`logic.rs`), and the tops [`build`] and
 //! [`build_with_pc`] (`top.rs`).
@@ -216,7 +216,41 @@ impl BlockParams for Params {
                     ..table4.clone()
                 },
             ),
-            ("micro", micro),
+            ("micro", micro.clone()),
+            // Split, two ports, Literal broadcast.
+            (
+                "micro_split",
+                Params {
+                    pipe_mode: PipeMode::Split,
+                    ports: 2,
+                    broadcast: Mode::Literal,
+                    ..micro.clone()
+                },
+            ),
+            // One MEM stage behind a deep PREMEM FIFO, Q = M + 1, NQ first at WB, GPGPU-Sim
+            // broadcast.
+            (
+                "m1_elastic",
+                Params {
+                    mem_stages: 1,
+                    premem_depth: 4,
+                    nonmem_depth: 2,
+                    fe_depth: 3,
+                    ports: 2,
+                    broadcast: Mode::GpgpusimLimited,
+                    wb_priority: WbPriority::NonmemFirst,
+                    ..micro.clone()
+                },
+            ),
+            // NQ entries aged before WB (the debug knob: Split latency in Elastic).
+            (
+                "micro_aged",
+                Params {
+                    nonmem_min_age: 2,
+                    wb_priority: WbPriority::NonmemFirst,
+                    ..micro
+                },
+            ),
         ]
     }
 
@@ -234,27 +268,67 @@ impl BlockParams for Params {
     }
 }
 
-/// Port names of the trace-mode top.
-pub mod port {
-    pub const IN_VALID: &str = "in_valid";
-    pub const IN_TAG: &str = "in_tag";
-    pub const IN_KIND: &str = "in_kind";
-    /// Degree override (`deg_override`); 0 = the detector computes the degree.
-    pub const IN_DEG: &str = "in_deg";
-    pub const IN_ADDR: &str = "in_addr";
-    pub const IN_ACT: &str = "in_act";
-    pub const ICNT_VALID: &str = "icnt_valid";
-    pub const IN_READY: &str = "in_ready";
-    pub const FE_HOLD: &str = "fe_hold";
-    pub const CAUSE: &str = "cause";
-    pub const WB_VALID: &str = "wb_valid";
-    /// WB holds ICNT data (not a pipeline entry).
-    pub const WB_ICNT: &str = "wb_icnt";
-    pub const WB_TAG: &str = "wb_tag";
-    pub const WB_SRC: &str = "wb_src";
-    pub const MEM0_REM: &str = "mem0_rem";
-    pub const PRE_COUNT: &str = "pre_count";
-    pub const NQ_COUNT: &str = "nq_count";
+crate::ports! {
+    Params as p;
+    let (tw, l, aw) = (p.tag_bits as usize, p.lanes as usize, p.addr_bits as usize);
+    inputs {
+        /// An entry is offered on `in_*` (F loads it when `in_ready`).
+        in_valid[1]: bool,
+        in_tag[tw],
+        /// The entry's [`Kind`].
+        in_kind[2],
+        /// Degree override (`deg_override`); 0 = the detector computes the degree.
+        in_deg[p.rem_bits()],
+        /// Per lane: its word address and whether it is active.
+        in_addr[aw; l],
+        in_act[1; l]: bool,
+        /// ICNT data arrives for WB this cycle (it always wins, §3.2 step 2).
+        icnt_valid[1]: bool,
+    }
+    outputs {
+        /// ¬`fe_hold`: F takes the offer at this edge.
+        in_ready[1]: bool,
+        fe_hold[1]: bool,
+        /// The stall [`Cause`].
+        cause[2],
+        wb_valid[1]: bool,
+        /// WB holds ICNT data (not a pipeline entry).
+        wb_icnt[1]: bool,
+        wb_tag[tw],
+        /// Where the WB content came from ([`WbSrc`]).
+        wb_src[3],
+        /// Service cycles left in MEM0 including this one, 0 when empty.
+        mem0_rem[p.rem_bits()],
+        pre_count[bits_for(p.pre_slots() as u64)],
+        nq_count[bits_for(p.nq_slots() as u64)],
+    }
+    extra stage_taps(p);
+}
+
+impl crate::Block for Params {
+    fn build(&self) -> crate::Module {
+        build(self)
+    }
+    #[cfg(feature = "faults")]
+    const FAULTS: &'static [crate::faults::Fault] = &[faults::NQ_BEATS_MEM];
+}
+
+/// Planted faults (docs/blocks.md §4).
+#[cfg(feature = "faults")]
+pub mod faults {
+    use crate::faults::Fault;
+
+    /// Elastic with `wb_priority = mem_first`: the NQ head wins WB over MEM_last (§3.2 step 2,
+    /// D9).
+    pub const NQ_BEATS_MEM: Fault = Fault {
+        block: "elastic_pipeline",
+        name: "nq_beats_mem",
+        what: "Elastic, mem_first: the NONMEM head wins WB over MEM_last (§3.2 step 2, D9)",
+        port: super::port::WB_TAG,
+        // An ALU entry into NQ beside a memory entry reaching MEM_last: 26 cycles shrunk at
+        // table4 (fe_depth 17), 12 at micro.
+        within: 40,
+    };
 }
 
 /// Names of one stage latch's taps: `<stage>_valid`, `<stage>_tag`.
@@ -275,52 +349,24 @@ pub fn stages(p: &Params) -> Vec<String> {
     s
 }
 
-/// The trace-mode top's ports, derived from the params (spec §6 `FrontEnd` + `ElasticBackend`,
-/// with every latch tapped for the per-cycle record of spec §3.5).
-pub fn ports(p: &Params) -> Vec<Port> {
+/// The latch taps of the trace-mode top (spec §6 `FrontEnd` + `ElasticBackend`, every latch
+/// tapped for the per-cycle record of §3.5): `<stage>_valid` and `<stage>_tag` per stage of
+/// [`stages`], after the declared ports.
+pub fn stage_taps(p: &Params) -> Vec<Port> {
     let tw = p.tag_bits as usize;
-    let l = p.lanes as usize;
-    let count = |n: usize| bits_for(n as u64);
-    let mut v = vec![
-        Port {
-            name: "clock".into(),
-            dir: Dir::In,
-            width: 1,
-        },
-        Port {
-            name: "reset".into(),
-            dir: Dir::In,
-            width: 1,
-        },
-    ];
-    let mut add = |name: &str, dir: Dir, width: usize| {
-        v.push(Port {
-            name: name.into(),
-            dir,
-            width,
-        })
-    };
-    add(port::IN_VALID, Dir::In, 1);
-    add(port::IN_TAG, Dir::In, tw);
-    add(port::IN_KIND, Dir::In, 2);
-    add(port::IN_DEG, Dir::In, p.rem_bits());
-    add(port::IN_ADDR, Dir::In, l * p.addr_bits as usize);
-    add(port::IN_ACT, Dir::In, l);
-    add(port::ICNT_VALID, Dir::In, 1);
-    add(port::IN_READY, Dir::Out, 1);
-    add(port::FE_HOLD, Dir::Out, 1);
-    add(port::CAUSE, Dir::Out, 2);
-    add(port::WB_VALID, Dir::Out, 1);
-    add(port::WB_ICNT, Dir::Out, 1);
-    add(port::WB_TAG, Dir::Out, tw);
-    add(port::WB_SRC, Dir::Out, 3);
-    add(port::MEM0_REM, Dir::Out, p.rem_bits());
-    add(port::PRE_COUNT, Dir::Out, count(p.pre_slots()));
-    add(port::NQ_COUNT, Dir::Out, count(p.nq_slots()));
+    let mut v = vec![];
     for stage in stages(p) {
         let (valid, tag) = stage_ports(&stage);
-        add(&valid, Dir::Out, 1);
-        add(&tag, Dir::Out, tw);
+        v.push(Port {
+            name: valid,
+            dir: Dir::Out,
+            width: 1,
+        });
+        v.push(Port {
+            name: tag,
+            dir: Dir::Out,
+            width: tw,
+        });
     }
     v
 }

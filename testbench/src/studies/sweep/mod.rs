@@ -3,8 +3,8 @@
 //! JSON lines, and shard outputs merged back into exactly the bytes of an unsharded run.
 //!
 //! The engine ([`Grid`], [`Shard`], [`par_map`], [`run_grid`], [`Table`], [`merge`]) does not
-//! know what a point runs. [`SmSweep`] is the experiment of `smrtl sweep`: the scheduler-mode SM
-//! model on the synthetic Table-5 profiles with params overridden per point.
+//! know what a point runs. [`Sweep`] is the experiment of `smrtl sweep`: a system's model
+//! ([`crate::systems`]) on its built-in profiles with its params overridden per point.
 //!
 //! # Output
 //! Every row starts with three columns: `point` (its index in the grid), `points` (the grid's
@@ -13,16 +13,16 @@
 //! in grid order and each depends on its point alone, so the bytes do not depend on the thread
 //! count, and [`merge`] can order, check and join the outputs of the shards.
 
-use crate::blocks::sm_core::{params_from_value, workload_from_value};
-use crate::studies::profiles::{self, LANES, SUBWARPS};
 use rayon::prelude::*;
-use serde::de::{Deserializer, Error as _, MapAccess, Visitor};
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use serde_json::Value;
-use smrtl_cosim::sm::elastic_sm::{SmParams, SmStats};
 use std::fmt;
 use std::num::NonZeroUsize;
 use std::str::FromStr;
+
+mod spec;
+
+pub use spec::{Spec, Sweep, DEFAULT_SYSTEM, MAX_POINTS, MAX_WAVES};
 
 // ---------------------------------------------------------------------------------------------
 // The engine.
@@ -447,394 +447,6 @@ fn merge_raw(shards: &[(String, String)]) -> Result<String, String> {
     Ok(out)
 }
 
-// ---------------------------------------------------------------------------------------------
-// The SM sweep of `smrtl sweep`.
-
-/// Metrics of one point, after its coordinates (the [`SmStats`] of the run).
-pub const SM_METRICS: [&str; 11] = [
-    "cycles",
-    "issued_warp_instructions",
-    "issue",
-    "bank_conflict",
-    "other",
-    "sched_fail",
-    "idle",
-    "wb_bubbles",
-    "hc_hits",
-    "hc_misses",
-    "ipc",
-];
-
-fn metrics(s: &SmStats) -> Vec<Value> {
-    let o = &s.outcomes;
-    vec![
-        s.cycles.into(),
-        s.issued_warp_instructions.into(),
-        o.issue.into(),
-        o.bank_conflict.into(),
-        o.other.into(),
-        o.sched_fail.into(),
-        o.idle.into(),
-        s.wb_bubbles.into(),
-        s.hc_hits.into(),
-        s.hc_misses.into(),
-        s.ipc.into(),
-    ]
-}
-
-/// Largest `waves` of a point.
-pub use crate::studies::profiles::MAX_WAVES;
-
-/// Profiles drawn for [`SmSweep::new`]'s checks, by (name, lanes, subwarps): their params, first
-/// warp and number of warps.
-#[derive(Default)]
-struct Bodies(std::collections::HashMap<(String, u32, u32), (Value, Value, usize)>);
-
-impl Bodies {
-    fn get(
-        &mut self,
-        name: &str,
-        seed: u64,
-        lanes: u32,
-        subwarps: u32,
-    ) -> Result<&(Value, Value, usize), String> {
-        let key = (name.to_string(), lanes, subwarps);
-        if !self.0.contains_key(&key) {
-            let mut w = profiles::profile(name)?.workload(seed, 1, lanes, subwarps);
-            let warps = w["warps"].as_array_mut().expect("a profile has warps");
-            let n = warps.len();
-            let first = warps.first().cloned().unwrap_or_default();
-            self.0.insert(key.clone(), (w["params"].take(), first, n));
-        }
-        Ok(&self.0[&key])
-    }
-}
-
-/// Most points of a sweep's grid (README "Limits").
-pub const MAX_POINTS: usize = 1_000_000;
-
-/// A JSON object read with its keys in file order (serde_json's map sorts them).
-#[derive(Default)]
-struct Ordered(Vec<(String, Value)>);
-
-impl<'de> Deserialize<'de> for Ordered {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Ordered, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = Ordered;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("an object {\"name\": value or [values], ...}")
-            }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Ordered, A::Error> {
-                let mut out: Vec<(String, Value)> = Vec::new();
-                while let Some((k, v)) = map.next_entry::<String, Value>()? {
-                    if out.iter().any(|(n, _)| *n == k) {
-                        return Err(A::Error::custom(format!("parameter `{k}` named twice")));
-                    }
-                    out.push((k, v));
-                }
-                Ok(Ordered(out))
-            }
-        }
-        d.deserialize_map(V)
-    }
-}
-
-/// The spec file as written.
-#[derive(Deserialize)]
-#[serde(
-    deny_unknown_fields,
-    expecting = "a sweep spec {\"params\", \"workloads\", \"seeds\", \"waves\"}"
-)]
-struct SpecFile {
-    #[serde(default)]
-    params: Ordered,
-    workloads: Value,
-    seeds: Option<Value>,
-    waves: Option<Value>,
-}
-
-/// A sweep spec, every field a list (its canonical JSON identifies the spec).
-///
-/// File format (JSON; every value may be one value or a list of values):
-/// ```json
-/// {"params": {"sched": ["rr", "bcaws"], "pipe_mode": ["unified", "elastic"]},
-///  "workloads": ["aes_encrypt", "dct"], "seeds": [1, 2], "waves": 1}
-/// ```
-/// * `params`: sm_core params by their spec names (as in a workload's `params` or
-///   `smrtl sim --set`), each overriding the profile's workload params; default none.
-/// * `workloads`: Table-5 profile names (required).
-/// * `seeds`: workload seeds, default 1; `waves`: repetitions per warp context, default 1.
-///
-/// The grid's axes, slowest first: `workload`, the params in file order, `waves`, `seed`.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct Spec {
-    pub params: Vec<Axis>,
-    pub workloads: Vec<String>,
-    pub waves: Vec<u32>,
-    pub seeds: Vec<u64>,
-}
-
-/// A value or a list of values as a non-empty list without repeats.
-fn list(at: &str, v: Value) -> Result<Vec<Value>, String> {
-    let values = match v {
-        Value::Array(a) => a,
-        one => vec![one],
-    };
-    if values.is_empty() {
-        return Err(format!("{at}: empty list"));
-    }
-    let mut seen = std::collections::HashSet::with_capacity(values.len());
-    if let Some((i, v)) = values
-        .iter()
-        .enumerate()
-        .find(|(_, v)| !seen.insert(v.to_string()))
-    {
-        return Err(format!("{at}: {v} listed twice (entry {i})"));
-    }
-    Ok(values)
-}
-
-fn uints(at: &str, v: Value, range: std::ops::RangeInclusive<u64>) -> Result<Vec<u64>, String> {
-    list(at, v)?
-        .into_iter()
-        .map(|x| {
-            x.as_u64().filter(|n| range.contains(n)).ok_or_else(|| {
-                format!(
-                    "{at}: expected integers in {}..={}, got {x}",
-                    range.start(),
-                    range.end()
-                )
-            })
-        })
-        .collect()
-}
-
-impl Spec {
-    /// Parses and checks a spec's JSON (names and shapes; [`SmSweep::new`] checks the params'
-    /// values). Errors are one line.
-    pub fn parse(text: &str) -> Result<Spec, String> {
-        Self::parse_raw(text).map_err(|e| smrtl_hdl::shown(&e))
-    }
-
-    /// [`Self::parse`] before control characters in echoed text are escaped.
-    fn parse_raw(text: &str) -> Result<Spec, String> {
-        let file: SpecFile = serde_json::from_str(text).map_err(|e| format!("spec: {e}"))?;
-        let known = serde_json::to_value(SmParams::default()).expect("params serialize");
-        let mut params = Vec::new();
-        for (name, v) in file.params.0 {
-            if known.get(&name).is_none() {
-                let allowed: Vec<&String> = known.as_object().expect("an object").keys().collect();
-                return Err(format!(
-                    "params: unknown parameter `{name}`; allowed: {}",
-                    allowed
-                        .iter()
-                        .map(|s| s.as_str())
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ));
-            }
-            let values = list(&format!("params.{name}"), v)?;
-            params.push(Axis { name, values });
-        }
-        let workloads = list("workloads", file.workloads)?
-            .iter()
-            .map(|w| {
-                let name = w
-                    .as_str()
-                    .ok_or_else(|| format!("workloads: expected profile names, got {w}"))?;
-                let p = profiles::profile(name).map_err(|e| format!("workloads: {e}"))?;
-                Ok(p.name.to_string())
-            })
-            .collect::<Result<Vec<_>, String>>()?;
-        if let Some(w) = workloads
-            .iter()
-            .enumerate()
-            .find(|(i, w)| workloads[..*i].contains(w))
-        {
-            return Err(format!("workloads: {} listed twice", w.1));
-        }
-        let seeds = uints("seeds", file.seeds.unwrap_or(1.into()), 0..=u64::MAX)?;
-        let waves = uints(
-            "waves",
-            file.waves.unwrap_or(1.into()),
-            1..=u64::from(MAX_WAVES),
-        )?;
-        let spec = Spec {
-            params,
-            workloads,
-            waves: waves.into_iter().map(|w| w as u32).collect(),
-            seeds,
-        };
-        let points = Grid::new(spec.axes())?.len();
-        if points > MAX_POINTS {
-            return Err(format!(
-                "the grid has {points} points; allowed: at most {MAX_POINTS}"
-            ));
-        }
-        Ok(spec)
-    }
-
-    /// [`spec_id`] of the canonical form.
-    pub fn id(&self) -> String {
-        spec_id(&serde_json::to_string(self).expect("spec serializes"))
-    }
-
-    /// Axes slowest first: `workload`, the params, `waves`, `seed`.
-    pub fn grid(&self) -> Grid {
-        Grid::new(self.axes()).expect("axes checked by Spec::parse")
-    }
-
-    fn axes(&self) -> Vec<Axis> {
-        let mut axes = vec![Axis {
-            name: "workload".into(),
-            values: self.workloads.iter().map(|w| w.as_str().into()).collect(),
-        }];
-        axes.extend(self.params.iter().cloned());
-        axes.push(Axis {
-            name: "waves".into(),
-            values: self.waves.iter().map(|&w| w.into()).collect(),
-        });
-        axes.push(Axis {
-            name: "seed".into(),
-            values: self.seeds.iter().map(|&s| s.into()).collect(),
-        });
-        axes
-    }
-}
-
-/// The scheduler-mode SM model ([`smrtl_cosim::sm::elastic_sm::run`]) on a synthetic Table-5 profile
-/// workload ([`profiles::Profile::workload`]) per point, with the point's params over the
-/// profile's. The workload is generated for the point's `L` and `S` (the defaults unless
-/// swept), so a row is reproduced by `smrtl sim --profile W --seed S --waves N --set k=v …`.
-#[derive(Clone, Debug)]
-pub struct SmSweep {
-    spec: Spec,
-    grid: Grid,
-}
-
-impl SmSweep {
-    /// A checked sweep: every workload × params combination is built and checked once, so a
-    /// bad value fails here, before any point runs.
-    pub fn new(spec: Spec) -> Result<SmSweep, String> {
-        let grid = spec.grid();
-        let params = Grid::new(spec.params.clone()).expect("params axes are checked");
-        let mut bodies = Bodies::default();
-        for w in &spec.workloads {
-            for i in 0..params.len() {
-                let coords = params.point(i).coords;
-                Self::check(&mut bodies, w, &coords, spec.seeds[0]).map_err(|e| {
-                    let with = if coords.is_empty() {
-                        String::new()
-                    } else {
-                        format!(" with {}", describe(&coords))
-                    };
-                    format!("workload {w}{with}: {e}")
-                })?;
-            }
-        }
-        Ok(SmSweep { spec, grid })
-    }
-
-    /// Parses, checks and builds a sweep from a spec file's text.
-    pub fn parse(text: &str) -> Result<SmSweep, String> {
-        SmSweep::new(Spec::parse(text)?)
-    }
-
-    pub fn spec(&self) -> &Spec {
-        &self.spec
-    }
-
-    pub fn grid(&self) -> &Grid {
-        &self.grid
-    }
-
-    /// The experiment's columns: the grid's axes, then [`SM_METRICS`].
-    pub fn columns(&self) -> Vec<String> {
-        let axes = self.grid.axes().iter().map(|a| a.name.clone());
-        axes.chain(SM_METRICS.map(String::from)).collect()
-    }
-
-    /// Profile `name`'s workload with `overrides` on its params.
-    fn workload(
-        name: &str,
-        overrides: &[(String, Value)],
-        seed: u64,
-        waves: u32,
-    ) -> Result<Value, String> {
-        let profile = profiles::profile(name)?;
-        let mut w = profile.workload(seed, waves, LANES, SUBWARPS);
-        for (k, v) in overrides {
-            w["params"][k] = v.clone();
-        }
-        let p = params_from_value(&w["params"])?;
-        if (p.pipe.lanes, p.pipe.subwarps) != (LANES, SUBWARPS) {
-            let params = w["params"].take();
-            w = profile.workload(seed, waves, p.pipe.lanes, p.pipe.subwarps);
-            w["params"] = params;
-        }
-        Ok(w)
-    }
-
-    /// Checks profile `name` with `overrides`: its params, and its first warp (every warp runs
-    /// the same body) against them. Each profile is drawn once per lane and subwarp count.
-    fn check(
-        bodies: &mut Bodies,
-        name: &str,
-        overrides: &[(String, Value)],
-        seed: u64,
-    ) -> Result<(), String> {
-        let mut params = bodies.get(name, seed, LANES, SUBWARPS)?.0.clone();
-        for (k, v) in overrides {
-            params[k] = v.clone();
-        }
-        let p = params_from_value(&params)?;
-        let (_, first, n) = bodies.get(name, seed, p.pipe.lanes, p.pipe.subwarps)?;
-        let n = *n;
-        let w = serde_json::json!({"params": params, "warps": [first]});
-        let limit = workload_from_value(&w)?.params.warps as usize;
-        if n > limit {
-            return Err(format!("warps: {n} warps exceed W = {limit}"));
-        }
-        Ok(())
-    }
-
-    /// Runs one point: its coordinates, then its metrics.
-    pub fn run_point(&self, point: &Point) -> Result<Vec<Value>, String> {
-        let at = |name: &str| point.get(name).expect("every point has the spec's axes");
-        let overrides: Vec<(String, Value)> = self
-            .spec
-            .params
-            .iter()
-            .map(|a| (a.name.clone(), at(&a.name).clone()))
-            .collect();
-        let seed = at("seed").as_u64().expect("seeds are integers");
-        let waves = at("waves").as_u64().expect("waves are integers") as u32;
-        let name = at("workload").as_str().expect("workloads are names");
-        let w = workload_from_value(&Self::workload(name, &overrides, seed, waves)?)?;
-        let stats = smrtl_cosim::sm::elastic_sm::run_stats(&w)?;
-        let mut cells: Vec<Value> = point.coords.iter().map(|(_, v)| v.clone()).collect();
-        cells.extend(metrics(&stats));
-        Ok(cells)
-    }
-
-    /// Runs the points of `shard` on `threads` threads (see [`run_grid`]).
-    pub fn run(
-        &self,
-        shard: Shard,
-        threads: Option<NonZeroUsize>,
-        progress: &(dyn Fn() + Sync),
-    ) -> Result<Table, String> {
-        let rows = run_grid(&self.grid, shard, threads, progress, |p| self.run_point(p))?;
-        Ok(Table {
-            spec: self.spec.id(),
-            points: self.grid.len(),
-            columns: self.columns(),
-            rows,
-        })
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -955,9 +567,28 @@ mod tests {
             (r#"{"workloads": "dct", "params": {"W": 2}}"#, "exceed W"),
         ];
         for (text, want) in cases {
-            let e = SmSweep::parse(text).unwrap_err();
+            let e = Sweep::parse(text).unwrap_err();
             assert!(e.contains(want) && !e.contains('\n'), "{text}: {e}");
         }
+    }
+
+    #[test]
+    fn the_default_system_keeps_spec_ids() {
+        let plain = Spec::parse(r#"{"workloads": "dct", "seeds": [1, 2]}"#).unwrap();
+        let named = Spec::parse(r#"{"system": "elastic_sm", "workloads": "dct", "seeds": [1, 2]}"#)
+            .unwrap();
+        assert_eq!(plain, named);
+        assert_eq!(plain.id(), named.id());
+        // The canonical form of a spec before systems, byte for byte.
+        assert_eq!(
+            serde_json::to_string(&plain).unwrap(),
+            r#"{"params":[],"workloads":["dct"],"waves":[1],"seeds":[1,2]}"#
+        );
+        let mem = Spec::parse(r#"{"system": "mem_sm", "workloads": ["BP+sv"]}"#).unwrap();
+        assert_eq!(mem.workloads, ["bp+sv"]);
+        assert!(serde_json::to_string(&mem)
+            .unwrap()
+            .starts_with(r#"{"system":"mem_sm","#));
     }
 
     #[test]

@@ -3,8 +3,7 @@
 //! placement, and with `-o` the transformed kernel, ready for `smrtl sim --kernel`.
 
 use crate::output::{read_text, Outputs};
-use crate::sim::MAX_KERNEL_BYTES;
-use crate::{Result, UsageError};
+use crate::systems::sharing_sm::MAX_KERNEL_BYTES;
 use smrtl_cosim::kernel::cfg::Program;
 use smrtl_cosim::kernel::launch::Ratio;
 use smrtl_cosim::kernel::program::Branch;
@@ -13,10 +12,15 @@ use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+type Result<T> = std::result::Result<T, String>;
+
 /// Largest `--align` (the SM model's `ALIGN` range).
 const MAX_ALIGN: u32 = 4096;
 
-#[derive(clap::Args)]
+/// Scratchpad sharing's compiler pass (seed 001): the shared-region variables, their
+/// layout and the relssp placement (opt, postdom), and with -o the transformed kernel.
+#[derive(clap::Parser)]
+#[command(name = "relssp")]
 pub struct RelsspArgs {
     /// The kernel: the JSON form or the text form (docs/scratchpad-sharing.md §5.1, §6).
     pub file: PathBuf,
@@ -38,22 +42,19 @@ pub struct RelsspArgs {
 }
 
 pub fn run(a: RelsspArgs) -> Result<ExitCode> {
-    let mode: Mode = a
-        .mode
-        .parse()
-        .map_err(|e| UsageError(format!("--mode: {e}")))?;
-    let t: Ratio = a.t.parse().map_err(|e| UsageError(format!("--t: {e}")))?;
+    let mode: Mode = a.mode.parse().map_err(|e| format!("--mode: {e}"))?;
+    let t: Ratio = a.t.parse().map_err(|e| format!("--t: {e}"))?;
     if !(1..=MAX_ALIGN).contains(&a.align) {
-        return Err(UsageError(format!(
+        return Err(format!(
             "--align {} is out of range; allowed: 1..={MAX_ALIGN}",
             a.align
-        )));
+        ));
     }
     let mut outputs = Outputs::new();
     let out = a.output.as_deref().map(|p| outputs.add(p)).transpose()?;
     let name = a.file.display().to_string();
     let text = read_text(&a.file, MAX_KERNEL_BYTES)?;
-    let program = Program::parse(&text).map_err(|e| UsageError(format!("{name}: {e}")))?;
+    let program = Program::parse(&text).map_err(|e| format!("{name}: {e}"))?;
     let placed = place(
         &program,
         &Options {
@@ -62,15 +63,18 @@ pub fn run(a: RelsspArgs) -> Result<ExitCode> {
             align: a.align,
         },
     )
-    .map_err(|e| UsageError(format!("{name}: {e}")))?;
+    .map_err(|e| format!("{name}: {e}"))?;
     if let Some(o) = out {
-        let json = serde_json::to_string_pretty(&placed.program)? + "\n";
+        let json = serde_json::to_string_pretty(&placed.program).map_err(|e| e.to_string())? + "\n";
         outputs.write(o, json.as_bytes())?;
     }
     outputs.commit()?;
     let to_stdout = a.output.as_deref() == Some(std::path::Path::new("-"));
     if a.json {
-        println!("{}", serde_json::to_string(&placed)?);
+        println!(
+            "{}",
+            serde_json::to_string(&placed).map_err(|e| e.to_string())?
+        );
     } else if !to_stdout {
         print!("{}", summary(&placed, a.output.as_deref()));
     }
@@ -189,7 +193,7 @@ mod tests {
     /// The text form reads back as the same program, for each example and each mode.
     #[test]
     fn text_form_round_trips() {
-        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/relssp");
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/relssp");
         let mut n = 0;
         for entry in std::fs::read_dir(dir).unwrap() {
             let path = entry.unwrap().path();

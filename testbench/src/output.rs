@@ -10,8 +10,10 @@
 //! - **never replacing what is not a file**: `-` is standard output, a device or a FIFO is
 //!   written in place, a symbolic link is followed to its target (the link stays).
 
-use crate::{Result, UsageError};
 use smrtl_cosim::harness::Trace;
+
+/// The cycles of a run kept for a waveform.
+pub use smrtl_cosim::harness::Trace as WaveRows;
 use smrtl_cosim::harness::{gtkw, vcd_out};
 use smrtl_cosim::Layout;
 use std::fs::{self, File, OpenOptions};
@@ -20,6 +22,9 @@ use std::os::unix::fs::{FileTypeExt, MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Mutex;
+
+/// A one-line error (the CLI prints it after `error: ` and exits 2).
+type Result<T> = std::result::Result<T, String>;
 
 /// `--force`: replace an existing read-only file.
 static FORCE: AtomicBool = AtomicBool::new(false);
@@ -60,21 +65,18 @@ fn forget_temp(path: &Path) {
 
 /// Reads a text input of at most `limit` bytes (a documented bound, checked before reading).
 pub fn read_text(path: &Path, limit: u64) -> Result<String> {
-    let cannot = |e: io::Error| UsageError(format!("cannot read {}: {e}", path.display()));
+    let cannot = |e: io::Error| format!("cannot read {}: {e}", path.display());
     let file = File::open(path).map_err(cannot)?;
     let meta = file.metadata().map_err(cannot)?;
     if meta.is_dir() {
-        return Err(UsageError(format!(
-            "cannot read {}: it is a directory",
-            path.display()
-        )));
+        return Err(format!("cannot read {}: it is a directory", path.display()));
     }
     let too_big = || {
-        UsageError(format!(
+        format!(
             "{}: larger than the input limit of {} MiB",
             path.display(),
             limit >> 20
-        ))
+        )
     };
     if meta.is_file() && meta.len() > limit {
         return Err(too_big());
@@ -85,11 +87,11 @@ pub fn read_text(path: &Path, limit: u64) -> Result<String> {
         return Err(too_big());
     }
     String::from_utf8(bytes).map_err(|e| {
-        UsageError(format!(
+        format!(
             "{}: not UTF-8 text (invalid byte at offset {})",
             path.display(),
             e.utf8_error().valid_up_to()
-        ))
+        )
     })
 }
 
@@ -133,7 +135,7 @@ impl Outputs {
 
     /// Checks `path` as an output and reserves it.
     pub fn add(&mut self, path: &Path) -> Result<Output> {
-        let cannot = |why: String| UsageError(format!("cannot write {}: {why}", path.display()));
+        let cannot = |why: String| format!("cannot write {}: {why}", path.display());
         let sink_id = if path.as_os_str() == "-" {
             (Sink::Stdout(io::stdout()), PathBuf::from("-"), None)
         } else {
@@ -193,7 +195,7 @@ impl Outputs {
                 other.shown.display()
             );
             drop_sink(sink);
-            return Err(UsageError(msg));
+            return Err(msg);
         }
         self.items.push(Item {
             shown: path.to_path_buf(),
@@ -210,14 +212,14 @@ impl Outputs {
     pub fn add_waveform(&mut self, path: &Path) -> Result<Waveform> {
         let save = gtkw::save_path(path);
         if save == path && path.as_os_str() != "-" {
-            return Err(UsageError(format!(
+            return Err(format!(
                 "cannot write {}: a VCD needs another extension than .gtkw",
                 path.display()
-            )));
+            ));
         }
         let dump_file = path
             .file_name()
-            .ok_or_else(|| UsageError(format!("cannot write {}: not a file path", path.display())))?
+            .ok_or_else(|| format!("cannot write {}: not a file path", path.display()))?
             .to_string_lossy()
             .into_owned();
         let vcd = self.add(path)?;
@@ -241,8 +243,7 @@ impl Outputs {
     pub fn writer(&mut self, out: Output) -> Result<&mut dyn Write> {
         let item = &mut self.items[out.0];
         item.written = true;
-        let cannot =
-            |e: io::Error| UsageError(format!("cannot write {}: {e}", item.shown.display()));
+        let cannot = |e: io::Error| format!("cannot write {}: {e}", item.shown.display());
         Ok(match &mut item.sink {
             Sink::Stdout(out) => out,
             Sink::Direct(file) => {
@@ -264,7 +265,7 @@ impl Outputs {
         let shown = self.items[out.0].shown.clone();
         self.writer(out)?
             .write_all(bytes)
-            .map_err(|e| UsageError(format!("cannot write {}: {e}", shown.display())))
+            .map_err(|e| format!("cannot write {}: {e}", shown.display()))
     }
 
     /// Writes the waveforms of a run of block `top`: the VCD and the GTKWave save file that
@@ -280,7 +281,7 @@ impl Outputs {
         let shown = self.path(w.vcd).to_path_buf();
         let vcd = self.writer(w.vcd)?;
         vcd_out::write(vcd, top, layout, trace)
-            .map_err(|e| UsageError(format!("cannot write {}: {e}", shown.display())))?;
+            .map_err(|e| format!("cannot write {}: {e}", shown.display()))?;
         match w.save {
             Some(out) => self.write(
                 out,
@@ -295,8 +296,7 @@ impl Outputs {
     pub fn commit(mut self) -> Result<()> {
         // Flush everything first, so a full disk leaves no output renamed.
         for item in &mut self.items {
-            let cannot =
-                |e: io::Error| UsageError(format!("cannot write {}: {e}", item.shown.display()));
+            let cannot = |e: io::Error| format!("cannot write {}: {e}", item.shown.display());
             match &mut item.sink {
                 Sink::Stdout(out) => out.flush().map_err(cannot)?,
                 Sink::Direct(Some(f)) => f.flush().map_err(cannot)?,
@@ -319,10 +319,7 @@ impl Outputs {
                     if let Err(e) = fs::rename(&tmp, &item.target) {
                         let _ = fs::remove_file(&tmp);
                         forget_temp(&tmp);
-                        return Err(UsageError(format!(
-                            "cannot write {}: {e}",
-                            item.shown.display()
-                        )));
+                        return Err(format!("cannot write {}: {e}", item.shown.display()));
                     }
                 } else {
                     let _ = fs::remove_file(&tmp);
@@ -362,7 +359,7 @@ fn is_direct(t: &fs::FileType) -> bool {
     t.is_char_device() || t.is_block_device() || t.is_fifo()
 }
 
-/// `path` with the symbolic links of its last component followed (at most 40, as the kernel
+/// `path` with the symbolic links of its last component followed (at most 40, as the OS kernel
 /// does): a dangling link resolves to the file it names.
 fn resolve_links(path: &Path) -> io::Result<PathBuf> {
     let mut p = path.to_path_buf();

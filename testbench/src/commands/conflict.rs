@@ -1,11 +1,12 @@
 //! `smrtl conflict --batch FILE.jsonl`: the bank-conflict degree of many accesses, on the model
 //! or on an RTL backend. One JSON object in, one out, per line.
 
-use crate::{Result, UsageError};
-use smrtl_testbench::studies::conflict::{self, Batch};
+use crate::studies::conflict::{self, Batch};
 use std::io::{BufRead, Read, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+
+type Result<T> = std::result::Result<T, String>;
 
 /// `--backend`, with the library's help for each value.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -28,21 +29,36 @@ impl From<Backend> for conflict::Backend {
     }
 }
 
-/// Longest batch line (README "Limits"): an access of 32 lanes takes a few hundred bytes.
+/// Evaluate bank-conflict degree for a batch of accesses (JSON lines).
+#[derive(clap::Parser)]
+#[command(name = "conflict")]
+pub struct ConflictArgs {
+    /// One JSON object per line (see docs/bank-conflicts.md, "Commands and file formats").
+    #[arg(long)]
+    pub batch: PathBuf,
+    #[arg(long, value_enum, default_value = "model")]
+    pub backend: Backend,
+}
+
+/// Longest batch line (docs/cli.md "Limits"): an access of 32 lanes takes a few hundred bytes.
 pub const MAX_LINE_BYTES: usize = 64 << 10;
 
 /// Evaluates every line of `batch`: one output line per input line, always, in order; a line
 /// that is empty, not UTF-8, too long or rejected gives an `error` line naming its number.
-pub fn run(batch: &Path, backend: Backend) -> Result<ExitCode> {
-    let file = std::fs::File::open(batch)
-        .map_err(|e| UsageError(format!("cannot read {}: {e}", batch.display())))?;
+pub fn run(a: ConflictArgs) -> Result<ExitCode> {
+    eval(&a.batch, a.backend)
+}
+
+fn eval(batch: &Path, backend: Backend) -> Result<ExitCode> {
+    let file =
+        std::fs::File::open(batch).map_err(|e| format!("cannot read {}: {e}", batch.display()))?;
     if file.metadata().is_ok_and(|m| m.is_dir()) {
-        return Err(UsageError(format!(
+        return Err(format!(
             "cannot read {}: it is a directory",
             batch.display()
-        )));
+        ));
     }
-    let mut eval = Batch::new(backend.into())?;
+    let mut eval = Batch::new(backend.into()).map_err(|e| e.to_string())?;
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     let mut reader = std::io::BufReader::new(file);
@@ -53,7 +69,7 @@ pub fn run(batch: &Path, backend: Backend) -> Result<ExitCode> {
         let n = (&mut reader)
             .take(MAX_LINE_BYTES as u64 + 1)
             .read_until(b'\n', &mut buf)
-            .map_err(|e| UsageError(format!("cannot read {}: {e}", batch.display())))?;
+            .map_err(|e| format!("cannot read {}: {e}", batch.display()))?;
         if n == 0 {
             break;
         }
@@ -64,7 +80,7 @@ pub fn run(batch: &Path, backend: Backend) -> Result<ExitCode> {
             let mut rest = Vec::new();
             reader
                 .read_until(b'\n', &mut rest)
-                .map_err(|e| UsageError(format!("cannot read {}: {e}", batch.display())))?;
+                .map_err(|e| format!("cannot read {}: {e}", batch.display()))?;
         }
         let line = lines;
         let result = if !complete {
@@ -85,13 +101,13 @@ pub fn run(batch: &Path, backend: Backend) -> Result<ExitCode> {
             bad += 1;
             serde_json::json!({"error": format!("line {line}: {e}")})
         });
-        writeln!(out, "{v}")?;
+        writeln!(out, "{v}").map_err(|e| e.to_string())?;
     }
     if lines == 0 {
-        return Err(UsageError(format!(
+        return Err(format!(
             "{}: no lines (one JSON object per line expected)",
             batch.display()
-        )));
+        ));
     }
     if bad > 0 {
         eprintln!(

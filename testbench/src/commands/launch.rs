@@ -1,16 +1,20 @@
 //! `smrtl launch`: the scratchpad-sharing launch calculator (docs/scratchpad-sharing.md §1.2):
 //! thread blocks per SM without and with sharing, for one kernel's block shape.
 
-use crate::{Result, UsageError};
 use smrtl_cosim::kernel::launch::{launch, Inputs, Ratio};
 use std::process::ExitCode;
+
+type Result<T> = std::result::Result<T, String>;
 
 /// Largest scratchpad and thread counts accepted (far beyond any GPU; keeps the arithmetic exact).
 const MAX_BYTES: u64 = 1 << 30;
 const MAX_THREADS: u64 = 1 << 20;
 const MAX_SLOTS: u64 = 1024;
 
-#[derive(clap::Args)]
+/// Scratchpad sharing's launch calculator (seed 001): thread blocks per SM without and
+/// with sharing, as pairs and unshared blocks.
+#[derive(clap::Parser)]
+#[command(name = "launch")]
 pub struct LaunchArgs {
     /// Scratchpad bytes per SM (R).
     #[arg(long, value_name = "BYTES")]
@@ -46,9 +50,9 @@ fn within(flag: &str, value: u64, lo: u64, hi: u64) -> Result<u64> {
     if (lo..=hi).contains(&value) {
         Ok(value)
     } else {
-        Err(UsageError(format!(
+        Err(format!(
             "--{flag} {value} is out of range; allowed: {lo}..={hi}"
-        )))
+        ))
     }
 }
 
@@ -61,7 +65,7 @@ pub fn run(a: LaunchArgs) -> Result<ExitCode> {
         tb_threads: within("tb-threads", a.tb_threads, 1, max_threads)?,
         max_tbs: within("max-tbs", a.max_tbs, 1, MAX_SLOTS)?,
         max_threads,
-        t: a.t.parse::<Ratio>().map_err(UsageError)?,
+        t: a.t.parse::<Ratio>()?,
         reg_limit: a
             .reg_limit
             .map(|r| within("reg-limit", r, 1, MAX_SLOTS))
@@ -70,7 +74,7 @@ pub fn run(a: LaunchArgs) -> Result<ExitCode> {
     };
     let l = launch(&i);
     if a.json {
-        println!("{}", serde_json::to_string(&l)?);
+        println!("{}", serde_json::to_string(&l).map_err(|e| e.to_string())?);
     } else {
         println!(
             "R = {} B, R_tb = {} B, {} threads per TB, t = {}: unshared {} TBs (scratchpad {}, other limits {}), {} B unused",

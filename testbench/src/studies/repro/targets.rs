@@ -1,0 +1,312 @@
+//! The trend targets T1–T6 of docs/elastic-pipeline.md §8, one function each, evaluated on a
+//! reproduction's numbers.
+
+use super::{ratio, thresholds::*, Config, Report, Row, Target};
+use crate::studies::profiles::Profile;
+
+pub(super) fn pct(x: f64) -> String {
+    format!("{:+.1} %", 100.0 * x)
+}
+
+fn target(
+    name: &'static str,
+    claim: &'static str,
+    holds: bool,
+    detail: String,
+    why: impl FnOnce() -> String,
+) -> Target {
+    Target {
+        name,
+        claim,
+        holds,
+        detail,
+        explanation: if holds { String::new() } else { why() },
+    }
+}
+
+/// One trend target, evaluated on a report's numbers.
+type Evaluate = fn(&Report, &[Profile]) -> Target;
+
+/// T1–T6 of spec §8, in order.
+const TARGETS: [Evaluate; 6] = [t1, t2, t3, t4, t5, t6];
+
+/// T1–T6 of spec §8, evaluated on the report's numbers.
+pub(super) fn targets(r: &Report, profs: &[Profile]) -> Vec<Target> {
+    TARGETS.iter().map(|t| t(r, profs)).collect()
+}
+
+/// T1: Elastic+RR gains a little, less than Elastic+BCAWS.
+fn t1(r: &Report, _: &[Profile]) -> Target {
+    let s = &r.summary;
+    let (rr, b) = (s.rr_speedup.mean, s.bcaws_speedup.mean);
+    target(
+        "T1",
+        "Elastic+RR gains a little (mean speedup > 1), less than Elastic+BCAWS",
+        rr > 1.0 && rr < b,
+        format!("mean speedup Elastic+RR {rr:.4}, Elastic+BCAWS {b:.4}"),
+        || {
+            if rr <= 1.0 {
+                "Elastic+RR does not gain on the mean".into()
+            } else {
+                "Elastic+RR gains at least as much as Elastic+BCAWS".into()
+            }
+        },
+    )
+}
+
+/// T2: Elastic+BCAWS has a clear mean speedup and a large mean stall reduction.
+fn t2(r: &Report, _: &[Profile]) -> Target {
+    let s = &r.summary;
+    let b = s.bcaws_speedup.mean;
+    let sr = s.bcaws_stall_reduction.mean;
+    target(
+        "T2",
+        "Elastic+BCAWS: clear mean speedup (>= 1.05) and large mean stall reduction (>= 30 %)",
+        b >= T2_SPEEDUP && sr >= T2_STALL_REDUCTION,
+        format!(
+            "mean speedup {b:.4} (threshold {T2_SPEEDUP}), mean stall reduction {:.1} % \
+             (threshold {:.0} %)",
+            100.0 * sr,
+            100.0 * T2_STALL_REDUCTION
+        ),
+        || "below a threshold".into(),
+    )
+}
+
+/// T3: bank_conflict stalls of Elastic+BCAWS nearly vanish on regular profiles; irregular ones keep a residue.
+fn t3(r: &Report, profs: &[Profile]) -> Target {
+    let mut t3 = true;
+    let mut parts = Vec::new();
+    let mut bad = Vec::new();
+    for p in profs {
+        let base = r.row(p.name, Config::UnifiedRr).bank_conflict;
+        let ep = r.row(p.name, Config::ElasticBcaws).bank_conflict;
+        let frac = ratio(ep as f64, base as f64);
+        let ok = if p.irregular {
+            ep > 0
+        } else {
+            frac <= T3_RESIDUE
+        };
+        t3 &= ok;
+        if !ok {
+            bad.push(p.name);
+        }
+        parts.push(format!(
+            "{} {}/{} = {:.1} %{}",
+            p.name,
+            ep,
+            base,
+            100.0 * frac,
+            if p.irregular { " (irregular)" } else { "" }
+        ));
+    }
+    target(
+        "T3",
+        "bank_conflict stalls of Elastic+BCAWS <= 10 % of Unified+RR's on regular profiles; \
+         irregular ones keep a residue > 0",
+        t3,
+        format!(
+            "Elastic+BCAWS/Unified+RR bank_conflict: {}",
+            parts.join(", ")
+        ),
+        || {
+            let regular_bad: Vec<&Profile> = profs
+                .iter()
+                .filter(|p| bad.contains(&p.name) && !p.irregular)
+                .collect();
+            let irregular_bad: Vec<&str> = profs
+                .iter()
+                .filter(|p| bad.contains(&p.name) && p.irregular)
+                .map(|p| p.name)
+                .collect();
+            let mut w = Vec::new();
+            if !regular_bad.is_empty() {
+                let rows: Vec<&Row> = regular_bad
+                    .iter()
+                    .map(|p| r.row(p.name, Config::ElasticBcaws))
+                    .collect();
+                let total: u64 = rows.iter().map(|x| x.bank_conflict).sum();
+                let first: u64 = rows.iter().map(|x| x.bank_conflict_first_wave).sum();
+                let alu: u64 = rows.iter().map(|x| x.bank_conflict_alu).sum();
+                let per: Vec<String> = regular_bad
+                    .iter()
+                    .map(|p| {
+                        let (u, e) = (
+                            r.row(p.name, Config::UnifiedRr),
+                            r.row(p.name, Config::ElasticBcaws),
+                        );
+                        format!(
+                            "{} {:.1} % after the first wave ({} history-cache misses)",
+                            p.name,
+                            100.0
+                                * ratio(
+                                    (e.bank_conflict - e.bank_conflict_first_wave) as f64,
+                                    (u.bank_conflict - u.bank_conflict_first_wave) as f64
+                                ),
+                            e.hc_misses
+                        )
+                    })
+                    .collect();
+                w.push(format!(
+                    "the regular residue exceeds {:.0} % on {}. Of its {total} stalls, {first} \
+                     ({:.0} %) fall in the first wave (cycles < cycles/waves), where the cold \
+                     history cache predicts 0 (compulsory misses) for the warps that reach a PC \
+                     before its first write; {alu} ({:.0} %) have an ALU entry in EXE, held by a \
+                     full NONMEM queue while MEM_last wins WB, which §3.3 counts as \
+                     bank_conflict and BCAWS does not prevent. Per kernel: {}",
+                    100.0 * T3_RESIDUE,
+                    regular_bad
+                        .iter()
+                        .map(|p| p.name)
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                    100.0 * ratio(first as f64, total as f64),
+                    100.0 * ratio(alu as f64, total as f64),
+                    per.join(", ")
+                ));
+            }
+            if !irregular_bad.is_empty() {
+                w.push(format!(
+                    "no residue on irregular {}",
+                    irregular_bad.join(", ")
+                ));
+            }
+            w.join("; ")
+        },
+    )
+}
+
+/// T4: sched_fail rises under BCAWS, on the sum over kernels; per-kernel exceptions reported.
+fn t4(r: &Report, _: &[Profile]) -> Target {
+    let kernels = r.kernels();
+    let sf = |c: Config| -> u64 { kernels.iter().map(|k| r.row(k, c).sched_fail).sum() };
+    let (sf_rr, sf_b) = (sf(Config::ElasticRr), sf(Config::ElasticBcaws));
+    let down: Vec<String> = kernels
+        .iter()
+        .filter_map(|k| {
+            let (a, b) = (
+                r.row(k, Config::ElasticRr).sched_fail,
+                r.row(k, Config::ElasticBcaws).sched_fail,
+            );
+            (b <= a).then(|| format!("{k} {a} -> {b}"))
+        })
+        .collect();
+    target(
+        "T4",
+        "sched_fail rises under BCAWS: sum over kernels of Elastic+BCAWS sched_fail > Elastic+RR's",
+        sf_b > sf_rr,
+        format!(
+            "sum sched_fail Elastic+RR {sf_rr}, Elastic+BCAWS {sf_b}; kernels where it does not \
+             rise: {}",
+            if down.is_empty() {
+                "none".to_string()
+            } else {
+                down.join(", ")
+            }
+        ),
+        || {
+            let (a, b) = r
+                .sched_fail_no_icnt
+                .iter()
+                .fold((0, 0), |x, y| (x.0 + y.elastic_rr, x.1 + y.elastic_bcaws));
+            let gld_latency = if b > a {
+                format!(
+                    "With gmem_return = at_writeback (no GLD latency) the sum rises, Elastic+RR \
+                     {a} -> Elastic+BCAWS {b}: the masking does add scheduling failures, but under \
+                     Icnt{{400}} BCAWS removes more than it adds. Under RR the warps keep their \
+                     round-robin order through the straight-line body and wait for the 400-cycle \
+                     global-load returns together; BCAWS reorders them, which hides part of that \
+                     latency"
+                )
+            } else {
+                format!(
+                    "Even with gmem_return = at_writeback (no GLD latency) the sum does not \
+                     rise: Elastic+RR {a} -> Elastic+BCAWS {b}"
+                )
+            };
+            format!("BCAWS lowers sched_fail on the sum. {gld_latency}")
+        },
+    )
+}
+
+/// T5: on conflict-free profiles, BCAWS changes nothing and Elastic costs nothing.
+fn t5(r: &Report, _: &[Profile]) -> Target {
+    let cf = &r.conflict_free;
+    let ident = cf.iter().all(|c| c.trace_identical);
+    let within = cf.iter().all(|c| c.cycles_vs_unified.abs() <= T5_CYCLES);
+    let parts: Vec<String> = cf
+        .iter()
+        .map(|c| {
+            format!(
+                "{} {}{}",
+                c.kernel,
+                pct(c.cycles_vs_unified),
+                if c.trace_identical {
+                    ""
+                } else {
+                    " (traces differ)"
+                }
+            )
+        })
+        .collect();
+    target(
+        "T5",
+        "conflict-free profiles: Elastic+BCAWS trace-identical to Elastic+RR and cycles within \
+         ±2 % of Unified+RR",
+        ident && within,
+        format!(
+            "traces identical on all: {ident}; cycles vs Unified+RR: {}",
+            parts.join(", ")
+        ),
+        || {
+            let mut w = Vec::new();
+            if !ident {
+                w.push("a BCAWS trace differs from RR on conflict-free code".to_string());
+            }
+            if !within {
+                w.push("some conflict-free cycles differ from Unified+RR by more than 2 %".into());
+            }
+            w.join("; ")
+        },
+    )
+}
+
+/// T6: the variant trades bank_conflict for sched_fail, on the sums; per kernel reported.
+fn t6(r: &Report, _: &[Profile]) -> Target {
+    let kernels = r.kernels();
+    let sum =
+        |c: Config, f: fn(&Row) -> u64| -> u64 { kernels.iter().map(|k| f(r.row(k, c))).sum() };
+    let (bc_s, bc_v) = (
+        sum(Config::ElasticBcaws, |x| x.bank_conflict),
+        sum(Config::ElasticBcawsVariant, |x| x.bank_conflict),
+    );
+    let (sf_s, sf_v) = (
+        sum(Config::ElasticBcaws, |x| x.sched_fail),
+        sum(Config::ElasticBcawsVariant, |x| x.sched_fail),
+    );
+    let per: Vec<String> = kernels
+        .iter()
+        .map(|k| {
+            let (s, v) = (
+                r.row(k, Config::ElasticBcaws),
+                r.row(k, Config::ElasticBcawsVariant),
+            );
+            format!(
+                "{k} bc {}->{} sf {}->{}",
+                s.bank_conflict, v.bank_conflict, s.sched_fail, v.sched_fail
+            )
+        })
+        .collect();
+    target(
+        "T6",
+        "the variant trades bank_conflict for sched_fail: vs strict BCAWS, summed over kernels, \
+         fewer sched_fail and more bank_conflict",
+        sf_v < sf_s && bc_v > bc_s,
+        format!(
+            "sum sched_fail strict {sf_s} -> variant {sf_v}; sum bank_conflict strict {bc_s} -> \
+             variant {bc_v}; per kernel (strict->variant): {}",
+            per.join(", ")
+        ),
+        || "the variant does not move stalls from sched_fail to bank_conflict".into(),
+    )
+}

@@ -1,0 +1,5 @@
+//! The fuzz tests' support (tests/fuzz_parsers.rs), one file per part.
+
+pub mod harness;
+pub mod schemas;
+pub mod strategies;
