@@ -40,10 +40,10 @@ pub struct Options {
     #[arg(long = "set", value_name = "KEY=VALUE")]
     pub sets: Vec<String>,
     /// Stimulus vectors of the block-level bench.
-    #[arg(long, default_value_t = 20_000)]
+    #[arg(value_parser = smrtl_testbench::arg_values::uint::<usize>(0, usize::MAX as u64), long, default_value_t = 20_000)]
     pub vectors: usize,
     /// Seed of the block's random stimulus, or of the system's built-in input.
-    #[arg(long, default_value_t = 1)]
+    #[arg(value_parser = smrtl_testbench::arg_values::any_u64, long, default_value_t = 1)]
     pub seed: u64,
     #[arg(long)]
     pub json: bool,

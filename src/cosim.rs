@@ -61,6 +61,8 @@ fn backend_name(b: RtlBackend) -> &'static str {
 /// Loads a replay file and the design it names.
 fn load_replay(path: &Path, args: &BlockArgs) -> Result<(Design, Case)> {
     let text = read_text(path, MAX_REPLAY_BYTES)?;
+    smrtl_cosim::json::repeated_key(&text)
+        .map_err(|e| UsageError(format!("{}: {e}", path.display())))?;
     let file: StimulusFile = serde_json::from_str(&text)
         .map_err(|e| UsageError(format!("{}: malformed stimulus file: {e}", path.display())))?;
     if file.block != args.block.replace('-', "_") {
@@ -99,12 +101,31 @@ fn write_vcd(
     Ok(outputs.write_waveform(w, d.name, &d.layout, &rows)?)
 }
 
+/// `--cycles` as the command line gives it: any integer, refused naming 1..=[`MAX_CYCLES`]
+/// (0 and too many are refused by [`check_cycles`], with why).
+pub fn cycles_arg(s: &str) -> std::result::Result<u64, String> {
+    smrtl_testbench::arg_values::any_u64(s)
+        .map_err(|_| format!("expected an integer in 1..={MAX_CYCLES}"))
+}
+
+/// Refuses random `--cycles` outside 1..=[`MAX_CYCLES`].
+pub fn check_cycles(cycles: u64) -> Result<()> {
+    if (1..=MAX_CYCLES).contains(&cycles) {
+        return Ok(());
+    }
+    let why = if cycles == 0 {
+        " (a run of no cycles proves nothing)"
+    } else {
+        ""
+    };
+    Err(UsageError(format!(
+        "--cycles must be in 1..={MAX_CYCLES}, got {cycles}{why}"
+    )))
+}
+
 pub fn run(o: Options) -> Result<ExitCode> {
-    if o.replay.is_none() && !(1..=MAX_CYCLES).contains(&o.cycles) {
-        return Err(UsageError(format!(
-            "--cycles must be in 1..={MAX_CYCLES}, got {} (a run of no cycles proves nothing)",
-            o.cycles
-        )));
+    if o.replay.is_none() {
+        check_cycles(o.cycles)?;
     }
     // Every output named is checked (and reserved) before any work.
     let mut outputs = Outputs::new();
@@ -118,6 +139,9 @@ pub fn run(o: Options) -> Result<ExitCode> {
         .as_deref()
         .map(|p| outputs.add(p))
         .transpose()?;
+    if let Some(replay) = &o.replay {
+        outputs.input(replay)?;
+    }
     let (d, replay_case) = match &o.replay {
         Some(path) => {
             let (d, case) = load_replay(path, &o.block)?;

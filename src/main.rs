@@ -79,9 +79,9 @@ enum Command {
         #[arg(long, value_enum, default_value = "rusthdl")]
         backend: RtlBackend,
         /// Random cycles to run.
-        #[arg(long, default_value_t = 100_000)]
+        #[arg(value_parser = cosim::cycles_arg, long, default_value_t = 100_000)]
         cycles: u64,
-        #[arg(long, default_value_t = 1)]
+        #[arg(value_parser = smrtl_testbench::arg_values::any_u64, long, default_value_t = 1)]
         seed: u64,
         /// Write a VCD of the run (the last cycles before a mismatch, or of the replayed file) and
         /// a GTKWave save file beside it (OUT.gtkw).
@@ -147,15 +147,24 @@ impl<E: std::fmt::Display> From<E> for UsageError {
 
 pub type Result<T> = std::result::Result<T, UsageError>;
 
-/// Parses `KEY=VALUE` overrides.
+/// Parses `KEY=VALUE` overrides; a name given twice is refused (the last would silently win).
 pub fn parse_sets(sets: &[String]) -> Result<Vec<(String, String)>> {
-    sets.iter()
+    let pairs = sets
+        .iter()
         .map(|s| {
             s.split_once('=')
                 .map(|(k, v)| (k.trim().to_string(), v.trim().to_string()))
                 .ok_or_else(|| UsageError(format!("--set expects KEY=VALUE, got `{s}`")))
         })
-        .collect()
+        .collect::<Result<Vec<_>>>()?;
+    for (i, (key, _)) in pairs.iter().enumerate() {
+        if pairs[..i].iter().any(|(k, _)| k == key) {
+            return Err(UsageError(format!(
+                "--set {key} is given more than once; allowed: one --set per name"
+            )));
+        }
+    }
+    Ok(pairs)
 }
 
 /// Resolves a block with its preset and overrides.
@@ -189,6 +198,52 @@ fn install_process_hooks() {
     }));
 }
 
+/// A command-line error as one line on stderr and exit 2, as every other usage error (clap's
+/// own rendering runs over several lines); help and version print as clap prints them.
+fn parse_error(e: clap::Error) -> ExitCode {
+    use clap::error::ErrorKind;
+    match e.kind() {
+        ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => e.exit(),
+        // `smrtl` alone: clap would print the whole help as an error.
+        ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+            let cmd = cli();
+            let names: Vec<&str> = cmd.get_subcommands().map(|c| c.get_name()).collect();
+            eprintln!(
+                "error: no command given; allowed: {} (`smrtl --help` describes them)",
+                names.join(", ")
+            );
+        }
+        _ => eprintln!("error: {}", one_line(&e.render().to_string())),
+    }
+    ExitCode::from(2)
+}
+
+/// clap's rendered error `text` in one line: its message, the allowed values and any tip,
+/// without the usage and the pointer to `--help`.
+fn one_line(text: &str) -> String {
+    let mut parts: Vec<String> = vec![];
+    for line in text.lines().map(str::trim) {
+        if line.starts_with("Usage:") || line.starts_with("For more information") {
+            break;
+        }
+        let line = line.strip_prefix("error: ").unwrap_or(line);
+        if line.is_empty() {
+            continue;
+        }
+        let part = match line
+            .strip_prefix("[possible values: ")
+            .and_then(|l| l.strip_suffix(']'))
+        {
+            Some(values) => format!("; allowed: {values}"),
+            None if line.starts_with("tip:") => format!(" ({line})"),
+            None if parts.is_empty() => line.to_string(),
+            None => format!(" {line}"),
+        };
+        parts.push(part);
+    }
+    parts.concat()
+}
+
 /// The command line: the derived commands, the registries' options on `sim` and `bench`, and
 /// every command the crates register ([`smrtl_testbench::commands`]).
 fn cli() -> clap::Command {
@@ -198,12 +253,17 @@ fn cli() -> clap::Command {
     for c in smrtl_testbench::commands::commands() {
         cmd = cmd.subcommand((c.command)());
     }
-    cmd
+    // `--t -1/3`, `--cycles -5`: a negative value is a value (refused by its range check,
+    // which names the range), not an unknown flag.
+    cmd.mut_subcommands(|s| s.allow_negative_numbers(true))
 }
 
 fn main() -> ExitCode {
     install_process_hooks();
-    let matches = cli().get_matches();
+    let matches = match cli().try_get_matches() {
+        Ok(m) => m,
+        Err(e) => return parse_error(e),
+    };
     output::set_force(matches.get_flag("force"));
     if let Err(e) = output::install_signal_cleanup() {
         eprintln!("error: cannot install the signal handlers: {e}");

@@ -43,9 +43,9 @@ pub struct ReproArgs {
     #[arg(long, value_name = "OUT.svg", help = plot_help())]
     pub plot: Option<PathBuf>,
     /// Seed of the experiment's synthetic inputs.
-    #[arg(long, default_value_t = 1)]
+    #[arg(value_parser = smrtl_testbench::arg_values::any_u64, long, default_value_t = 1)]
     pub seed: u64,
-    #[arg(long, help = waves_help())]
+    #[arg(value_parser = smrtl_testbench::arg_values::waves, long, help = waves_help())]
     pub waves: Option<u32>,
     /// Exit 1 when a trend target fails (by default a failed target is reported, exit 0).
     #[arg(long)]

@@ -65,6 +65,7 @@ pub fn run(a: RunArgs) -> Result<ExitCode> {
         .as_deref()
         .map(|p| outputs.add_waveform(p))
         .transpose()?;
+    outputs.input(path)?;
     let text = read_text(path, MAX_STIM_BYTES)?;
     let at = |e: String| UsageError(format!("{}: {e}", path.display()));
     let stim = Stimulus::parse(&text).map_err(at)?;

@@ -38,7 +38,7 @@ pub struct SimArgs {
     /// `smrtl list --systems`).
     pub file: Option<PathBuf>,
     /// Seed of a built-in input (what it draws: `smrtl list --systems`).
-    #[arg(long, default_value_t = 1)]
+    #[arg(value_parser = smrtl_testbench::arg_values::any_u64, long, default_value_t = 1)]
     pub seed: u64,
     #[arg(long, value_enum, default_value = "model")]
     pub backend: Backend,
@@ -72,6 +72,9 @@ pub fn run(o: SimArgs, m: &ArgMatches) -> Result<ExitCode> {
         .as_deref()
         .map(|p| outputs.add_waveform(p))
         .transpose()?;
+    if let Some(input) = chosen.path() {
+        outputs.input(input)?;
+    }
     let (_, loaded) = chosen.load(o.seed, &sets).map_err(UsageError)?;
     let opts = RunOptions {
         backend: o.backend.into(),

@@ -11,10 +11,10 @@ pub struct SoakArgs {
     #[arg(long, value_delimiter = ',', value_name = "LIST")]
     pub blocks: Vec<String>,
     /// Random cycles per block × preset.
-    #[arg(long, default_value_t = 1_000_000)]
+    #[arg(value_parser = crate::cosim::cycles_arg, long, default_value_t = 1_000_000)]
     pub cycles: u64,
     /// Seed of every run's stimulus (CI derives it from the commit hash).
-    #[arg(long, default_value_t = 1)]
+    #[arg(value_parser = smrtl_testbench::arg_values::any_u64, long, default_value_t = 1)]
     pub seed: u64,
     /// Soak part K (0-based) of the block × preset list split into M parts of about equal work
     /// (CI: K = the commit count mod M).
@@ -26,13 +26,7 @@ pub struct SoakArgs {
 }
 
 pub fn run(a: SoakArgs) -> Result<ExitCode> {
-    if !(1..=crate::cosim::MAX_CYCLES).contains(&a.cycles) {
-        return Err(UsageError(format!(
-            "--cycles must be in 1..={}, got {} (a run of no cycles proves nothing)",
-            crate::cosim::MAX_CYCLES,
-            a.cycles
-        )));
-    }
+    crate::cosim::check_cycles(a.cycles)?;
     let o = soak::Options {
         blocks: (!a.blocks.is_empty()).then_some(a.blocks),
         cycles: a.cycles,

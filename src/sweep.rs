@@ -7,6 +7,8 @@ use crate::output::{read_text, Outputs};
 /// Most bytes of a sweep spec, and of one shard's output given to `merge` (docs/cli.md "Limits").
 pub const MAX_SPEC_BYTES: u64 = 1 << 20;
 pub const MAX_SHARD_BYTES: u64 = 256 << 20;
+/// Most `--threads` (docs/cli.md "Limits"); a run uses no more threads than it has points.
+pub const MAX_THREADS: usize = 1024;
 use crate::{Result, UsageError};
 use indicatif::{ProgressBar, ProgressStyle};
 use smrtl_testbench::studies::sweep::{self, Shard, Sweep};
@@ -44,12 +46,13 @@ pub struct SweepArgs {
     /// Output file [default: stdout].
     #[arg(short, long)]
     pub output: Option<PathBuf>,
-    /// Worker threads [default: every core]; the output does not depend on it.
-    #[arg(long)]
-    pub threads: Option<NonZeroUsize>,
+    /// Worker threads, 1..=1024 [default: every core]; never more than the points to run.
+    /// The output does not depend on it.
+    #[arg(long, value_parser = smrtl_testbench::arg_values::uint::<usize>(1, MAX_THREADS as u64))]
+    pub threads: Option<usize>,
     /// Run only slice I of N, 0-based (0 <= I < N): the points whose grid index % N == I, as
     /// Slurm's SLURM_ARRAY_TASK_ID with --array=0-(N-1). Join the slices with `smrtl merge`.
-    #[arg(long, value_name = "I/N")]
+    #[arg(long, value_name = "I/N", allow_hyphen_values = true)]
     pub shard: Option<String>,
 }
 
@@ -80,8 +83,11 @@ pub fn run(args: SweepArgs) -> Result<ExitCode> {
     let path = &args.spec;
     let mut outputs = Outputs::new();
     let out = args.output.as_deref().map(|p| outputs.add(p)).transpose()?;
+    outputs.input(path)?;
     let text = read_text(path, MAX_SPEC_BYTES)?;
     let sweep = Sweep::parse(&text).map_err(|e| UsageError(format!("{}: {e}", path.display())))?;
+    // The spec's input files are inputs too (read now, written never).
+    outputs.inputs(&sweep.spec().inputs)?;
     let shard = match &args.shard {
         Some(s) => s.parse::<Shard>().map_err(UsageError)?,
         None => Shard::WHOLE,
@@ -89,7 +95,11 @@ pub fn run(args: SweepArgs) -> Result<ExitCode> {
     let todo = (0..sweep.grid().len())
         .filter(|&i| shard.contains(i))
         .count();
-    let threads = args.threads.unwrap_or_else(sweep::default_threads);
+    // Capped at the points to run: a thread more than points would only idle.
+    let wanted = args
+        .threads
+        .unwrap_or_else(|| sweep::default_threads().get());
+    let threads = NonZeroUsize::new(wanted.min(todo).max(1)).expect("at least 1");
     let start = Instant::now();
     let bar = progress_bar(todo);
     let table = sweep.run(shard, Some(threads), &|| bar.inc(1));
@@ -112,6 +122,7 @@ pub fn run(args: SweepArgs) -> Result<ExitCode> {
 pub fn merge(args: MergeArgs) -> Result<ExitCode> {
     let mut outputs = Outputs::new();
     let out = outputs.add(&args.output)?;
+    outputs.inputs(&args.shards)?;
     let shards = args
         .shards
         .iter()

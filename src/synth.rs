@@ -21,7 +21,7 @@ pub struct FlowArgs {
     #[arg(long)]
     pub no_fmax: bool,
     /// Seconds allowed to one nextpnr run.
-    #[arg(long, value_name = "SECS", default_value_t = 600)]
+    #[arg(value_parser = smrtl_testbench::arg_values::any_u64, long, value_name = "SECS", default_value_t = 600)]
     pub fmax_timeout: u64,
 }
 

@@ -457,11 +457,7 @@ fn numbers_are_echoed_as_written() {
             &line(written),
         );
         assert_error_line(
-            &smrtl_in(
-                d,
-                &["sim", "--trace", &path, "--set", "M=4", "--set", &set],
-                &[],
-            ),
+            &smrtl_in(d, &["sim", "--trace", &path, "--set", &set], &[]),
             &format!("{path}: {}", line(written)),
         );
         // A sweep spec and a profile's overrides (JSON values).

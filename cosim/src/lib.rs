@@ -4,6 +4,7 @@
 
 pub mod blocks;
 pub mod harness;
+pub mod json;
 pub mod kernel;
 pub mod sm;
 

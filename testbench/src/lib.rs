@@ -1,6 +1,7 @@
 //! smrtl stimulus: the papers' scenarios, random generators and proptest strategies, and the
 //! random co-simulation driver that shrinks a failure to a minimal case.
 
+pub mod arg_values;
 pub mod blocks;
 pub mod check;
 pub mod commands;

@@ -2,7 +2,8 @@
 //!
 //! - **checked before any work**: the directory exists and takes a new file (proved by creating
 //!   the temporary file there), the path is not a directory, an existing read-only file is
-//!   refused unless `--force`, and two outputs of one command are never the same file;
+//!   refused unless `--force`, two outputs of one command are never the same file, and no
+//!   output is one of the command's inputs (same path or inode; [`Outputs::input`]);
 //! - **written whole or not at all**: a regular file is written into a uniquely named temporary
 //!   sibling and renamed over the target only when the command succeeds ([`Outputs::commit`]);
 //!   a failing command, a dropped `Outputs`, SIGINT or SIGTERM remove every temporary file, so
@@ -126,11 +127,49 @@ struct Item {
 #[derive(Default)]
 pub struct Outputs {
     items: Vec<Item>,
+    /// The command's input files: each name as given and its (device, inode).
+    inputs: Vec<(PathBuf, (u64, u64))>,
+}
+
+/// The refusal of output `out`, which is input `input` of the same command.
+fn is_input(out: &Path, input: &Path) -> String {
+    format!(
+        "cannot write {}: it is the same file as {}, an input of this command (no output may be an input)",
+        out.display(),
+        input.display()
+    )
 }
 
 impl Outputs {
     pub fn new() -> Outputs {
         Outputs::default()
+    }
+
+    /// Declares `path` an input of the command: no output may be the same file (by device and
+    /// inode, so a link or another spelling of the path is caught too), whichever is declared
+    /// first. `-`, a character device (`/dev/null`, a terminal) and a path that does not exist
+    /// (its read fails) are not checked.
+    pub fn input(&mut self, path: &Path) -> Result<()> {
+        if path.as_os_str() == "-" {
+            return Ok(());
+        }
+        let Ok(m) = fs::metadata(path) else {
+            return Ok(());
+        };
+        if m.file_type().is_char_device() {
+            return Ok(());
+        }
+        let id = (m.dev(), m.ino());
+        if let Some(out) = self.items.iter().find(|i| i.id == Some(id)) {
+            return Err(is_input(&out.shown, path));
+        }
+        self.inputs.push((path.to_path_buf(), id));
+        Ok(())
+    }
+
+    /// [`Outputs::input`] for each of `paths`.
+    pub fn inputs<P: AsRef<Path>>(&mut self, paths: &[P]) -> Result<()> {
+        paths.iter().try_for_each(|p| self.input(p.as_ref()))
     }
 
     /// Checks `path` as an output and reserves it.
@@ -181,6 +220,11 @@ impl Outputs {
             }
         };
         let (sink, target, id) = sink_id;
+        if let Some((input, _)) = self.inputs.iter().find(|(_, i)| Some(*i) == id) {
+            let msg = is_input(path, input);
+            drop_sink(sink);
+            return Err(msg);
+        }
         // Two outputs may share a character device (`/dev/null` discards both), nothing else.
         let shareable = fs::metadata(&target).is_ok_and(|m| m.file_type().is_char_device());
         let same = |i: &Item| match (&i.sink, &sink) {

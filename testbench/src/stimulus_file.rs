@@ -77,6 +77,8 @@ impl Stimulus {
     fn parse_raw(text: &str) -> Result<Stimulus, String> {
         let trimmed = text.trim_start();
         if trimmed.starts_with('{') {
+            // The replay form (JSON lines do not parse as one value, and pass).
+            smrtl_cosim::json::repeated_key(trimmed)?;
             if let Ok(Value::Object(map)) = serde_json::from_str::<Value>(trimmed) {
                 if map.contains_key("cycles") {
                     let file: StimulusFile = serde_json::from_value(Value::Object(map))
@@ -91,6 +93,8 @@ impl Stimulus {
                 continue;
             }
             let cycle = cycles.len();
+            smrtl_cosim::json::repeated_key(line)
+                .map_err(|e| format!("line {} (cycle {cycle}): {e}", i + 1))?;
             match serde_json::from_str::<Value>(line) {
                 Ok(Value::Object(map)) => cycles.push(map),
                 Ok(_) => {
@@ -148,7 +152,13 @@ pub fn to_case<'a>(
         .collect()
 }
 
-/// A number or hex / decimal string as little-endian words of a `width`-bit port.
+/// What a port value may be, for messages.
+const VALUE_FORMS: &str =
+    "allowed: an unsigned integer below 2^64 as a JSON number, or a \"0x...\" hex string";
+
+/// A JSON number or a `"0x..."` hex string (at least one digit, `_` separators allowed) as
+/// little-endian words of a `width`-bit port; anything else (a decimal or signed string, a
+/// boolean, a fraction) is refused, naming the allowed forms.
 fn parse_words(v: &Value, width: usize) -> Result<Vec<u64>, String> {
     let n = smrtl_hdl::netlist::words_for(width);
     let mut words = vec![0u64; n];
@@ -156,12 +166,23 @@ fn parse_words(v: &Value, width: usize) -> Result<Vec<u64>, String> {
         Value::Number(x) => {
             words[0] = x
                 .as_u64()
-                .ok_or(format!("{x} is not an unsigned integer"))?
+                .ok_or(format!("{x} is not an unsigned integer; {VALUE_FORMS}"))?
         }
-        Value::Bool(b) => words[0] = *b as u64,
         Value::String(s) => {
-            if let Some(h) = s.strip_prefix("0x") {
+            let Some(h) = s.strip_prefix("0x") else {
+                return Err(format!(
+                    "bad value \"{}\"; {VALUE_FORMS}",
+                    smrtl_hdl::shown(s)
+                ));
+            };
+            {
                 let digits: Vec<char> = h.chars().filter(|c| *c != '_').collect();
+                if digits.is_empty() {
+                    return Err(format!(
+                        "bad value \"{}\": no hex digits; {VALUE_FORMS}",
+                        smrtl_hdl::shown(s)
+                    ));
+                }
                 for (i, ch) in digits.iter().rev().enumerate() {
                     let d = ch
                         .to_digit(16)
@@ -174,16 +195,9 @@ fn parse_words(v: &Value, width: usize) -> Result<Vec<u64>, String> {
                         words[i / 16] |= d << (4 * (i % 16));
                     }
                 }
-            } else {
-                words[0] = s.parse().map_err(|_| {
-                    format!(
-                        "bad number `{}` (a number or a \"0x...\" string)",
-                        smrtl_hdl::shown(s)
-                    )
-                })?;
             }
         }
-        _ => return Err(format!("{v} is not a number or a \"0x...\" string")),
+        _ => return Err(format!("{v} is not a port value; {VALUE_FORMS}")),
     }
     let top = width - 64 * (n - 1);
     if words[n - 1] & !mask(top) != 0 {

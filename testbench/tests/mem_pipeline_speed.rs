@@ -51,9 +51,13 @@ fn two_kernel_run_allocates_nothing_when_warm() {
     let bp_sv = runs[0].0;
     let schemes = ["rbmi", "qbmi", "smil", "dmil", "qbmi_dmil"].map(|s| (bp_sv, s));
     for (text, scheme) in runs.into_iter().chain(schemes) {
+        // One SMIL limit per kernel (3, 1, 2).
+        let v: serde_json::Value = serde_json::from_str(text).unwrap();
+        let n = v["kernels"].as_array().map_or(1, Vec::len);
+        let limits = serde_json::to_string(&[3, 1, 2][..n]).unwrap();
         let sets = [
             ("scheme".to_string(), scheme.to_string()),
-            ("smil_limit".to_string(), "[3,1]".to_string()),
+            ("smil_limit".to_string(), limits),
         ];
         let w = workload::parse(text, &sets).unwrap();
         let mut m = MemPipeline::new(&w).unwrap();

@@ -25,12 +25,15 @@ const PAIRS: [(&str, &str); 4] = [
     ),
 ];
 
-/// Workload `body` for `cycles` under `scheme` (SMIL limits (3, 1, 2)).
+/// Workload `body` for `cycles` under `scheme` (SMIL limits (3, 1, 2), one per kernel).
 fn wl(body: &str, cycles: u64, scheme: &str) -> Workload {
     let text = format!(r#"{{{body}, "cycles": {cycles}, "seed": 1}}"#);
+    let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let n = v["kernels"].as_array().map_or(1, Vec::len);
+    let limits = serde_json::to_string(&[3, 1, 2][..n]).unwrap();
     let sets = [
         ("scheme".to_string(), scheme.to_string()),
-        ("smil_limit".to_string(), "[3,1,2]".to_string()),
+        ("smil_limit".to_string(), limits),
     ];
     workload::parse(&text, &sets).unwrap_or_else(|e| panic!("{e}"))
 }

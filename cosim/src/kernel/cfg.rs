@@ -169,6 +169,7 @@ impl Program {
     /// Reads a program in either form: JSON (starts with `{`) or text (docs §6.0).
     pub fn parse(text: &str) -> Result<Program, CfgError> {
         let parsed = if text.trim_start().starts_with('{') {
+            crate::json::repeated_key(text).map_err(CfgError)?;
             serde_json::from_str(text)
                 .map_err(|e| CfgError(format!("malformed program: {e}")))
                 .and_then(Program::from_file)

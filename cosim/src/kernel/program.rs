@@ -275,6 +275,7 @@ impl fmt::Display for KernelError {
 impl Kernel {
     /// Parses kernel file `text`; shape checks that need the SM's params are in [`Kernel::check`].
     pub fn parse(text: &str) -> Result<Kernel, KernelError> {
+        crate::json::repeated_key(text).map_err(KernelError)?;
         let k: Kernel = serde_json::from_str(text).map_err(|e| {
             let msg = e.to_string();
             let msg = if msg.contains("unknown variant") {
@@ -372,8 +373,13 @@ impl Kernel {
     pub fn check(&self, lanes: u32) -> Result<(), KernelError> {
         let wpt = self.warps_per_tb(lanes) as usize;
         if self.warps.len() != 1 && self.warps.len() != wpt {
+            let allowed = if wpt == 1 {
+                "1".to_string()
+            } else {
+                format!("1 or {wpt}")
+            };
             return Err(KernelError(format!(
-                "{} streams for {} threads at LANES = {lanes}; allowed: 1 or {wpt}",
+                "{} streams for {} threads at LANES = {lanes}; allowed: {allowed}",
                 self.warps.len(),
                 self.threads
             )));

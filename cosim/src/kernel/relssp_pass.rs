@@ -456,7 +456,7 @@ impl Cfg {
     }
 }
 
-/// Loop weight `10^depth`, saturating.
+/// Loop weight `10^depth`, saturating ([`AccessRanges::bounded`] refuses that kernel).
 fn weight(depth: u32) -> u64 {
     10u64.checked_pow(depth).unwrap_or(u64::MAX)
 }
@@ -474,6 +474,8 @@ pub struct AccessRanges {
     /// Per block: the variable of each instruction (shared accesses) and the loop weight.
     accesses: Vec<Vec<Option<usize>>>,
     weights: Vec<u64>,
+    /// Per block, its loop depth.
+    depths: Vec<u32>,
 }
 
 /// The variables each block accesses.
@@ -530,8 +532,27 @@ impl AccessRanges {
             accesses: (0..n)
                 .map(|b| cfg.instrs(p, b).iter().map(|i| i.var).collect())
                 .collect(),
-            weights: depths.into_iter().map(weight).collect(),
+            weights: depths.iter().copied().map(weight).collect(),
+            depths,
         }
+    }
+
+    /// Refuses a kernel whose loop-weighted instruction count (no cost exceeds it) overflows a
+    /// cost's `u64`, so every cost and every tie is exact.
+    pub fn bounded(&self) -> Result<(), CfgError> {
+        let mut total = Some(0u64);
+        for (acc, &d) in self.accesses.iter().zip(&self.depths) {
+            let w = |t: u64| t.checked_add(10u64.checked_pow(d)?.checked_mul(acc.len() as u64)?);
+            total = total.and_then(w);
+        }
+        let deepest = (0..self.depths.len()).max_by_key(|&b| self.depths[b]);
+        let Some(b) = deepest.filter(|_| total.is_none()) else {
+            return Ok(());
+        };
+        Err(CfgError(format!(
+            "the loop-weighted cost (10^depth per instruction, §6.2) exceeds its limit of {} (2^64 - 1): block `{}` is in {} nested loops; allowed: a total within the limit (at most 19 nested loops, fewer the more instructions they hold)",
+            u64::MAX, self.blocks[b], self.depths[b]
+        )))
     }
 
     /// The set of variables named `names`, or `None` if one is unknown.
@@ -651,7 +672,7 @@ fn select(p: &Program, ranges: &AccessRanges, u: u32) -> Result<(Vec<bool>, u64)
         let cost = masks
             .iter()
             .filter(|(pre, post, _)| pre & s != 0 && post & s != 0)
-            .fold(0u64, |c, (_, _, w)| c.saturating_add(*w));
+            .fold(0u64, |c, (_, _, w)| c + w); // within the bound checked by `bounded`
         let better = match best {
             None => true,
             Some((c, bb, bs)) => (cost, b) < (c, bb) || ((cost, b) == (c, bb) && lex(s) < lex(bs)),
@@ -812,6 +833,7 @@ pub fn place(p: &Program, o: &Options) -> Result<Placed, CfgError> {
     }
     let cfg = Cfg::normalise(p);
     let ranges = AccessRanges::compute(&cfg, p);
+    ranges.bounded()?;
     let (in_s, cost) = select(p, &ranges, u)?;
     // Layout: SV∖S packed from 0 in declaration order, then S.
     let order: Vec<usize> = (0..p.vars.len())

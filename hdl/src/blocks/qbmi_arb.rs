@@ -485,10 +485,14 @@ fn rpm_divider(m: &mut Module, pre: &str, c: &Expr, p: &Params) -> Expr {
         ovf.mux(&Expr::lit(crate::netlist::mask(rb), rb), &q),
     );
     let hi = Expr::lit(u64::from(p.rpm_max), rb);
-    let clamped = hi.lt(&qs).mux(
-        &hi,
-        &qs.equals(&Expr::lit(0, rb)).mux(&Expr::lit(1, rb), &qs),
-    );
+    let at_least_1 = qs.equals(&Expr::lit(0, rb)).mux(&Expr::lit(1, rb), &qs);
+    // rpm_max = 2^rb - 1 (1, 3, 7, 15, 31): no rb-bit quotient exceeds it, and comparing with
+    // it would be constant (Verilator's CMPCONST).
+    let clamped = if u64::from(p.rpm_max) == crate::netlist::mask(rb) {
+        at_least_1
+    } else {
+        hi.lt(&qs).mux(&hi, &at_least_1)
+    };
     m.wire(&format!("{pre}rpm_new"), clamped)
 }
 

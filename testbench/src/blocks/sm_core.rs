@@ -94,6 +94,15 @@ fn workload_from_value_raw(v: &Value) -> Result<Workload, String> {
         }
         out.push(prog);
     }
+    if out.iter().all(Vec::is_empty) {
+        return Err(err(
+            "warps",
+            format!(
+                "nothing to run (no warp has an instruction); allowed: 1..={} warps, at least one instruction",
+                params.warps
+            ),
+        ));
+    }
     Ok(Workload { params, warps: out })
 }
 

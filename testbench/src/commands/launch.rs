@@ -17,28 +17,28 @@ const MAX_SLOTS: u64 = 1024;
 #[command(name = "launch")]
 pub struct LaunchArgs {
     /// Scratchpad bytes per SM (R).
-    #[arg(long, value_name = "BYTES")]
+    #[arg(value_parser = crate::arg_values::any_u64, long, value_name = "BYTES")]
     pub smem: u64,
     /// Scratchpad bytes per thread block (R_tb).
-    #[arg(long, value_name = "BYTES")]
+    #[arg(value_parser = crate::arg_values::any_u64, long, value_name = "BYTES")]
     pub tb_smem: u64,
     /// Threads per thread block.
-    #[arg(long, value_name = "N")]
+    #[arg(value_parser = crate::arg_values::any_u64, long, value_name = "N")]
     pub tb_threads: u64,
     /// Thread-block slots per SM (T).
-    #[arg(long, default_value_t = 16)]
+    #[arg(value_parser = crate::arg_values::any_u64, long, default_value_t = 16)]
     pub max_tbs: u64,
     /// Resident threads per SM.
-    #[arg(long, default_value_t = 3072)]
+    #[arg(value_parser = crate::arg_values::any_u64, long, default_value_t = 3072)]
     pub max_threads: u64,
     /// Sharing threshold t, a fraction in (0, 1): 1/10, 109/147 or 0.1.
-    #[arg(long, default_value = "1/10")]
+    #[arg(long, default_value = "1/10", allow_hyphen_values = true)]
     pub t: String,
     /// Thread blocks the register file allows [default: no limit].
-    #[arg(long, value_name = "N")]
+    #[arg(value_parser = crate::arg_values::any_u64, long, value_name = "N")]
     pub reg_limit: Option<u64>,
     /// Granule of a shared block's private bytes.
-    #[arg(long, default_value_t = 4)]
+    #[arg(value_parser = crate::arg_values::any_u64, long, default_value_t = 4)]
     pub align: u64,
     /// Print one JSON object.
     #[arg(long)]

@@ -3,8 +3,8 @@
 //! placement, and with `-o` the transformed kernel, ready for `smrtl sim --kernel`.
 
 use crate::output::{read_text, Outputs};
-use crate::systems::sharing_sm::MAX_KERNEL_BYTES;
-use smrtl_cosim::kernel::cfg::Program;
+use crate::systems::sharing_sm::{check_kernel, MAX_KERNEL_BYTES};
+use smrtl_cosim::kernel::cfg::{Program, MAX_BLOCKS};
 use smrtl_cosim::kernel::launch::Ratio;
 use smrtl_cosim::kernel::program::Branch;
 use smrtl_cosim::kernel::relssp_pass::{place, Mode, Options, Placed, Position};
@@ -34,10 +34,10 @@ pub struct RelsspArgs {
     #[arg(short, long, value_name = "OUT")]
     pub output: Option<PathBuf>,
     /// Sharing threshold t when the kernel gives none: a fraction in (0, 1).
-    #[arg(long, default_value = "1/10")]
+    #[arg(long, default_value = "1/10", allow_hyphen_values = true)]
     pub t: String,
     /// Granule of the private bytes u (the SM's ALIGN), 1..=4096.
-    #[arg(long, default_value_t = 4)]
+    #[arg(value_parser = crate::arg_values::uint_named::<u32>(1, MAX_ALIGN as u64), long, default_value_t = 4)]
     pub align: u32,
 }
 
@@ -52,6 +52,7 @@ pub fn run(a: RelsspArgs) -> Result<ExitCode> {
     }
     let mut outputs = Outputs::new();
     let out = a.output.as_deref().map(|p| outputs.add(p)).transpose()?;
+    outputs.input(&a.file)?;
     let name = a.file.display().to_string();
     let text = read_text(&a.file, MAX_KERNEL_BYTES)?;
     let program = Program::parse(&text).map_err(|e| format!("{name}: {e}"))?;
@@ -64,8 +65,9 @@ pub fn run(a: RelsspArgs) -> Result<ExitCode> {
         },
     )
     .map_err(|e| format!("{name}: {e}"))?;
+    let json = serde_json::to_string_pretty(&placed.program).map_err(|e| e.to_string())? + "\n";
+    consumable(&name, &placed, &json)?;
     if let Some(o) = out {
-        let json = serde_json::to_string_pretty(&placed.program).map_err(|e| e.to_string())? + "\n";
         outputs.write(o, json.as_bytes())?;
     }
     outputs.commit()?;
@@ -79,6 +81,27 @@ pub fn run(a: RelsspArgs) -> Result<ExitCode> {
         print!("{}", summary(&placed, a.output.as_deref()));
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Refuses a transformed kernel (`json`, of input `name`) that `smrtl sim --kernel` would
+/// refuse, before anything is written: the block limit counts the split blocks, and the
+/// kernel's params and locks must be ones the SM takes.
+fn consumable(name: &str, placed: &Placed, json: &str) -> Result<()> {
+    let blocks = placed.program().blocks.len();
+    if blocks > MAX_BLOCKS {
+        return Err(format!(
+            "{name}: the transformed kernel has {blocks} blocks ({} split block{} added); \
+             allowed: 1..={MAX_BLOCKS} blocks, split blocks included",
+            placed.split_blocks.len(),
+            if placed.split_blocks.len() == 1 {
+                ""
+            } else {
+                "s"
+            }
+        ));
+    }
+    check_kernel(json)
+        .map_err(|e| format!("{name}: {e} (`smrtl sim --kernel` refuses such a kernel)"))
 }
 
 /// The human summary: u, the shared set, the layout, each insertion, the split blocks and the

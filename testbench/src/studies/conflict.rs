@@ -79,6 +79,7 @@ impl Batch {
 
     /// [`Self::eval_line`] before control characters in echoed text are escaped.
     fn eval_line_raw(&mut self, text: &str) -> Result<Value, String> {
+        smrtl_cosim::json::repeated_key(text)?;
         let line: Line = serde_json::from_str(text).map_err(|e| format!("malformed: {e}"))?;
         let (degree, cycles) = self.evaluate(&line)?;
         Ok(serde_json::json!({"degree": degree, "cycles": cycles}))

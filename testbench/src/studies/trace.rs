@@ -270,6 +270,7 @@ impl Trace {
 
     /// [`Trace::from_json`] with the file's params overridden by `sets` (as the CLI's `--set`).
     pub fn from_json_with(text: &str, sets: &[(String, String)]) -> Result<Trace, TraceError> {
+        smrtl_cosim::json::repeated_key(text).map_err(TraceError::Syntax)?;
         let head: Head = serde_json::from_str(text)
             .map_err(|e| TraceError::Syntax(smrtl_hdl::shown(&e.to_string())))?;
         // An override replaces the file's value (which is then never checked).

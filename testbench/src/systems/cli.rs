@@ -101,7 +101,7 @@ pub fn args(cmd: For) -> Vec<Arg> {
         Arg::new(WAVES)
             .long(WAVES)
             .value_name("N")
-            .value_parser(value_parser!(u32))
+            .value_parser(crate::arg_values::waves)
             .default_value("1")
             .help(format!(
                 "Waves of a profile, 1..=256 ({})",
@@ -391,6 +391,14 @@ fn alias_of(
 }
 
 impl Chosen {
+    /// The input file, if it is one.
+    pub fn path(&self) -> Option<&std::path::Path> {
+        match self {
+            Chosen::File { path, .. } => Some(path),
+            Chosen::Profile { .. } => None,
+        }
+    }
+
     /// How the input was given: `--profile dct`, `--mem-workload PATH`, or the path.
     pub fn label(&self) -> String {
         match self {

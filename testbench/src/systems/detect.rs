@@ -55,6 +55,7 @@ fn detect_raw(systems: &[&'static dyn System], name: &str, text: &str) -> Result
             )),
         };
     }
+    smrtl_cosim::json::repeated_key(text).map_err(|e| format!("{name}: {e}"))?;
     let top = members(text).map_err(|e| {
         format!(
             "{name}: cannot tell its kind: {e}; kinds: {} (a \"kind\" field names one)",
@@ -120,6 +121,7 @@ pub fn strip_kind(kind: &InputKind, name: &str, mut text: String) -> Result<Stri
     if !text.trim_start().starts_with('{') {
         return Ok(text);
     }
+    smrtl_cosim::json::repeated_key(&text).map_err(|e| format!("{name}: {e}"))?;
     // Malformed JSON is the kind's parser's to report.
     let Ok(top) = members(&text) else {
         return Ok(text);

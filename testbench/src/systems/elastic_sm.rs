@@ -408,6 +408,7 @@ pub struct Workload {
 impl Workload {
     /// Workload file `text`, named `name` in messages.
     pub fn parse(name: &str, text: &str) -> Result<Workload, String> {
+        smrtl_cosim::json::repeated_key(text).map_err(|e| format!("{name}: {e}"))?;
         let value = serde_json::from_str(text)
             .map_err(|e| shown(&format!("{name}: malformed workload: {e}")))?;
         Ok(Workload {

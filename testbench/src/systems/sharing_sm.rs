@@ -139,6 +139,15 @@ impl System for SharingSm {
     }
 }
 
+/// Whether `smrtl sim` takes kernel file `text` as it is (no `--set`): the checks of a kernel
+/// input before it runs; the error is the one `sim` would print after the file's name.
+pub fn check_kernel(text: &str) -> Result<(), String> {
+    let (kernel, params, _) = load_kernel(text, &[])?;
+    params.validate().map_err(|e| e.to_string())?;
+    Model::new(&params, &kernel).map_err(|e| e.to_string())?;
+    Ok(())
+}
+
 /// A kernel, read and checked against its params.
 struct KernelInput {
     /// The file's name in messages.

@@ -101,7 +101,13 @@ pub(crate) fn workloads() -> Vec<Value> {
     for w in warps {
         w.as_array_mut().expect("a warp").truncate(12);
     }
-    vec![micro, icnt, profile, json!({"warps": []})]
+    // The smallest workload with something to run (one with nothing is refused, issue 22).
+    vec![
+        micro,
+        icnt,
+        profile,
+        json!({"warps": [[], [{"op": "alu", "pc": 0}]]}),
+    ]
 }
 
 /// Every registered block's input ports at its default params.

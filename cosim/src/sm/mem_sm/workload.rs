@@ -206,6 +206,33 @@ fn one() -> u64 {
     1
 }
 
+/// Refuses a number in one of `fields` of object `v` (or in a list there) that is not an
+/// integer in lo..=hi, naming the field (serde names only the type); other shapes are left to
+/// serde's message.
+fn numbers(v: &Value, at: &str, fields: &[(&str, u64, u64)]) -> Result<(), String> {
+    let Some(o) = v.as_object() else {
+        return Ok(());
+    };
+    for &(name, lo, hi) in fields {
+        let check = |x: &Value, path: String| match x {
+            Value::Number(n) if !n.as_u64().is_some_and(|n| (lo..=hi).contains(&n)) => Err(
+                format!("`{path}` = {n}; allowed: an integer in {lo}..={hi}"),
+            ),
+            _ => Ok(()),
+        };
+        match o.get(name) {
+            Some(Value::Array(a)) => {
+                for (i, x) in a.iter().enumerate() {
+                    check(x, format!("{at}{name}[{i}]"))?;
+                }
+            }
+            Some(x) => check(x, format!("{at}{name}"))?,
+            None => {}
+        }
+    }
+    Ok(())
+}
+
 /// A kernel object: a benchmark with overrides, a generator, or explicit streams.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -257,7 +284,14 @@ pub fn bench_names() -> String {
 
 /// Workload `text` with its params overridden by `sets`, checked; errors are one line.
 pub fn parse(text: &str, sets: &[(String, String)]) -> Result<Workload, String> {
+    crate::json::repeated_key(text)?;
     let v: Value = serde_json::from_str(text).map_err(|e| format!("malformed workload: {e}"))?;
+    let top = [
+        ("cycles", 1, MAX_CYCLES),
+        ("seed", 0, u64::MAX),
+        ("tbs", 1, u32::MAX.into()),
+    ];
+    numbers(&v, "", &top)?;
     let f: File = serde_json::from_value(v).map_err(|e| format!("workload: {e}"))?;
     // The file's params, then the overrides, each checked as `--set` checks it.
     let mut pairs: Vec<(String, String)> = vec![];
@@ -295,6 +329,14 @@ pub fn parse(text: &str, sets: &[(String, String)]) -> Result<Workload, String> 
         .enumerate()
         .map(|(k, v)| kernel(v, &mut budget).map_err(|e| format!("kernels[{k}]: {e}")))
         .collect::<Result<Vec<_>, _>>()?;
+    let limits = &params.smil_limit;
+    if !limits.is_empty() && limits.len() != kernels.len() {
+        return Err(format!(
+            "params.smil_limit = {limits:?} has {} entries for {} kernels; allowed: one limit per kernel, or none",
+            limits.len(),
+            kernels.len()
+        ));
+    }
     for (k, spec) in kernels.iter().enumerate() {
         fits(spec, 1, &params).map_err(|e| format!("kernels[{k}] ({}): {e}", spec.name))?;
     }
@@ -323,6 +365,31 @@ pub fn parse(text: &str, sets: &[(String, String)]) -> Result<Workload, String> 
     })
 }
 
+/// Integer fields of a kernel object (`u32`) and its instructions' addresses, checked by
+/// [`numbers`].
+const KERNEL_U32: [&str; 7] = [
+    "threads",
+    "regs",
+    "smem",
+    "cinst",
+    "req",
+    "hot_lines",
+    "iters",
+];
+
+/// [`numbers`] over a kernel object's integer fields and its instructions' addresses.
+fn kernel_numbers(v: &Value) -> Result<(), String> {
+    numbers(v, "", &KERNEL_U32.map(|f| (f, 0, u32::MAX.into())))?;
+    if let Some(warps) = v.get("warps").and_then(Value::as_array) {
+        for (w, stream) in warps.iter().enumerate() {
+            for (i, ins) in stream.as_array().into_iter().flatten().enumerate() {
+                numbers(ins, &format!("warps[{w}][{i}]."), &[("addr", 0, u64::MAX)])?;
+            }
+        }
+    }
+    Ok(())
+}
+
 fn kernel(v: &Value, budget: &mut usize) -> Result<KernelSpec, String> {
     if let Some(name) = v.as_str() {
         return bench_named(name).map(Bench::kernel).ok_or_else(|| {
@@ -333,6 +400,7 @@ fn kernel(v: &Value, budget: &mut usize) -> Result<KernelSpec, String> {
             )
         });
     }
+    kernel_numbers(v)?;
     let f: KernelFile = serde_json::from_value(v.clone()).map_err(|e| e.to_string())?;
     let base = match &f.bench {
         Some(name) => Some(bench_named(name).ok_or_else(|| {

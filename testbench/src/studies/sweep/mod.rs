@@ -349,6 +349,7 @@ fn row_id(format: Format, line: &str, width: usize) -> Result<(usize, usize, Str
             )
         }
         Format::Jsonl => {
+            smrtl_cosim::json::repeated_key(line)?;
             let v: Value = serde_json::from_str(line).map_err(|e| format!("not JSON: {e}"))?;
             let n = |k: &str| v.get(k).and_then(Value::as_u64).map(|x| x as usize);
             let spec = v.get("spec").and_then(Value::as_str).map(str::to_string);

@@ -144,6 +144,7 @@ impl Spec {
 
     /// [`Self::parse`] before control characters in echoed text are escaped.
     fn parse_raw(text: &str) -> Result<Spec, String> {
+        smrtl_cosim::json::repeated_key(text).map_err(|e| format!("spec: {e}"))?;
         let file: SpecFile = serde_json::from_str(text).map_err(|e| format!("spec: {e}"))?;
         let system = match &file.system {
             Some(name) => systems::system(name).map_err(|e| format!("system: {e}"))?,
