@@ -97,7 +97,12 @@ impl Budget {
         let (always, rest): (Vec<_>, Vec<_>) = all.into_iter().partition(|(t, _)| default(t));
         let n = always.len() + rest.len();
         let mut chosen = always;
-        chosen.extend(rest.into_iter().enumerate().filter(|(i, _)| i % m == k).map(|x| x.1));
+        chosen.extend(
+            rest.into_iter()
+                .enumerate()
+                .filter(|(i, _)| i % m == k)
+                .map(|x| x.1),
+        );
         println!("tools part {k}/{m}: {} of {n} distinct RTLs", chosen.len());
         chosen
     }

@@ -41,7 +41,7 @@ impl Rng {
     pub fn new(seed: u64) -> Rng {
         Rng(seed)
     }
-    pub fn next(&mut self) -> u64 {
+    pub fn next_u64(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
         let mut z = self.0;
         z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
@@ -50,11 +50,11 @@ impl Rng {
     }
     /// True with chance `p256` / 256.
     pub fn chance(&mut self, p256: u64) -> bool {
-        self.next() % 256 < p256
+        self.next_u64() % 256 < p256
     }
     /// Uniform in `0..n`.
     pub fn below(&mut self, n: u64) -> u64 {
-        self.next() % n.max(1)
+        self.next_u64() % n.max(1)
     }
 }
 
@@ -106,7 +106,7 @@ impl Profile {
         let causes = if r.chance(85) {
             1 << r.below(6)
         } else {
-            (r.next() & 0x3f) as u8
+            (r.next_u64() & 0x3f) as u8
         };
         let (launch, exit) = LAUNCH[r.below(5) as usize];
         Profile {
@@ -247,9 +247,7 @@ impl Gen {
             let mut s = self.warps[w];
             if s.active && r.chance(self.prof.exit) {
                 s.active = false;
-            } else if !s.active && r.chance(self.prof.launch) {
-                s = self.episode(&mut r);
-            } else if s.active && s.left == 0 {
+            } else if (!s.active && r.chance(self.prof.launch)) || (s.active && s.left == 0) {
                 s = self.episode(&mut r);
             }
             if s.active && s.cause == Some(Class::MemData) && s.left <= 1 {
@@ -335,7 +333,7 @@ pub fn cycles(p: &Params, max: usize) -> impl Strategy<Value = Vec<Inputs>> {
 pub fn stream(p: &Params, seed: u64, n: usize) -> Vec<Inputs> {
     let mut g = Gen::new(p, seed);
     let mut r = Rng::new(seed ^ 0x5eed);
-    (0..n).map(|_| g.cycle(r.next())).collect()
+    (0..n).map(|_| g.cycle(r.next_u64())).collect()
 }
 
 impl Bench for Params {
