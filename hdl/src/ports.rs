@@ -36,12 +36,13 @@ impl PortValue for u64 {
 }
 
 /// A port's typed value, one element or a bus of equal elements (element 0 lowest), read from
-/// and written to its slot.
-pub trait PortField {
+/// and written to its slot (`H` = [`Slot`]), or a bus declared `each`, read from and written to
+/// one slot per element (`H` = `Vec<Slot>`).
+pub trait PortField<H: ?Sized = Slot> {
     /// Writes the value into the port's words.
-    fn put(&self, slot: &Slot, buf: &mut [u64]);
+    fn put(&self, slot: &H, buf: &mut [u64]);
     /// Reads the value from the port's words (in place: no allocation).
-    fn take(&mut self, slot: &Slot, buf: &[u64]);
+    fn take(&mut self, slot: &H, buf: &[u64]);
 }
 
 impl<T: PortValue> PortField for T {
@@ -68,6 +69,25 @@ impl<T: PortValue> PortField for Vec<T> {
             }
         }
     }
+}
+
+/// A bus declared `each` (`name[w; n, each]`): element `k` is its own port `name_k`.
+impl<T: PortValue> PortField<Vec<Slot>> for Vec<T> {
+    fn put(&self, slots: &Vec<Slot>, buf: &mut [u64]) {
+        for (v, slot) in self.iter().zip(slots) {
+            v.put(slot, buf);
+        }
+    }
+    fn take(&mut self, slots: &Vec<Slot>, buf: &[u64]) {
+        for (v, slot) in self.iter_mut().zip(slots) {
+            v.take(slot, buf);
+        }
+    }
+}
+
+/// The port name of element `k` of a bus declared `each`: `<name>_<k>`.
+pub fn elem_name(name: &str, k: usize) -> String {
+    format!("{name}_{k}")
 }
 
 /// The element width of a bus of `n` elements in `slot` (`None` when absent or empty).
@@ -98,6 +118,37 @@ pub fn push(v: &mut Vec<Port>, name: &str, dir: Dir, width: usize, count: usize,
             dir,
             width: width * count,
         });
+    }
+}
+
+/// The slots of a bus declared `each`: one per element, `<name>_<k>` (all absent when the
+/// port is).
+#[doc(hidden)]
+pub fn slots(layout: &Layout, name: &str, dir: Dir, count: usize, present: bool) -> Vec<Slot> {
+    (0..count)
+        .map(|k| slot(layout, &elem_name(name, k), dir, present))
+        .collect()
+}
+
+/// The port rows of a declaration: one row `name` of `width × count` bits, or with `each` one
+/// row `<name>_<k>` of `width` bits per element.
+#[doc(hidden)]
+#[allow(clippy::too_many_arguments)]
+pub fn push_port(
+    v: &mut Vec<Port>,
+    name: &str,
+    dir: Dir,
+    width: usize,
+    count: usize,
+    present: bool,
+    each: bool,
+) {
+    if each {
+        for k in 0..count {
+            push(v, &elem_name(name, k), dir, width, 1, present);
+        }
+    } else {
+        push(v, name, dir, width, count, present);
     }
 }
 
@@ -143,6 +194,7 @@ pub trait HasPorts {
 ///         issue[1]: bool,                     // one flag
 ///         done[2],                            // a 2-bit field (u64)
 ///         slot[sw; n],                        // a bus of n sw-bit elements (Vec<u64>)
+///         reason[3; n, each],                 // n ports reason_0 .. reason_{n-1} of 3 bits (Vec<u64>)
 ///         smil_limit[ib] if p.mode == Mode::Smil,   // present only when the condition holds
 ///     }
 ///     outputs { mem_ok[1]: bool, ... }
@@ -155,10 +207,10 @@ macro_rules! ports {
         $P:ty as $p:ident;
         $(let $bind:pat = $bval:expr;)*
         inputs {
-            $($(#[$imeta:meta])* $iname:ident [$iw:expr $(; $in:expr)?] $(: $ity:ident)? $(if $icond:expr)?),* $(,)?
+            $($(#[$imeta:meta])* $iname:ident [$iw:expr $(; $in:expr $(, $ieach:ident)?)?] $(: $ity:ident)? $(if $icond:expr)?),* $(,)?
         }
         outputs {
-            $($(#[$ometa:meta])* $oname:ident [$ow:expr $(; $on:expr)?] $(: $oty:ident)? $(if $ocond:expr)?),* $(,)?
+            $($(#[$ometa:meta])* $oname:ident [$ow:expr $(; $on:expr $(, $oeach:ident)?)?] $(: $oty:ident)? $(if $ocond:expr)?),* $(,)?
         }
         $(extra $extra:expr;)?
     ) => {
@@ -195,8 +247,8 @@ macro_rules! ports {
             #[derive(Clone, Debug)]
             pub struct Io {
                 pub reset: $crate::layout::Slot,
-                $(pub $iname: $crate::layout::Slot,)*
-                $(pub $oname: $crate::layout::Slot,)*
+                $(pub $iname: $crate::ports!(@slot [$($($ieach)?)?]),)*
+                $(pub $oname: $crate::ports!(@slot [$($($oeach)?)?]),)*
             }
 
             impl Inputs {
@@ -230,10 +282,12 @@ macro_rules! ports {
                     $(let $bind = $bval;)*
                     Io {
                         reset: $crate::ports::slot(layout, RESET, Dir::In, true),
-                        $($iname: $crate::ports::slot(
-                            layout, stringify!($iname), Dir::In, $crate::ports!(@cond $($icond)?)),)*
-                        $($oname: $crate::ports::slot(
-                            layout, stringify!($oname), Dir::Out, $crate::ports!(@cond $($ocond)?)),)*
+                        $($iname: $crate::ports!(@slots [$($($ieach)?)?] layout,
+                            stringify!($iname), Dir::In, $crate::ports!(@count $($in)?),
+                            $crate::ports!(@cond $($icond)?)),)*
+                        $($oname: $crate::ports!(@slots [$($($oeach)?)?] layout,
+                            stringify!($oname), Dir::Out, $crate::ports!(@count $($on)?),
+                            $crate::ports!(@cond $($ocond)?)),)*
                     }
                 }
 
@@ -269,10 +323,12 @@ macro_rules! ports {
             let mut v = Vec::new();
             $crate::ports::push(&mut v, port::CLOCK, Dir::In, 1, 1, true);
             $crate::ports::push(&mut v, port::RESET, Dir::In, 1, 1, true);
-            $($crate::ports::push(&mut v, stringify!($iname), Dir::In, $iw,
-                $crate::ports!(@count $($in)?), $crate::ports!(@cond $($icond)?));)*
-            $($crate::ports::push(&mut v, stringify!($oname), Dir::Out, $ow,
-                $crate::ports!(@count $($on)?), $crate::ports!(@cond $($ocond)?));)*
+            $($crate::ports::push_port(&mut v, stringify!($iname), Dir::In, $iw,
+                $crate::ports!(@count $($in)?), $crate::ports!(@cond $($icond)?),
+                $crate::ports!(@each [$($($ieach)?)?]));)*
+            $($crate::ports::push_port(&mut v, stringify!($oname), Dir::Out, $ow,
+                $crate::ports!(@count $($on)?), $crate::ports!(@cond $($ocond)?),
+                $crate::ports!(@each [$($($oeach)?)?]));)*
             $(v.extend($extra);)?
             v
         }
@@ -310,5 +366,15 @@ macro_rules! ports {
     (@count) => { 1 };
     (@count $n:expr) => { $n };
     (@cond) => { true };
+    (@each []) => { false };
+    (@each [each]) => { true };
+    (@slot []) => { $crate::layout::Slot };
+    (@slot [each]) => { Vec<$crate::layout::Slot> };
+    (@slots [] $layout:ident, $name:expr, $dir:expr, $count:expr, $present:expr) => {
+        $crate::ports::slot($layout, $name, $dir, $present)
+    };
+    (@slots [each] $layout:ident, $name:expr, $dir:expr, $count:expr, $present:expr) => {
+        $crate::ports::slots($layout, $name, $dir, $count, $present)
+    };
     (@cond $c:expr) => { $c };
 }

@@ -110,6 +110,11 @@ impl Property {
 }
 
 /// A helper wire of the wrapper, `wire [width-1:0] name = expr;`, that properties may name.
+/// An `expr` that is a hierarchical name below the DUT, `dut.<net>` or `dut.<instance>.<net>`
+/// (a register the block's ports only show through an address, e.g. a counter of a read-out
+/// map), is a probe: Yosys 0.23 reads no hierarchical reference, so the wrapper declares the
+/// wire undriven and the flow connects it to that net after flattening
+/// (`connect -set <name> dut.<net>`, docs/prove.md §2).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Def {
     pub name: String,
@@ -124,6 +129,19 @@ impl Def {
             width,
             expr: expr.into(),
         }
+    }
+
+    /// Whether the def is a probe of a DUT net (see [`Def`]).
+    pub fn is_probe(&self) -> bool {
+        let mut parts = self.expr.split('.');
+        parts.next() == Some("dut")
+            && self.expr.contains('.')
+            && parts.all(|p| {
+                p.chars()
+                    .next()
+                    .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+                    && p.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+            })
     }
 }
 
@@ -288,7 +306,7 @@ pub fn prove(verilog: &str, top: &str, ports: &[Port], proof: &Proof) -> Result<
     let start = Instant::now();
     let cones = input_cones(dir.path(), top, &registered)?;
     let yosys_seconds = start.elapsed().as_secs_f64();
-    let read_design = read_design(top);
+    let read_design = read_design(top, proof);
     // The assumptions alone must have a D-step trace from reset, else every proof is vacuous.
     let sat = "sat -set-assumes -show-public";
     let vacuity = format!("{read_design}tee -q -o vacuity.log {sat} -seq {d} {WRAPPER}\n");
@@ -413,12 +431,20 @@ pub fn prove(verilog: &str, top: &str, ports: &[Port], proof: &Proof) -> Result<
     })
 }
 
-/// The Yosys commands that load the DUT and the wrapper (`prove.sv`) for a formal run.
-fn read_design(top: &str) -> String {
-    format!(
-        "read_verilog -formal {top}.v\nread_verilog -formal prove.sv\n\
-         prep -flatten -top {WRAPPER}\nasync2sync\ndffunmap\n"
-    )
+/// The Yosys commands that load the DUT and the wrapper (`prove.sv`) for a formal run; with
+/// probes (see [`Def`]), the design is flattened first and each probe connected to its net.
+fn read_design(top: &str, proof: &Proof) -> String {
+    let read = format!("read_verilog -formal {top}.v\nread_verilog -formal prove.sv\n");
+    let probes: Vec<&Def> = proof.defs.iter().filter(|d| d.is_probe()).collect();
+    let mut connect = String::new();
+    if !probes.is_empty() {
+        connect = format!("hierarchy -top {WRAPPER}\nproc\nflatten\ncd {WRAPPER}\n");
+        for d in probes {
+            let _ = writeln!(connect, "connect -set {} {}", d.name, d.expr);
+        }
+        connect += "cd ..\n";
+    }
+    format!("{read}{connect}prep -flatten -top {WRAPPER}\nasync2sync\ndffunmap\n")
 }
 
 /// The tools of the [`smtbmc`] cross-check.
@@ -450,7 +476,7 @@ pub fn smtbmc(
     }
     let dir = crate::stage("yosys", verilog, top)?;
     write(dir.path(), "prove.sv", &wrapper(top, ports, proof))?;
-    let smt2 = format!("{}write_smt2 -wires design.smt2\n", read_design(top));
+    let smt2 = format!("{}write_smt2 -wires design.smt2\n", read_design(top, proof));
     yosys(dir.path(), "smt2", &smt2)?;
     let check = |extra: &[&str], depth: u32| -> Result<(bool, f64), ToolError> {
         let start = Instant::now();
@@ -786,7 +812,17 @@ pub fn wrapper(top: &str, ports: &[Port], proof: &Proof) -> String {
         let _ = writeln!(v, "    // ---- helper wires ----");
     }
     for d in &proof.defs {
-        let _ = writeln!(v, "    wire {}{} = {};", range(d.width), d.name, d.expr);
+        if d.is_probe() {
+            let _ = writeln!(
+                v,
+                "    wire {}{}; // = {}, connected after flattening",
+                range(d.width),
+                d.name,
+                d.expr
+            );
+        } else {
+            let _ = writeln!(v, "    wire {}{} = {};", range(d.width), d.name, d.expr);
+        }
     }
     let _ = writeln!(
         v,
@@ -909,6 +945,28 @@ mod tests {
         assert!(
             !v.contains("q_registered"),
             "structural checks are not in the wrapper"
+        );
+    }
+
+    #[test]
+    fn probes_are_connected_after_flattening() {
+        let probe = Def::new("cnt", 4, "dut.bank.cnt_q_0");
+        assert!(probe.is_probe());
+        for plain in ["q + 1", "dut", "dut.", "dut.a + 1", "x.dut.a", "dut.1a"] {
+            assert!(!Def::new("x", 1, plain).is_probe(), "{plain}");
+        }
+        let proof = Proof {
+            defs: vec![probe, Def::new("cnt1", 5, "{1'b0, cnt} + 5'd1")],
+            properties: vec![Property::assert("small", "cnt1 != 5'd0")],
+            bmc_depth: 2,
+            induction_depth: 1,
+        };
+        let v = wrapper("m", &[], &proof);
+        assert!(v.contains("wire [3:0] cnt; // = dut.bank.cnt_q_0"), "{v}");
+        let script = read_design("m", &proof);
+        assert!(
+            script.contains("flatten\ncd smrtl_prove\nconnect -set cnt dut.bank.cnt_q_0\ncd ..\n"),
+            "{script}"
         );
     }
 

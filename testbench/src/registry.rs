@@ -22,6 +22,7 @@ pub fn blocks() -> Vec<BlockEntry> {
         BlockEntry::of::<smrtl_hdl::blocks::milg::Params>(),
         BlockEntry::of::<smrtl_hdl::blocks::req_counter::Params>(),
         BlockEntry::of::<smrtl_hdl::blocks::mem_issue_ctl::Params>(),
+        BlockEntry::of::<smrtl_hdl::blocks::stall_inspector::Params>(),
     ]
 }
 

@@ -16,4 +16,5 @@ pub mod share_cfg;
 pub mod sharing_core;
 pub mod sm_core;
 pub mod sp_access_unit;
+pub mod stall_inspector;
 pub mod warp_scheduler;

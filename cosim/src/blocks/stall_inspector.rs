@@ -1,0 +1,512 @@
+//! Behavioral model of the `StallInspector` (docs/stall-inspector.md §1–§3; spec §4.3), written
+//! from the per-cycle pseudo-code with plain integers, independently of the RTL.
+//!
+//! [`Gsi`] is the typed inspector an SM model drives (docs §3.7): per cycle it takes each warp
+//! slot's predicates ([`WarpPreds`]) and the SM's cycle inputs ([`CycleIn`]), returns what the
+//! block's outputs say ([`CycleOut`]) and updates its counters; [`Gsi::read`] is the read-out
+//! map. [`Model`] puts it on the block's ports for co-simulation. Nothing allocates per cycle.
+
+use crate::{BlockModel, Layout, Simulator};
+use smrtl_hdl::blocks::stall_inspector::port::{Inputs, Io, Outputs};
+pub use smrtl_hdl::blocks::stall_inspector::{addr, reason, src, status, Class, Params};
+
+/// One warp slot's predicates in a cycle (docs §3.2): what the issue stage sees of its head
+/// instruction, from the start-of-cycle state.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct WarpPreds {
+    pub active: bool,
+    pub inst_avail: bool,
+    pub sync_wait: bool,
+    pub haz_load: bool,
+    pub haz_comp: bool,
+    pub is_mem: bool,
+    pub ms_block: bool,
+    pub fu_block: bool,
+    /// The LSU's stuck reason for this warp (docs §1.4), 0..=7.
+    pub ms_reason: u8,
+}
+
+/// A load writeback (docs §2): at most one per cycle.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Writeback {
+    pub warp: usize,
+    /// Where the data came from (docs §1.3), 0..=7.
+    pub src: u8,
+    /// Releasing its register clears the warp's last load hazard.
+    pub is_final: bool,
+}
+
+/// The SM's inputs of a cycle besides the warps' predicates.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CycleIn {
+    /// Kernel active: the cycle is counted.
+    pub en: bool,
+    /// Zero every counter, blame and status (the cycle is not counted).
+    pub clear: bool,
+    /// Instructions issued.
+    pub n_issued: u64,
+    pub ldwb: Option<Writeback>,
+}
+
+/// A blame flush into `md_sub` (docs §2).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Flush {
+    pub warp: usize,
+    /// The normalised sub-class.
+    pub src: u8,
+    pub amt: u64,
+}
+
+/// The block's outputs of a cycle (the warp classes are in [`Gsi::wcls`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CycleOut {
+    pub cls: Class,
+    /// The lowest MEM_DATA warp (0 if none).
+    pub md_sel: usize,
+    /// The lowest MEM_STRUCT warp (0 if none).
+    pub ms_sel: usize,
+    /// The MEM_STRUCT reason, normalised, when `cls` = MEM_STRUCT; else 0.
+    pub ms_cyc_reason: u8,
+    pub flush: Option<Flush>,
+}
+
+/// The inspector: configuration, counters, blame and status.
+#[derive(Clone, Debug)]
+pub struct Gsi {
+    p: Params,
+    cmax: u64,
+    bmax: u64,
+    top: [u64; 8],
+    md_sub: [u64; 8],
+    ms_sub: [u64; 8],
+    wc: [u64; 8],
+    cyc_total: u64,
+    inst_issued: u64,
+    blame: Vec<u64>,
+    status: u8,
+    /// This cycle's warp classes (written by [`Gsi::evaluate`]).
+    wcls: Vec<Class>,
+}
+
+/// 2^bits − 1.
+fn ones(bits: u32) -> u64 {
+    if bits >= 64 {
+        u64::MAX
+    } else {
+        (1 << bits) - 1
+    }
+}
+
+/// `a + b` clipped at `max`, and whether it was clipped.
+fn sat_add(a: u64, b: u64, max: u64) -> (u64, bool) {
+    match a.checked_add(b) {
+        Some(s) if s <= max => (s, false),
+        _ => (max, true),
+    }
+}
+
+impl Gsi {
+    /// The reset state of the inspector `p` (validated params).
+    pub fn new(p: &Params) -> Gsi {
+        let nw = p.nw as usize;
+        Gsi {
+            p: p.clone(),
+            cmax: ones(p.cw),
+            bmax: ones(p.bw),
+            top: [0; 8],
+            md_sub: [0; 8],
+            ms_sub: [0; 8],
+            wc: [0; 8],
+            cyc_total: 0,
+            inst_issued: 0,
+            blame: vec![0; nw],
+            status: 0,
+            wcls: vec![Class::Idle; nw],
+        }
+    }
+
+    pub fn params(&self) -> &Params {
+        &self.p
+    }
+
+    /// Every counter, blame and status to 0 (`clear`, `reset`).
+    pub fn zero(&mut self) {
+        self.top = [0; 8];
+        self.md_sub = [0; 8];
+        self.ms_sub = [0; 8];
+        self.wc = [0; 8];
+        self.cyc_total = 0;
+        self.inst_issued = 0;
+        self.blame.fill(0);
+        self.status = 0;
+    }
+
+    /// Alg. 1 (docs §3.3): IDLE when inactive, else the first test of `warp_order` that holds,
+    /// else NO_STALL.
+    pub fn warp_class(&self, w: &WarpPreds) -> Class {
+        if !w.active {
+            return Class::Idle;
+        }
+        for &c in &self.p.warp_order.0 {
+            let holds = match c {
+                Class::Control => !w.inst_avail,
+                Class::Sync => w.sync_wait,
+                Class::MemData => w.haz_load,
+                Class::MemStruct => w.is_mem && w.ms_block,
+                Class::CompData => w.haz_comp,
+                Class::CompStruct => !w.is_mem && w.fu_block,
+                Class::NoStall | Class::Idle => false,
+            };
+            if holds {
+                return c;
+            }
+        }
+        Class::NoStall
+    }
+
+    /// This cycle's warp classes (after [`Gsi::evaluate`] or [`Gsi::step`]).
+    pub fn wcls(&self) -> &[Class] {
+        &self.wcls
+    }
+
+    /// The outputs of a cycle from its inputs and the start-of-cycle state (docs §3.3); fills
+    /// [`Gsi::wcls`]. `warps` has one entry per warp slot.
+    pub fn evaluate(&mut self, warps: &[WarpPreds], c: &CycleIn) -> CycleOut {
+        assert_eq!(warps.len(), self.wcls.len(), "one WarpPreds per warp slot");
+        let mut any = [false; 8];
+        let (mut md_sel, mut ms_sel) = (None, None);
+        let mut active = false;
+        for (w, preds) in warps.iter().enumerate() {
+            let k = self.warp_class(preds);
+            self.wcls[w] = k;
+            any[k as usize] = true;
+            active |= preds.active;
+            if k == Class::MemData && md_sel.is_none() {
+                md_sel = Some(w);
+            }
+            if k == Class::MemStruct && ms_sel.is_none() {
+                ms_sel = Some(w);
+            }
+        }
+        // At cycle level IDLE means "no warp active" (D4), not "some warp IDLE".
+        any[Class::Idle as usize] = !active;
+        let cls = if c.n_issued != 0 {
+            Class::NoStall
+        } else {
+            self.p
+                .cycle_order
+                .0
+                .iter()
+                .copied()
+                .find(|&k| any[k as usize])
+                .unwrap_or(Class::Idle)
+        };
+        let (md_sel, ms_sel) = (md_sel.unwrap_or(0), ms_sel.unwrap_or(0));
+        let ms_cyc_reason = if cls == Class::MemStruct {
+            match warps[ms_sel].ms_reason & 7 {
+                0 | 7 => reason::OTHER as u8,
+                r => r,
+            }
+        } else {
+            0
+        };
+        let flush = self.flush(c, cls, md_sel);
+        CycleOut {
+            cls,
+            md_sel,
+            ms_sel,
+            ms_cyc_reason,
+            flush,
+        }
+    }
+
+    /// Whether this cycle's MEM_DATA charge goes to warp `w`.
+    fn charged(c: &CycleIn, cls: Class, md_sel: usize, w: usize) -> bool {
+        c.en && cls == Class::MemData && w == md_sel
+    }
+
+    /// The flush of a `final` writeback (docs §2): blame[w] plus this cycle's charge to w,
+    /// when not 0.
+    fn flush(&self, c: &CycleIn, cls: Class, md_sel: usize) -> Option<Flush> {
+        let wb = c.ldwb.filter(|l| l.is_final && l.warp < self.blame.len())?;
+        let inc = Self::charged(c, cls, md_sel, wb.warp) as u64;
+        let (amt, _) = sat_add(self.blame[wb.warp], inc, self.bmax);
+        (amt != 0).then(|| Flush {
+            warp: wb.warp,
+            src: self.p.norm_src(u64::from(wb.src)) as u8,
+            amt,
+        })
+    }
+
+    /// The clock edge (docs §3.3): counters, blame and status from the cycle's inputs and its
+    /// outputs `o` (from [`Gsi::evaluate`] on the same inputs).
+    pub fn update(&mut self, warps: &[WarpPreds], c: &CycleIn, o: &CycleOut) {
+        if c.clear {
+            self.zero();
+            return;
+        }
+        let mut flags = 0u8;
+        let mut count = |v: &mut u64, by: u64, max: u64, flag: u32| {
+            let (s, clipped) = sat_add(*v, by, max);
+            *v = s;
+            if clipped {
+                flags |= 1 << flag;
+            }
+        };
+        let cmax = self.cmax;
+        if c.en {
+            count(&mut self.cyc_total, 1, cmax, status::COUNTER_SAT);
+            count(&mut self.top[o.cls as usize], 1, cmax, status::COUNTER_SAT);
+            count(&mut self.inst_issued, c.n_issued, cmax, status::COUNTER_SAT);
+            if o.cls == Class::MemStruct {
+                let r = o.ms_cyc_reason as usize;
+                count(&mut self.ms_sub[r], 1, cmax, status::COUNTER_SAT);
+            }
+            if self.p.warp_counters {
+                let mut per = [0u64; 8];
+                for k in &self.wcls {
+                    per[*k as usize] += 1;
+                }
+                for (v, n) in self.wc.iter_mut().zip(per) {
+                    count(v, n, cmax, status::COUNTER_SAT);
+                }
+            }
+        }
+        let fl = c
+            .ldwb
+            .filter(|l| l.is_final && l.warp < self.blame.len())
+            .map(|l| l.warp);
+        let bmax = self.bmax;
+        for (w, b) in self.blame.iter_mut().enumerate() {
+            let inc = Self::charged(c, o.cls, o.md_sel, w) as u64;
+            // The flushed warp's charge is in the flush amount: clipped there, lost too.
+            count(b, inc, bmax, status::BLAME_SAT);
+            if fl == Some(w) {
+                *b = 0;
+            }
+        }
+        if let Some(f) = o.flush {
+            count(
+                &mut self.md_sub[f.src as usize],
+                f.amt,
+                cmax,
+                status::COUNTER_SAT,
+            );
+        }
+        let ready = self.wcls.contains(&Class::NoStall);
+        let issued = c.n_issued != 0;
+        if c.en {
+            if ready && !issued {
+                flags |= 1 << status::READY_NOT_ISSUED;
+            }
+            if issued && !ready {
+                flags |= 1 << status::ISSUED_NOT_READY;
+            }
+            if o.cls == Class::MemStruct && matches!(warps[o.ms_sel].ms_reason & 7, 0 | 7) {
+                flags |= 1 << status::BAD_REASON;
+            }
+        }
+        if let Some(w) = fl {
+            if !warps[w].haz_load {
+                flags |= 1 << status::FINAL_WITHOUT_HAZARD;
+            }
+        }
+        self.status |= flags;
+    }
+
+    /// [`Gsi::evaluate`] then [`Gsi::update`]: one cycle.
+    pub fn step(&mut self, warps: &[WarpPreds], c: &CycleIn) -> CycleOut {
+        let o = self.evaluate(warps, c);
+        self.update(warps, c, &o);
+        o
+    }
+
+    /// The read-out map (docs §3.4): the register at `a`, 0 where there is none.
+    pub fn read(&self, a: u64) -> u64 {
+        let base = self.p.blame_base();
+        let nw = self.blame.len() as u64;
+        match a {
+            0x00..=0x07 => self.top[a as usize],
+            0x08..=0x0F => {
+                let s = a - addr::MD_SUB;
+                let exists = self.p.md_sources().contains(&s);
+                if exists {
+                    self.md_sub[s as usize]
+                } else {
+                    0
+                }
+            }
+            0x11..=0x16 => self.ms_sub[(a - addr::MS_SUB) as usize],
+            addr::CYC_TOTAL => self.cyc_total,
+            addr::INST_ISSUED => self.inst_issued,
+            addr::STATUS => u64::from(self.status),
+            0x20..=0x27 if self.p.warp_counters => self.wc[(a - addr::WC) as usize],
+            _ if a >= base && a < base + nw => self.blame[(a - base) as usize],
+            _ => 0,
+        }
+    }
+
+    pub fn status(&self) -> u8 {
+        self.status
+    }
+    pub fn top(&self, c: Class) -> u64 {
+        self.top[c as usize]
+    }
+    pub fn md_sub(&self, s: u64) -> u64 {
+        self.md_sub[(s & 7) as usize]
+    }
+    pub fn ms_sub(&self, r: u64) -> u64 {
+        self.ms_sub[(r & 7) as usize]
+    }
+    pub fn wc(&self, c: Class) -> u64 {
+        self.wc[c as usize]
+    }
+    pub fn cyc_total(&self) -> u64 {
+        self.cyc_total
+    }
+    pub fn inst_issued(&self) -> u64 {
+        self.inst_issued
+    }
+    pub fn blame(&self) -> &[u64] {
+        &self.blame
+    }
+}
+
+/// The inspector on its ports.
+pub struct Model {
+    gsi: Gsi,
+    io: Io,
+    inputs: Inputs,
+    outputs: Outputs,
+    warps: Vec<WarpPreds>,
+}
+
+impl BlockModel for Model {
+    type Params = Params;
+    fn new(p: &Params, layout: &Layout) -> Model {
+        Model {
+            gsi: Gsi::new(p),
+            io: Io::new(p, layout),
+            inputs: Inputs::new(p),
+            outputs: Outputs::new(p),
+            warps: vec![WarpPreds::default(); p.nw as usize],
+        }
+    }
+}
+
+/// The typed cycle of the ports as the inspector takes it (writes `warps` in place).
+pub fn cycle_of(i: &Inputs, warps: &mut [WarpPreds]) -> CycleIn {
+    for (w, x) in warps.iter_mut().enumerate() {
+        *x = WarpPreds {
+            active: i.active[w],
+            inst_avail: i.inst_avail[w],
+            sync_wait: i.sync_wait[w],
+            haz_load: i.haz_load[w],
+            haz_comp: i.haz_comp[w],
+            is_mem: i.is_mem[w],
+            ms_block: i.ms_block[w],
+            fu_block: i.fu_block[w],
+            ms_reason: (i.ms_reason[w] & 7) as u8,
+        };
+    }
+    CycleIn {
+        en: i.en,
+        clear: i.clear,
+        n_issued: i.n_issued,
+        ldwb: i.ldwb_valid.then_some(Writeback {
+            warp: i.ldwb_warp as usize,
+            src: (i.ldwb_src & 7) as u8,
+            is_final: i.ldwb_final,
+        }),
+    }
+}
+
+impl Simulator for Model {
+    fn name(&self) -> &str {
+        "model"
+    }
+
+    fn step(&mut self, inputs: &[u64], outputs: &mut [u64]) {
+        let (i, o) = (&mut self.inputs, &mut self.outputs);
+        self.io.read_inputs(inputs, i);
+        let c = cycle_of(i, &mut self.warps);
+        let r = self.gsi.evaluate(&self.warps, &c);
+        o.cls = r.cls.code();
+        for (x, k) in o.wcls.iter_mut().zip(self.gsi.wcls()) {
+            *x = k.code();
+        }
+        o.md_sel = r.md_sel as u64;
+        o.ms_sel = r.ms_sel as u64;
+        o.ms_cyc_reason = u64::from(r.ms_cyc_reason);
+        o.flush_valid = r.flush.is_some();
+        o.flush_src = r.flush.map_or(0, |f| u64::from(f.src));
+        o.flush_amt = r.flush.map_or(0, |f| f.amt);
+        o.rd_data = self.gsi.read(i.rd_addr);
+        o.status = u64::from(self.gsi.status());
+        self.io.write_outputs(o, outputs);
+        if i.reset {
+            self.gsi.zero();
+        } else {
+            self.gsi.update(&self.warps, &c, &r);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use smrtl_hdl::BlockParams;
+
+    fn ready() -> WarpPreds {
+        WarpPreds {
+            active: true,
+            inst_avail: true,
+            ..WarpPreds::default()
+        }
+    }
+
+    /// Spec §3.3's example (NW = 2): blame accumulates on W0, flushes 3 cycles into L2 (the
+    /// last charged in the flushing cycle), then 2 into MAIN_MEM for W1.
+    #[test]
+    fn blame_example() {
+        let p = Params::resolve_pairs(None, &[("NW", "2")]).unwrap();
+        let mut g = Gsi::new(&p);
+        let md = WarpPreds {
+            haz_load: true,
+            ..ready()
+        };
+        let cd = WarpPreds {
+            haz_comp: true,
+            ..ready()
+        };
+        let wb = |warp, s| {
+            Some(Writeback {
+                warp,
+                src: s as u8,
+                is_final: true,
+            })
+        };
+        let rows = [
+            ([md, cd], 0, None, Class::MemData, [1, 0]),
+            ([md, cd], 0, None, Class::MemData, [2, 0]),
+            ([md, ready()], 1, None, Class::NoStall, [2, 0]),
+            ([md, md], 0, wb(0, src::L2), Class::MemData, [0, 0]),
+            ([ready(), md], 1, None, Class::NoStall, [0, 0]),
+            ([cd, md], 0, None, Class::MemData, [0, 1]),
+            ([cd, md], 0, wb(1, src::MAIN_MEM), Class::MemData, [0, 0]),
+        ];
+        for (t, (warps, n, ldwb, cls, blame)) in rows.into_iter().enumerate() {
+            let c = CycleIn {
+                en: true,
+                clear: false,
+                n_issued: n,
+                ldwb,
+            };
+            let o = g.step(&warps, &c);
+            assert_eq!((o.cls, g.blame()), (cls, &blame[..]), "t = {t}");
+        }
+        assert_eq!((g.md_sub(src::L2), g.md_sub(src::MAIN_MEM)), (3, 2));
+        assert_eq!(g.top(Class::MemData), 5);
+        assert_eq!(g.status(), 0);
+    }
+}
