@@ -5,6 +5,7 @@
 
 pub mod block;
 pub mod blocks;
+pub mod cleanup;
 pub mod compose;
 #[cfg(feature = "faults")]
 pub mod faults;

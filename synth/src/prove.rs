@@ -460,8 +460,7 @@ pub fn smtbmc(
             .args(["-s", "z3"])
             .args(extra)
             .args(["-t", &depth, "design.smt2"]);
-        let out = cmd
-            .output()
+        let out = smrtl_hdl::cleanup::output(&mut cmd)
             .map_err(|e| ToolError::path("run", Path::new("yosys-smtbmc"), &e, TMP_REMEDY))?;
         let text = String::from_utf8_lossy(&out.stdout);
         let passed = text.contains("Status: PASSED");
