@@ -178,29 +178,28 @@ impl Group {
     }
 
     /// Collects standard output and error (when piped) and waits, as
-    /// [`Child::wait_with_output`] does.
+    /// [`Child::wait_with_output`] does; a grandchild that kept the pipes open is killed with
+    /// the group when the child exits, so this never waits for it.
     pub fn wait_with_output(mut self) -> io::Result<Output> {
-        let stdout = self.child.stdout.take();
-        let stderr = self.child.stderr.take();
-        let err_reader = stderr.map(|mut e| {
-            std::thread::spawn(move || {
-                let mut buf = Vec::new();
-                let _ = e.read_to_end(&mut buf);
-                buf
+        let drain = |pipe: Option<Box<dyn Read + Send>>| {
+            pipe.map(|mut p| {
+                std::thread::spawn(move || {
+                    let mut buf = Vec::new();
+                    let _ = p.read_to_end(&mut buf);
+                    buf
+                })
             })
-        });
-        let mut out = Vec::new();
-        if let Some(mut o) = stdout {
-            o.read_to_end(&mut out)?;
-        }
-        let err = err_reader
-            .map(|t| t.join().unwrap_or_default())
-            .unwrap_or_default();
+        };
+        let out = drain(self.child.stdout.take().map(|p| Box::new(p) as _));
+        let err = drain(self.child.stderr.take().map(|p| Box::new(p) as _));
         let status = self.wait()?;
+        let join = |t: Option<std::thread::JoinHandle<Vec<u8>>>| {
+            t.map(|t| t.join().unwrap_or_default()).unwrap_or_default()
+        };
         Ok(Output {
             status,
-            stdout: out,
-            stderr: err,
+            stdout: join(out),
+            stderr: join(err),
         })
     }
 }
