@@ -13,6 +13,7 @@ pub mod layout;
 pub mod netlist;
 pub mod params;
 pub mod ports;
+pub mod progress;
 pub mod rusthdl;
 pub mod tools;
 pub mod verilog;
