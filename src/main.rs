@@ -222,6 +222,7 @@ fn main() -> ExitCode {
             Err(e) => e.exit(),
         },
     };
+    smrtl_hdl::progress::done();
     match result {
         Ok(code) => code,
         Err(UsageError(msg)) => {

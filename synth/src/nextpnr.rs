@@ -360,6 +360,12 @@ fn place(
     let io = |e: std::io::Error| ToolError::path("write", &out_file, &e, TMP_REMEDY);
     let output = File::create(&out_file).map_err(io)?;
     let start = Instant::now();
+    smrtl_hdl::progress::status(&format!(
+        "synth {}: nextpnr-ice40 on {} (timeout {} s)",
+        netlist.top,
+        device.short,
+        options.timeout.as_secs()
+    ));
     let mut cmd = Command::new(nextpnr);
     cmd.current_dir(dir)
         .args([device.flag, "--package", device.package, "--json"])

@@ -285,7 +285,14 @@ pub fn prove(verilog: &str, top: &str, ports: &[Port], proof: &Proof) -> Result<
         .collect();
     let (d, k) = (proof.bmc_depth, proof.induction_depth);
 
+    let status = |step: &str| {
+        smrtl_hdl::progress::status(&format!(
+            "prove {top}: {} properties: {step} (yosys)",
+            proof.properties.len()
+        ))
+    };
     let start = Instant::now();
+    status("input cones of the registered properties");
     let cones = input_cones(dir.path(), top, &registered)?;
     let yosys_seconds = start.elapsed().as_secs_f64();
     let read_design = read_design(top);
@@ -299,6 +306,7 @@ pub fn prove(verilog: &str, top: &str, ports: &[Port], proof: &Proof) -> Result<
         "{read_design}tee -q -o induction.log {sat} -prove-asserts -tempinduct -maxsteps {k} \
          -dump_vcd induction.vcd {WRAPPER}\n"
     );
+    status(&format!("vacuity check, a {d}-step trace from reset"));
     yosys(dir.path(), "vacuity", &vacuity)?;
     let log = read_text(&dir.path().join("vacuity.log"))?;
     if !log.contains("SAT solving finished - model found") {
@@ -311,6 +319,7 @@ pub fn prove(verilog: &str, top: &str, ports: &[Port], proof: &Proof) -> Result<
         });
     }
     let started = Instant::now();
+    status(&format!("BMC to depth {d}"));
     yosys(dir.path(), "bmc", &bmc)?;
     let bmc_seconds = started.elapsed().as_secs_f64();
     let bmc_log = read_text(&dir.path().join("bmc.log"))?;
@@ -334,6 +343,7 @@ pub fn prove(verilog: &str, top: &str, ports: &[Port], proof: &Proof) -> Result<
         return Err(unreadable("bmc.log", &bmc_log));
     } else {
         let started = Instant::now();
+        status(&format!("k-induction, k up to {k}"));
         yosys(dir.path(), "induction", &induction)?;
         induction_seconds = started.elapsed().as_secs_f64();
         let ind_log = read_text(&dir.path().join("induction.log"))?;

@@ -698,6 +698,7 @@ fn synthesize(
     let flow = dir.join("flow.ys");
     std::fs::write(&flow, script).map_err(|e| ToolError::path("write", &flow, &e, TMP_REMEDY))?;
     let start = Instant::now();
+    smrtl_hdl::progress::status(&format!("synth {top}: yosys {}", target.synth_command(top)));
     run(
         TOOL,
         Command::new(yosys)
