@@ -55,7 +55,7 @@ pub fn install() {
                 total,
                 unit,
             } => {
-                let pct = if total == 0 { 0 } else { done * 100 / total };
+                let pct = (done * 100).checked_div(total).unwrap_or(0);
                 bar.set_message(format!("{what}: {done} of {total} {unit} ({pct} %)"));
             }
             Event::Done => {}

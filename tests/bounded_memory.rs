@@ -11,6 +11,7 @@ use std::process::{Command, Stdio};
 /// Runs smrtl with `args` in `dir`; returns its exit code, its stderr and its peak resident
 /// set in KiB (`ru_maxrss` of the child from `wait4`).
 fn run_measured(dir: &std::path::Path, args: &[&str]) -> (Option<i32>, String, i64) {
+    #[allow(clippy::zombie_processes)] // reaped by wait4 below
     let mut child = Command::new(env!("CARGO_BIN_EXE_smrtl"))
         .current_dir(dir)
         .args(args)
