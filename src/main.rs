@@ -4,6 +4,7 @@
 mod bench;
 mod cosim;
 mod gen;
+mod progress;
 mod prove;
 mod repro;
 mod run;
@@ -269,6 +270,7 @@ fn main() -> ExitCode {
         eprintln!("error: cannot install the signal handlers: {e}");
         return ExitCode::from(2);
     }
+    progress::install();
     let registered = smrtl_testbench::commands::commands();
     let result = match matches.subcommand() {
         Some((name, m)) if registered.iter().any(|c| c.name == name) => {
@@ -280,6 +282,7 @@ fn main() -> ExitCode {
             Err(e) => e.exit(),
         },
     };
+    smrtl_hdl::progress::done();
     match result {
         Ok(code) => code,
         Err(UsageError(msg)) => {

@@ -122,6 +122,7 @@ fn params_text(d: &Design) -> String {
 }
 
 fn print_report(d: &Design, r: &Report, cex_path: Option<&str>) {
+    smrtl_hdl::progress::done();
     let count = |k: Kind| r.outcomes.iter().filter(|o| o.kind == k).count();
     println!(
         "prove {} ({}): {} assumptions, {} invariants, {} registered-only outputs",

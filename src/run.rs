@@ -10,10 +10,12 @@ use crate::RtlBackend;
 use crate::{parse_sets, BlockArgs, Result, UsageError};
 use smrtl_cosim::harness::backend::icarus;
 use smrtl_cosim::{Layout, Simulator};
-use smrtl_testbench::check::{self, Replayed};
-use smrtl_testbench::stimulus_file::{params_as_sets, Stimulus};
+use smrtl_hdl::progress::Counter;
+use smrtl_testbench::check::{Replayed, Stepper};
+use smrtl_testbench::stimulus_file::params_as_sets;
+use smrtl_testbench::stimulus_stream::{self, Form, Inputs};
 use smrtl_testbench::Design;
-use std::io::Write;
+use std::io::{BufWriter, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -54,7 +56,13 @@ const VCD_WINDOW: usize = 100_000;
 /// Most bytes of a stimulus file, and most cycles in it (docs/cli.md "Limits").
 pub const MAX_STIM_BYTES: u64 = 32 << 20;
 pub const MAX_VECTORS: usize = 1_000_000;
+/// Most cycles the Icarus backend replays: it runs them as one batch, holding every cycle's
+/// inputs and outputs (docs/cli.md "Limits").
+pub const MAX_ICARUS_CYCLES: usize = 100_000;
 
+/// The run streams (docs/cli.md "Limits"): the stimulus text (at most [`MAX_STIM_BYTES`]) is
+/// read once to check every cycle and count them, before any output is written, and once more
+/// to run them, each cycle's outputs written as it is computed.
 pub fn run(a: RunArgs) -> Result<ExitCode> {
     let path = &a.stim;
     // Every output is checked (and reserved) before the stimulus is read.
@@ -68,41 +76,51 @@ pub fn run(a: RunArgs) -> Result<ExitCode> {
     outputs.input(path)?;
     let text = read_text(path, MAX_STIM_BYTES)?;
     let at = |e: String| UsageError(format!("{}: {e}", path.display()));
-    let stim = Stimulus::parse(&text).map_err(at)?;
+    let form = stimulus_stream::form(&text).map_err(at)?;
     let d =
-        design(&a.block, &stim).map_err(|e| UsageError(format!("{}: {}", path.display(), e.0)))?;
-    let case = stim.to_case(&d.layout).map_err(at)?;
-    if case.is_empty() {
-        return Err(at("no cycles (an empty stimulus proves nothing)".into()));
-    }
-    if case.len() > MAX_VECTORS {
-        return Err(at(format!(
-            "{} cycles; allowed: at most {MAX_VECTORS} per file",
-            case.len()
-        )));
-    }
+        design(&a.block, &form).map_err(|e| UsageError(format!("{}: {}", path.display(), e.0)))?;
+    let cycles = check_cycles(&text, &form, &d, a.backend).map_err(at)?;
+    let case = match a.backend {
+        Backend::Icarus => collect(&text, &form, &d).map_err(at)?,
+        _ => vec![],
+    };
     let mut rtl = backend(&d, a.backend, &case)?;
+    drop(case);
     let record = vcd.as_ref().map(|_| VCD_WINDOW);
     let rtl = rtl.as_mut().map(|b| b.as_mut() as &mut dyn Simulator);
-    let r = check::run_vectors(&d, rtl, &case, record);
-
-    let mut lines = String::new();
-    for (c, words) in r.outputs.iter().enumerate() {
-        lines += &json_line(c, &d.layout, words);
+    let mut stepper = Stepper::new(&d, rtl, record);
+    let mut progress = Counter::new(d.name, cycles as u64, "cycles");
+    {
+        let mut stdout = None;
+        let sink: &mut dyn Write = match out {
+            Some(out) => outputs.writer(out)?,
+            None => stdout.insert(BufWriter::new(std::io::stdout().lock())),
+        };
+        let mut inputs = Inputs::new(&d.layout);
+        let mut line = String::new();
+        stimulus_stream::for_each(&text, &form, &mut |c, cycle| {
+            let shown = stepper.step(inputs.apply(c, cycle)?);
+            line.clear();
+            json_line(&mut line, c, &d.layout, shown);
+            sink.write_all(line.as_bytes())
+                .map_err(|e| format!("cannot write the outputs: {e}"))?;
+            progress.tick();
+            match stepper.mismatch() {
+                Some(_) => Err(STOP.into()),
+                None => Ok(()),
+            }
+        })
+        .or_else(|e| if e == STOP { Ok(()) } else { Err(e) })
+        .map_err(UsageError)?;
+        sink.flush()?;
     }
-    match out {
-        Some(out) => outputs.write(out, lines.as_bytes())?,
-        None => {
-            let mut stdout = std::io::stdout().lock();
-            stdout.write_all(lines.as_bytes())?;
-            stdout.flush()?;
-        }
-    }
-    if let (Some(w), Some(t)) = (&vcd, r.rows()) {
+    progress.finish();
+    let (mismatch, trace) = stepper.finish();
+    if let (Some(w), Some(t)) = (&vcd, &trace) {
         outputs.write_waveform(w, d.name, &d.layout, t)?;
     }
     outputs.commit()?;
-    Ok(match &r.mismatch {
+    Ok(match &mismatch {
         None => ExitCode::SUCCESS,
         Some(m) => {
             eprintln!(
@@ -114,18 +132,64 @@ pub fn run(a: RunArgs) -> Result<ExitCode> {
     })
 }
 
+/// Ends the read of the stimulus at the first difference (not an error).
+const STOP: &str = "\0stop";
+
+/// Checks every cycle of the stimulus against the block's ports and counts them, before any
+/// work: none, more than [`MAX_VECTORS`], or more than Icarus replays is an error.
+fn check_cycles(
+    text: &str,
+    form: &Form,
+    d: &Design,
+    b: Backend,
+) -> std::result::Result<usize, String> {
+    let mut inputs = Inputs::new(&d.layout);
+    let mut n = 0;
+    stimulus_stream::for_each(text, form, &mut |c, cycle| {
+        if c >= MAX_VECTORS {
+            return Err(format!(
+                "more than {MAX_VECTORS} cycles; allowed: at most {MAX_VECTORS} per file"
+            ));
+        }
+        inputs.apply(c, cycle)?;
+        n = c + 1;
+        Ok(())
+    })?;
+    if n == 0 {
+        return Err("no cycles (an empty stimulus proves nothing)".into());
+    }
+    if b == Backend::Icarus && n > MAX_ICARUS_CYCLES {
+        return Err(format!(
+            "{n} cycles; the icarus backend replays at most {MAX_ICARUS_CYCLES} (it holds the \
+             whole run; use --backend verilator for longer runs)"
+        ));
+    }
+    Ok(n)
+}
+
+/// Every cycle's input buffer (the Icarus batch, at most [`MAX_ICARUS_CYCLES`]).
+fn collect(text: &str, form: &Form, d: &Design) -> std::result::Result<Vec<Vec<u64>>, String> {
+    let mut inputs = Inputs::new(&d.layout);
+    let mut case = vec![];
+    stimulus_stream::for_each(text, form, &mut |c, cycle| {
+        case.push(inputs.apply(c, cycle)?.to_vec());
+        Ok(())
+    })?;
+    Ok(case)
+}
+
 /// The block with the stimulus file's params (replay form), the preset and `--set` overrides.
-fn design(args: &BlockArgs, stim: &Stimulus) -> Result<Design> {
+fn design(args: &BlockArgs, form: &Form) -> Result<Design> {
     let entry = smrtl_testbench::block(&args.block).map_err(UsageError)?;
     let mut sets = vec![];
-    if let Stimulus::Replay(file) = stim {
-        if file.block != entry.name {
+    if let Form::Replay { block, params } = form {
+        if *block != entry.name {
             return Err(UsageError(format!(
-                "stimulus is for block `{}`, not `{}`",
-                file.block, entry.name
+                "stimulus is for block `{block}`, not `{}`",
+                entry.name
             )));
         }
-        sets = params_as_sets(&file.params);
+        sets = params_as_sets(params);
     }
     sets.extend(parse_sets(&args.sets)?);
     Ok((entry.configure)(args.preset.as_deref(), &sets)?)
@@ -144,18 +208,24 @@ fn backend(d: &Design, b: Backend, case: &[Vec<u64>]) -> Result<Option<Box<dyn S
     })
 }
 
-/// `{"cycle": c, "<port>": value, ...}`: every output by its spec name, values below 2^53 as
-/// numbers, wider ones as `"0x..."` strings.
-fn json_line(cycle: usize, layout: &Layout, out: &[u64]) -> String {
-    let mut line = format!("{{\"cycle\":{cycle}");
+/// `{"cycle": c, "<port>": value, ...}` appended to `line`: every output by its spec name,
+/// values below 2^53 as numbers, wider ones as `"0x..."` strings.
+fn json_line(line: &mut String, cycle: usize, layout: &Layout, out: &[u64]) {
+    use std::fmt::Write as _;
+    let _ = write!(line, "{{\"cycle\":{cycle}");
     for s in &layout.outputs {
         let words = s.of(out);
         let small = words[1..].iter().all(|&w| w == 0) && words[0] < 1 << 53;
         if small {
-            line += &format!(",\"{}\":{}", s.name, words[0]);
+            let _ = write!(line, ",\"{}\":{}", s.name, words[0]);
         } else {
-            line += &format!(",\"{}\":\"{}\"", s.name, smrtl_cosim::harness::hex(words));
+            let _ = write!(
+                line,
+                ",\"{}\":\"{}\"",
+                s.name,
+                smrtl_cosim::harness::hex(words)
+            );
         }
     }
-    line + "}\n"
+    line.push_str("}\n");
 }

@@ -49,6 +49,7 @@ pub fn run(args: &BlockArgs, json: bool, ice40: bool, flow_args: &FlowArgs) -> R
         for (k, x) in notes.json {
             v[k] = x;
         }
+        smrtl_hdl::progress::done();
         println!("{}", serde_json::to_string_pretty(&v)?);
         return Ok(ExitCode::SUCCESS);
     }
@@ -61,6 +62,7 @@ pub fn run(args: &BlockArgs, json: bool, ice40: bool, flow_args: &FlowArgs) -> R
                 .collect()
         })
         .unwrap_or_default();
+    smrtl_hdl::progress::done();
     println!("synth {} ({})", d.name, params.join(" "));
     let g = &cost.generic;
     let depth = |x: Option<u64>| x.map_or("n/a".into(), |x| x.to_string());

@@ -5,6 +5,7 @@
 
 pub mod block;
 pub mod blocks;
+pub mod cleanup;
 pub mod compose;
 #[cfg(feature = "faults")]
 pub mod faults;
@@ -12,6 +13,7 @@ pub mod layout;
 pub mod netlist;
 pub mod params;
 pub mod ports;
+pub mod progress;
 pub mod rusthdl;
 pub mod tools;
 pub mod verilog;

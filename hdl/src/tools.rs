@@ -73,10 +73,11 @@ pub fn require(tool: &str) -> Result<PathBuf, ToolError> {
     })
 }
 
-/// Runs a command to completion; a non-zero exit becomes `Failed` with the tail of its output,
-/// a program that is not there `Missing`.
+/// Runs a command to completion in its own process group ([`crate::cleanup::output`]: killed
+/// with its children on an error or a signal); a non-zero exit becomes `Failed` with the tail of
+/// its output, a program that is not there `Missing`.
 pub fn run(tool: &str, cmd: &mut Command) -> Result<std::process::Output, ToolError> {
-    let out = cmd.output().map_err(|e| {
+    let out = crate::cleanup::output(cmd).map_err(|e| {
         let program = Path::new(cmd.get_program());
         match cmd.get_current_dir() {
             // Spawning fails the same way when the working directory is gone.

@@ -212,8 +212,12 @@ impl Cost {
 pub(crate) const TMP_REMEDY: &str = "set TMPDIR to a writable directory";
 
 /// Writes `verilog` to `<tmp>/<top>.v` for `tool` and returns the directory (removed when
-/// dropped); `top` must be a plain Verilog identifier.
-pub(crate) fn stage(tool: &str, verilog: &str, top: &str) -> Result<tempfile::TempDir, ToolError> {
+/// dropped, and on a signal); `top` must be a plain Verilog identifier.
+pub(crate) fn stage(
+    tool: &str,
+    verilog: &str,
+    top: &str,
+) -> Result<smrtl_hdl::cleanup::Scratch, ToolError> {
     let ident = top
         .chars()
         .next()
@@ -225,17 +229,8 @@ pub(crate) fn stage(tool: &str, verilog: &str, top: &str) -> Result<tempfile::Te
             message: format!("top module `{top}` is not a plain Verilog identifier"),
         });
     }
-    let dir = tempfile::Builder::new()
-        .prefix("smrtl-synth-")
-        .tempdir()
-        .map_err(|e| {
-            ToolError::path(
-                "create a directory in",
-                &std::env::temp_dir(),
-                &e,
-                TMP_REMEDY,
-            )
-        })?;
+    let dir =
+        smrtl_hdl::cleanup::Scratch::new_in(&std::env::temp_dir(), "smrtl-synth-", TMP_REMEDY)?;
     let file = dir.path().join(format!("{top}.v"));
     std::fs::write(&file, verilog).map_err(|e| ToolError::path("write", &file, &e, TMP_REMEDY))?;
     Ok(dir)

@@ -360,8 +360,14 @@ fn place(
     let io = |e: std::io::Error| ToolError::path("write", &out_file, &e, TMP_REMEDY);
     let output = File::create(&out_file).map_err(io)?;
     let start = Instant::now();
-    let mut child = Command::new(nextpnr)
-        .current_dir(dir)
+    smrtl_hdl::progress::status(&format!(
+        "synth {}: nextpnr-ice40 on {} (timeout {} s)",
+        netlist.top,
+        device.short,
+        options.timeout.as_secs()
+    ));
+    let mut cmd = Command::new(nextpnr);
+    cmd.current_dir(dir)
         .args([device.flag, "--package", device.package, "--json"])
         .arg(netlist.json())
         .args(["--pcf-allow-unconstrained", "--timing-allow-fail", "--freq"])
@@ -375,16 +381,15 @@ fn place(
         .args(["-l", &log_file, "-q"])
         .stdin(Stdio::null())
         .stdout(output.try_clone().map_err(io)?)
-        .stderr(output)
-        .spawn()
-        .map_err(|e| {
-            ToolError::path(
-                "run",
-                nextpnr,
-                &e,
-                "check that it exists and is executable (Debian: apt-get install -y nextpnr-ice40)",
-            )
-        })?;
+        .stderr(output);
+    let mut child = smrtl_hdl::cleanup::spawn(&mut cmd).map_err(|e| {
+        ToolError::path(
+            "run",
+            nextpnr,
+            &e,
+            "check that it exists and is executable (Debian: apt-get install -y nextpnr-ice40)",
+        )
+    })?;
     let status = loop {
         if let Some(status) = child.try_wait().map_err(|e| ToolError::Io {
             tool: TOOL.into(),
@@ -393,9 +398,8 @@ fn place(
             break status;
         }
         if start.elapsed() >= options.timeout {
-            // The child is ours; stop it and reap it.
-            let _ = child.kill();
-            let _ = child.wait();
+            // The child is ours; stop it (its whole group) and reap it.
+            child.kill();
             return Ok(Run::TimedOut(start.elapsed().as_secs_f64()));
         }
         std::thread::sleep(Duration::from_millis(50));

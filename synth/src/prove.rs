@@ -303,7 +303,14 @@ pub fn prove(verilog: &str, top: &str, ports: &[Port], proof: &Proof) -> Result<
         .collect();
     let (d, k) = (proof.bmc_depth, proof.induction_depth);
 
+    let status = |step: &str| {
+        smrtl_hdl::progress::status(&format!(
+            "prove {top}: {} properties: {step} (yosys)",
+            proof.properties.len()
+        ))
+    };
     let start = Instant::now();
+    status("input cones of the registered properties");
     let cones = input_cones(dir.path(), top, &registered)?;
     let yosys_seconds = start.elapsed().as_secs_f64();
     let read_design = read_design(top, proof);
@@ -317,6 +324,7 @@ pub fn prove(verilog: &str, top: &str, ports: &[Port], proof: &Proof) -> Result<
         "{read_design}tee -q -o induction.log {sat} -prove-asserts -tempinduct -maxsteps {k} \
          -dump_vcd induction.vcd {WRAPPER}\n"
     );
+    status(&format!("vacuity check, a {d}-step trace from reset"));
     yosys(dir.path(), "vacuity", &vacuity)?;
     let log = read_text(&dir.path().join("vacuity.log"))?;
     if !log.contains("SAT solving finished - model found") {
@@ -329,6 +337,7 @@ pub fn prove(verilog: &str, top: &str, ports: &[Port], proof: &Proof) -> Result<
         });
     }
     let started = Instant::now();
+    status(&format!("BMC to depth {d}"));
     yosys(dir.path(), "bmc", &bmc)?;
     let bmc_seconds = started.elapsed().as_secs_f64();
     let bmc_log = read_text(&dir.path().join("bmc.log"))?;
@@ -352,6 +361,7 @@ pub fn prove(verilog: &str, top: &str, ports: &[Port], proof: &Proof) -> Result<
         return Err(unreadable("bmc.log", &bmc_log));
     } else {
         let started = Instant::now();
+        status(&format!("k-induction, k up to {k}"));
         yosys(dir.path(), "induction", &induction)?;
         induction_seconds = started.elapsed().as_secs_f64();
         let ind_log = read_text(&dir.path().join("induction.log"))?;
@@ -486,8 +496,7 @@ pub fn smtbmc(
             .args(["-s", "z3"])
             .args(extra)
             .args(["-t", &depth, "design.smt2"]);
-        let out = cmd
-            .output()
+        let out = smrtl_hdl::cleanup::output(&mut cmd)
             .map_err(|e| ToolError::path("run", Path::new("yosys-smtbmc"), &e, TMP_REMEDY))?;
         let text = String::from_utf8_lossy(&out.stdout);
         let passed = text.contains("Status: PASSED");

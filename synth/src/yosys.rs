@@ -297,7 +297,7 @@ pub fn xilinx(verilog: &str, top: &str) -> Result<XilinxReport, ToolError> {
 /// package (an SG48 UP5K has 39, a CT256 HX8K 206).
 #[derive(Debug)]
 pub struct Ice40Netlist {
-    dir: tempfile::TempDir,
+    dir: smrtl_hdl::cleanup::Scratch,
     /// The top module.
     pub top: String,
 }
@@ -632,7 +632,7 @@ struct Synthesized {
     depth: Option<u64>,
     seconds: f64,
     /// The run's directory, kept when a netlist was written.
-    staged: Option<tempfile::TempDir>,
+    staged: Option<smrtl_hdl::cleanup::Scratch>,
 }
 
 impl Synthesized {
@@ -698,6 +698,7 @@ fn synthesize(
     let flow = dir.join("flow.ys");
     std::fs::write(&flow, script).map_err(|e| ToolError::path("write", &flow, &e, TMP_REMEDY))?;
     let start = Instant::now();
+    smrtl_hdl::progress::status(&format!("synth {top}: yosys {}", target.synth_command(top)));
     run(
         TOOL,
         Command::new(yosys)

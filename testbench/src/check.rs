@@ -218,56 +218,104 @@ impl VectorRun {
 /// `record` cycles (model and RTL outputs, RTL internals) for a VCD.
 pub fn run_vectors(
     design: &Design,
-    mut rtl: Option<&mut dyn smrtl_cosim::Simulator>,
+    rtl: Option<&mut dyn smrtl_cosim::Simulator>,
     case: &Case,
     record: Option<usize>,
 ) -> VectorRun {
-    let layout = &design.layout;
-    let mut model = design.model();
-    let mut expected = vec![0u64; layout.out_words];
-    let mut actual = vec![0u64; layout.out_words];
-    let mut trace = record.map(harness::Trace::new);
-    if let (Some(t), Some(r)) = (trace.as_mut(), rtl.as_deref()) {
-        t.nets_of(r);
-    }
+    let mut s = Stepper::new(design, rtl, record);
     let mut outputs = Vec::with_capacity(case.len());
-    let mut mismatch = None;
-    for (cycle, inputs) in case.iter().enumerate() {
-        model.step(inputs, &mut expected);
-        let shown = match rtl.as_deref_mut() {
-            Some(r) => {
-                r.step(inputs, &mut actual);
-                if actual != expected {
-                    mismatch = Some(harness::first_difference(
-                        layout,
-                        cycle as u64,
-                        &expected,
-                        &actual,
-                    ));
-                }
-                &actual
-            }
-            None => &expected,
-        };
-        if let Some(t) = trace.as_mut() {
-            t.push_with(cycle as u64, mismatch.is_some(), |row| {
-                row.inputs.extend_from_slice(inputs);
-                row.model.extend_from_slice(&expected);
-                row.rtl.extend_from_slice(shown);
-                if let Some(r) = rtl.as_deref() {
-                    r.internal_values(&mut row.internals);
-                }
-            });
-        }
-        outputs.push(shown.clone());
-        if mismatch.is_some() {
+    for inputs in case {
+        outputs.push(s.step(inputs).to_vec());
+        if s.mismatch().is_some() {
             break;
         }
     }
+    let (mismatch, trace) = s.finish();
     VectorRun {
         outputs,
         mismatch,
         trace,
+    }
+}
+
+/// [`run_vectors`] one cycle at a time, keeping nothing per cycle but the VCD window: the
+/// streaming form `smrtl run` uses (memory flat in the number of cycles).
+pub struct Stepper<'d, 'r> {
+    layout: &'d smrtl_cosim::Layout,
+    model: Box<dyn smrtl_cosim::Simulator + Send>,
+    rtl: Option<&'r mut dyn smrtl_cosim::Simulator>,
+    expected: Vec<u64>,
+    actual: Vec<u64>,
+    trace: Option<harness::Trace>,
+    mismatch: Option<Mismatch>,
+    cycle: u64,
+}
+
+impl<'d, 'r> Stepper<'d, 'r> {
+    pub fn new(
+        design: &'d Design,
+        rtl: Option<&'r mut dyn smrtl_cosim::Simulator>,
+        record: Option<usize>,
+    ) -> Stepper<'d, 'r> {
+        let layout = &design.layout;
+        let mut trace = record.map(harness::Trace::new);
+        if let (Some(t), Some(r)) = (trace.as_mut(), rtl.as_deref()) {
+            t.nets_of(r);
+        }
+        Stepper {
+            layout,
+            model: design.model(),
+            rtl,
+            expected: vec![0; layout.out_words],
+            actual: vec![0; layout.out_words],
+            trace,
+            mismatch: None,
+            cycle: 0,
+        }
+    }
+
+    /// Runs one cycle; returns the outputs shown (the RTL's with a backend, else the model's).
+    /// After the first difference ([`Stepper::mismatch`]) the caller stops.
+    pub fn step(&mut self, inputs: &[u64]) -> &[u64] {
+        let cycle = self.cycle;
+        self.cycle += 1;
+        self.model.step(inputs, &mut self.expected);
+        let shown = match self.rtl.as_deref_mut() {
+            Some(r) => {
+                r.step(inputs, &mut self.actual);
+                if self.actual != self.expected {
+                    self.mismatch = Some(harness::first_difference(
+                        self.layout,
+                        cycle,
+                        &self.expected,
+                        &self.actual,
+                    ));
+                }
+                &self.actual
+            }
+            None => &self.expected,
+        };
+        if let Some(t) = self.trace.as_mut() {
+            let (expected, rtl) = (&self.expected, self.rtl.as_deref());
+            t.push_with(cycle, self.mismatch.is_some(), |row| {
+                row.inputs.extend_from_slice(inputs);
+                row.model.extend_from_slice(expected);
+                row.rtl.extend_from_slice(shown);
+                if let Some(r) = rtl {
+                    r.internal_values(&mut row.internals);
+                }
+            });
+        }
+        shown
+    }
+
+    pub fn mismatch(&self) -> Option<&Mismatch> {
+        self.mismatch.as_ref()
+    }
+
+    /// The first difference, if any, and the cycles kept for a VCD.
+    pub fn finish(self) -> (Option<Mismatch>, Option<harness::Trace>) {
+        (self.mismatch, self.trace)
     }
 }
 

@@ -12,6 +12,7 @@ pub mod output;
 pub mod registry;
 pub mod soak;
 pub mod stimulus_file;
+pub mod stimulus_stream;
 pub mod studies;
 pub mod systems;
 

@@ -22,7 +22,6 @@ use std::io::{self, BufWriter, Write};
 use std::os::unix::fs::{FileTypeExt, MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::Mutex;
 
 /// A one-line error (the CLI prints it after `error: ` and exits 2).
 type Result<T> = std::result::Result<T, String>;
@@ -30,21 +29,20 @@ type Result<T> = std::result::Result<T, String>;
 /// `--force`: replace an existing read-only file.
 static FORCE: AtomicBool = AtomicBool::new(false);
 
-/// Temporary files not yet renamed or removed; a signal removes them before the process ends.
-static TEMPS: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
-
 /// Sets `--force` for every output of this process.
 pub fn set_force(force: bool) {
     FORCE.store(force, Ordering::Relaxed);
 }
 
-/// Removes the temporary files on SIGINT / SIGTERM, then ends the process as that signal would.
+/// On SIGINT / SIGTERM / SIGHUP: kills every child tool's process group and reaps it, removes
+/// the scratch directories and the temporary files ([`smrtl_hdl::cleanup::on_signal`]), then
+/// ends the process as that signal would.
 pub fn install_signal_cleanup() -> io::Result<()> {
-    use signal_hook::consts::{SIGINT, SIGTERM};
-    let mut signals = signal_hook::iterator::Signals::new([SIGINT, SIGTERM])?;
+    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+    let mut signals = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP])?;
     std::thread::spawn(move || {
         if let Some(sig) = signals.forever().next() {
-            remove_temps();
+            smrtl_hdl::cleanup::on_signal();
             let _ = signal_hook::low_level::emulate_default_handler(sig);
             std::process::exit(128 + sig);
         }
@@ -52,16 +50,8 @@ pub fn install_signal_cleanup() -> io::Result<()> {
     Ok(())
 }
 
-fn remove_temps() {
-    let mut temps = TEMPS.lock().unwrap_or_else(|p| p.into_inner());
-    for t in temps.drain(..) {
-        let _ = fs::remove_file(t);
-    }
-}
-
 fn forget_temp(path: &Path) {
-    let mut temps = TEMPS.lock().unwrap_or_else(|p| p.into_inner());
-    temps.retain(|t| t != path);
+    smrtl_hdl::cleanup::forget_file(path);
 }
 
 /// Reads a text input of at most `limit` bytes (a documented bound, checked before reading).
@@ -448,17 +438,21 @@ fn create_temp(target: &Path) -> std::result::Result<(PathBuf, BufWriter<File>),
         .file_name()
         .ok_or_else(|| "not a file path".to_string())?
         .to_string_lossy();
-    let mut temps = TEMPS.lock().unwrap_or_else(|p| p.into_inner());
     loop {
         let n = COUNTER.fetch_add(1, Ordering::Relaxed);
         let tmp = dir.join(format!(".{name}.{}.{n}.smrtl-tmp", std::process::id()));
+        // Registered first: a signal between creating and registering would leave it.
+        smrtl_hdl::cleanup::track_file(&tmp);
         match OpenOptions::new().write(true).create_new(true).open(&tmp) {
-            Ok(f) => {
-                temps.push(tmp.clone());
-                return Ok((tmp, BufWriter::new(f)));
+            Ok(f) => return Ok((tmp, BufWriter::new(f))),
+            Err(e) => {
+                // Not ours: another file of that name, which a signal must not remove.
+                smrtl_hdl::cleanup::forget_file(&tmp);
+                if e.kind() == io::ErrorKind::AlreadyExists {
+                    continue;
+                }
+                return Err(format!("cannot create a file in {}: {e}", dir.display()));
             }
-            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
-            Err(e) => return Err(format!("cannot create a file in {}: {e}", dir.display())),
         }
     }
 }

@@ -139,17 +139,28 @@ pub fn to_case<'a>(
     cycles
         .enumerate()
         .map(|(c, cycle)| {
-            for (name, value) in cycle {
-                let slot = layout
-                    .find_input(name)
-                    .map_err(|e| format!("cycle {c}: {e}"))?;
-                let words = parse_words(value, slot.width)
-                    .map_err(|e| format!("cycle {c}: port {name}: {e}"))?;
-                slot.of_mut(&mut buf).copy_from_slice(&words);
-            }
+            apply_cycle(&mut buf, layout, c, cycle)?;
             Ok(buf.clone())
         })
         .collect()
+}
+
+/// Writes the ports cycle `c` gives into `buf` (the ports it does not give keep their values).
+pub fn apply_cycle(
+    buf: &mut [u64],
+    layout: &Layout,
+    c: usize,
+    cycle: &Map<String, Value>,
+) -> Result<(), String> {
+    for (name, value) in cycle {
+        let slot = layout
+            .find_input(name)
+            .map_err(|e| format!("cycle {c}: {e}"))?;
+        let words =
+            parse_words(value, slot.width).map_err(|e| format!("cycle {c}: port {name}: {e}"))?;
+        slot.of_mut(buf).copy_from_slice(&words);
+    }
+    Ok(())
 }
 
 /// What a port value may be, for messages.

@@ -6,7 +6,7 @@
 //! clock edge. As in the other backends, registers start at their reset values: the testbench
 //! pulses `reset` over one clock edge before the first cycle.
 
-use super::verilator::{io, ScratchDir};
+use super::verilator::{io, scratch};
 use crate::harness::layout::{Layout, CLOCK};
 use smrtl_hdl::netlist::Module;
 use smrtl_hdl::tools::{require, run, ToolError};
@@ -48,7 +48,7 @@ pub fn run_batch(
             sim_seconds: 0.0,
         });
     }
-    let dir = ScratchDir::new("icarus")?;
+    let dir = scratch("icarus")?;
     let write =
         |name: &str, text: &str| fs::write(dir.path().join(name), text).map_err(io("iverilog"));
     write("design.v", verilog)?;

@@ -9,6 +9,7 @@
 
 use crate::harness::layout::{Layout, Slot, CLOCK};
 use crate::harness::sim::{batch_strides, Rtl, Simulator};
+use smrtl_hdl::cleanup::Scratch;
 use smrtl_hdl::netlist::{mask, Module};
 use smrtl_hdl::tools::{require, run, ToolError};
 use std::ffi::c_void;
@@ -16,9 +17,7 @@ use std::fmt::Write as _;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
-use std::time::{SystemTime, UNIX_EPOCH};
 
 /// The synchronous reset input a clocked block has.
 const RESET: &str = "reset";
@@ -204,7 +203,7 @@ pub struct PlainLoop {
     exe: PathBuf,
     stimulus: PathBuf,
     /// Holds the stimulus file until the loop is dropped.
-    _scratch: ScratchDir,
+    _scratch: Scratch,
 }
 
 impl PlainLoop {
@@ -233,7 +232,7 @@ impl PlainLoop {
                 bytes.extend_from_slice(&w.to_le_bytes());
             }
         }
-        let scratch = ScratchDir::new("plain-loop")?;
+        let scratch = scratch("plain-loop")?;
         let path = scratch.path().join("stimulus.bin");
         fs::write(&path, bytes).map_err(|e| ToolError::path("write", &path, &e, TMP_REMEDY))?;
         Ok(PlainLoop {
@@ -336,7 +335,7 @@ fn build_cached(
     }
     fs::create_dir_all(&root)
         .map_err(|e| ToolError::path("create directory", &root, &e, CACHE_REMEDY))?;
-    let scratch = ScratchDir::new_in(&root, block)?;
+    let scratch = scratch_in(&root, block)?;
     let runtime = root.join(format!(
         "runtime-{:016x}",
         fnv1a(&[
@@ -488,7 +487,7 @@ fn keep_runtime(obj: &Path, runtime: &Path) {
     let Some(parent) = runtime.parent() else {
         return;
     };
-    let Ok(staging) = ScratchDir::new_in(parent, "runtime") else {
+    let Ok(staging) = scratch_in(parent, "runtime") else {
         return;
     };
     let copied = fs::read_dir(obj).map(|entries| {
@@ -735,53 +734,20 @@ int main(int argc, char** argv) {
 "#
 }
 
-/// A uniquely named scratch directory, removed on drop unless kept.
-pub(crate) struct ScratchDir {
-    path: PathBuf,
-    keep: bool,
+/// A new scratch directory under the system temp dir (removed when dropped and on a signal).
+pub(crate) fn scratch(tag: &str) -> Result<Scratch, ToolError> {
+    scratch_in(&std::env::temp_dir(), tag)
 }
 
-impl ScratchDir {
-    /// A new directory under the system temp dir.
-    pub(crate) fn new(tag: &str) -> Result<ScratchDir, ToolError> {
-        Self::new_in(&std::env::temp_dir(), tag)
-    }
-
-    /// A new directory `.smrtl-<tag>-<pid>-<n>-<nanos>` under `parent` (the temp dir or the
-    /// build cache: the error says which variable to set).
-    pub(crate) fn new_in(parent: &Path, tag: &str) -> Result<ScratchDir, ToolError> {
-        static COUNTER: AtomicUsize = AtomicUsize::new(0);
-        let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-        let nanos = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map_or(0, |d| d.subsec_nanos());
-        let path = parent.join(format!(".smrtl-{tag}-{}-{n}-{nanos}", std::process::id()));
-        let remedy = if parent == std::env::temp_dir() {
-            TMP_REMEDY
-        } else {
-            CACHE_REMEDY
-        };
-        fs::create_dir_all(&path)
-            .map_err(|e| ToolError::path("create directory", &path, &e, remedy))?;
-        Ok(ScratchDir { path, keep: false })
-    }
-
-    pub(crate) fn path(&self) -> &Path {
-        &self.path
-    }
-
-    /// Leaves the directory in place (it has been renamed into the cache).
-    fn keep(mut self) {
-        self.keep = true;
-    }
-}
-
-impl Drop for ScratchDir {
-    fn drop(&mut self) {
-        if !self.keep {
-            let _ = fs::remove_dir_all(&self.path);
-        }
-    }
+/// A new directory `.smrtl-<tag>-<pid>-<n>-<nanos>` under `parent` (the temp dir or the build
+/// cache: the error says which variable to set).
+pub(crate) fn scratch_in(parent: &Path, tag: &str) -> Result<Scratch, ToolError> {
+    let remedy = if parent == std::env::temp_dir() {
+        TMP_REMEDY
+    } else {
+        CACHE_REMEDY
+    };
+    Scratch::new_in(parent, &format!(".smrtl-{tag}-"), remedy)
 }
 
 fn failed(message: String) -> ToolError {
@@ -807,7 +773,7 @@ mod tests {
     /// second set for the same key changes nothing.
     #[test]
     fn runtime_objects_are_kept_once_and_found() {
-        let root = ScratchDir::new("runtime-test").unwrap();
+        let root = scratch("runtime-test").unwrap();
         let obj = root.path().join("obj");
         fs::create_dir_all(&obj).unwrap();
         for name in [
