@@ -174,7 +174,8 @@ fn list_columns_align_whatever_the_lengths() {
             "qbmi_arb",
             "milg",
             "req_counter",
-            "mem_issue_ctl"
+            "mem_issue_ctl",
+            "stall_inspector",
         ]
     );
     for block in blocks {
