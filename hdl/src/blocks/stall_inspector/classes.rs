@@ -211,7 +211,7 @@ order_type!(
     "the seven cycle classes"
 );
 
-/// One classifier per SM or per warp scheduler (docs/stall-inspector.md §1.4 D1). The block is
+/// One classifier per SM or per warp scheduler (docs/stall-inspector.md §1.2 D1). The block is
 /// the same either way; the scope says which warps and which issue count an integration feeds
 /// one instance (docs/stall-inspector.md §3.1).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]

@@ -1,4 +1,4 @@
-//! Stimulus for the `StallInspector` (docs/stall-inspector.md §7): predicate streams shaped
+//! Stimulus for the `StallInspector` (docs/stall-inspector.md §6): predicate streams shaped
 //! like an SM's, as a proptest strategy of typed cycles.
 //!
 //! Each warp slot lives through episodes: ready, or stalled by one cause (CONTROL, SYNC,

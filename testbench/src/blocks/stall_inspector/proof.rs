@@ -1,4 +1,4 @@
-//! The StallInspector's solver proof (docs/stall-inspector.md §6; docs/prove.md §5.6): the
+//! The StallInspector's solver proof (docs/stall-inspector.md §6): the
 //! spec's §7.1 invariants over the counters, which the ports show only through `rd_addr`, so
 //! the proof reads them with probes (`dut.<bank>.cnt_q_<k>`, docs/prove.md §2).
 //!
