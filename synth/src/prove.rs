@@ -388,13 +388,44 @@ pub fn prove(verilog: &str, top: &str, ports: &[Port], proof: &Proof) -> Result<
             return Err(unreadable("induction.log", &ind_log));
         }
     }
-    let failed = |name: &str| failed_names.iter().any(|f| f == name);
-    let outcomes = proof
+    let ends = Ends {
+        counterexample: counterexample.as_ref(),
+        failed: &failed_names,
+        bmc_step,
+        closed_at,
+    };
+    let outcomes = verdicts(proof, &cones, &ends);
+    Ok(Report {
+        outcomes,
+        assumptions: proof.count(Kind::Assume),
+        bmc_depth: d,
+        induction_depth: k,
+        yosys_seconds,
+        bmc_seconds,
+        induction_seconds,
+        counterexample,
+    })
+}
+
+/// How the proof runs ended: the counterexample (if any), the properties it fails, the BMC
+/// step of the failure and the length at which the induction closed.
+struct Ends<'a> {
+    counterexample: Option<&'a Counterexample>,
+    failed: &'a [String],
+    bmc_step: Option<u32>,
+    closed_at: Option<u32>,
+}
+
+/// Each non-assumption property's verdict from the input cones and how the runs ended.
+fn verdicts(proof: &Proof, cones: &[(String, Vec<String>)], ends: &Ends) -> Vec<Outcome> {
+    let (d, k) = (proof.bmc_depth, proof.induction_depth);
+    let failed = |name: &str| ends.failed.iter().any(|f| f == name);
+    proof
         .properties
         .iter()
         .filter(|p| p.kind != Kind::Assume)
         .map(|p| {
-            let verdict = match (p.kind, &counterexample) {
+            let verdict = match (p.kind, ends.counterexample) {
                 (Kind::Registered, _) => {
                     let inputs = cones
                         .iter()
@@ -409,11 +440,11 @@ pub fn prove(verilog: &str, top: &str, ports: &[Port], proof: &Proof) -> Result<
                 }
                 (_, None) => Verdict::Proven {
                     bmc_depth: d,
-                    k: closed_at.unwrap_or(k),
+                    k: ends.closed_at.unwrap_or(k),
                 },
                 (_, Some(c)) => match (c.run, failed(&p.name)) {
                     (Run::Bmc, true) => Verdict::Failed {
-                        step: bmc_step.unwrap_or(c.step),
+                        step: ends.bmc_step.unwrap_or(c.step),
                     },
                     (Run::Bmc, false) => Verdict::Unproven {
                         checked_to: c.step.saturating_sub(1),
@@ -428,17 +459,7 @@ pub fn prove(verilog: &str, top: &str, ports: &[Port], proof: &Proof) -> Result<
                 verdict,
             }
         })
-        .collect();
-    Ok(Report {
-        outcomes,
-        assumptions: proof.count(Kind::Assume),
-        bmc_depth: d,
-        induction_depth: k,
-        yosys_seconds,
-        bmc_seconds,
-        induction_seconds,
-        counterexample,
-    })
+        .collect()
 }
 
 /// The Yosys commands that load the DUT and the wrapper (`prove.sv`) for a formal run; with
