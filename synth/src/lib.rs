@@ -31,6 +31,35 @@ pub struct Notes {
     pub generic: Option<GenericReport>,
 }
 
+/// A block's register bits counted three ways: its formula (the inventory), the netlist as
+/// built and what Yosys reads from the emitted Verilog; the conformance suite holds them equal
+/// (docs/blocks.md §5), the cost lines show them side by side.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct RegisterCount {
+    pub formula_bits: u64,
+    pub netlist_bits: u64,
+    pub yosys_rtl_bits: u64,
+}
+
+impl RegisterCount {
+    /// Synthesizes `module` (generic flow) and counts its registers beside `formula_bits`;
+    /// the notes start with that flow's report.
+    pub fn measure(module: Module, formula_bits: u64) -> Result<(RegisterCount, Notes), ToolError> {
+        let module = Arc::new(module);
+        let generic = cost_of(&module, false)?.generic;
+        let count = RegisterCount {
+            formula_bits,
+            netlist_bits: module.register_bits(),
+            yosys_rtl_bits: generic.rtl_flip_flops,
+        };
+        let notes = Notes {
+            generic: Some(generic),
+            ..Default::default()
+        };
+        Ok((count, notes))
+    }
+}
+
 impl Notes {
     /// Adds a text line and its JSON field.
     pub fn add(&mut self, line: String, key: &str, value: impl Serialize) {

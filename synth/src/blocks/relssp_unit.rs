@@ -2,22 +2,9 @@
 //! release bits `R[W][LANES]` of spec §7's inventory (not in the paper's count, which stores no
 //! per-thread state), checked against the netlist and Yosys, and the size of the §3 gate trees.
 
-use crate::yosys::GenericReport;
 use serde::Serialize;
 use smrtl_hdl::blocks::relssp_unit::{build, Params};
 use smrtl_hdl::tools::ToolError;
-use std::sync::Arc;
-
-/// The release bits, counted three ways.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct Storage {
-    /// Spec §7: W·LANES (3072 at the defaults).
-    pub formula_bits: u64,
-    /// Register bits of the netlist as built.
-    pub netlist_bits: u64,
-    /// Register bits Yosys reads from the emitted Verilog (before optimization).
-    pub yosys_rtl_bits: u64,
-}
 
 /// The §3 gates: a LANES-input AND per warp, a W-input AND per slot (for `done` and again for
 /// `tb_empty`).
@@ -39,27 +26,9 @@ impl crate::BlockCost for Params {
     }
 }
 
-/// Synthesizes `build(p)` (generic flow) and counts its storage (the conformance suite holds
-/// the formula against the netlist and Yosys).
-pub fn cost(p: &Params) -> Result<(Storage, GenericReport), ToolError> {
-    let module = Arc::new(build(p));
-    let netlist_bits = module.register_bits();
-    let generic = crate::cost_of(&module, false)?.generic;
-    let storage = Storage {
-        formula_bits: p.register_bits(),
-        netlist_bits,
-        yosys_rtl_bits: generic.rtl_flip_flops,
-    };
-    Ok((storage, generic))
-}
-
 /// The unit's lines in `smrtl synth`.
 pub fn notes(p: &Params) -> Result<crate::Notes, ToolError> {
-    let (s, generic) = cost(p)?;
-    let mut n = crate::Notes {
-        generic: Some(generic),
-        ..Default::default()
-    };
+    let (s, mut n) = crate::RegisterCount::measure(build(p), p.register_bits())?;
     n.add(
         format!(
             "R bits (spec §7): W x LANES = {} x {} = {} flip-flops, one release bit per thread of a warp slot, set by relssp, cleared at warp launch (not in the paper's 209-bit count); netlist {}, Yosys {} register bits",

@@ -3,28 +3,13 @@
 //! Yosys, beside spec §7's SM row "errors, scheduler last" (NSCHED of these plus the lock
 //! table's two error bits) and the paper's per-scheduler logic.
 
-use crate::yosys::GenericReport;
 use serde::Serialize;
 use smrtl_hdl::blocks::sharing::Sched;
 use smrtl_hdl::blocks::warp_scheduler::{build, Params};
 use smrtl_hdl::tools::ToolError;
-use std::sync::Arc;
 
 /// Error bits of the lock table (`err_proto`, `err_pend`) in spec §7's shared row.
 pub const LOCK_ERROR_BITS: u64 = 2;
-
-/// The scheduler's state bits, counted three ways, and the SM row they belong to.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct Storage {
-    /// 1 + ⌈log2 WS⌉ (6 at the defaults).
-    pub formula_bits: u64,
-    /// Register bits of the netlist as built.
-    pub netlist_bits: u64,
-    /// Register bits Yosys reads from the emitted Verilog (before optimization).
-    pub yosys_rtl_bits: u64,
-    /// Spec §7 row: 2 + NSCHED·(1 + ⌈log2 WS⌉) (26 at the defaults).
-    pub sm_row_bits: u64,
-}
 
 /// The selection logic as built: key comparators of the argmin tree (OWF, GTO) or index
 /// comparators and first-valid trees (LRR, TWO_LEVEL).
@@ -49,28 +34,9 @@ pub fn sm_row_bits(p: &Params) -> u64 {
     LOCK_ERROR_BITS + u64::from(p.nsched) * p.register_bits()
 }
 
-/// Synthesizes `build(p)` (generic flow) and counts its state (the conformance suite holds
-/// the formula against the netlist and Yosys).
-pub fn cost(p: &Params) -> Result<(Storage, GenericReport), ToolError> {
-    let module = Arc::new(build(p));
-    let netlist_bits = module.register_bits();
-    let generic = crate::cost_of(&module, false)?.generic;
-    let storage = Storage {
-        formula_bits: p.register_bits(),
-        netlist_bits,
-        yosys_rtl_bits: generic.rtl_flip_flops,
-        sm_row_bits: sm_row_bits(p),
-    };
-    Ok((storage, generic))
-}
-
 /// The scheduler's lines in `smrtl synth`.
 pub fn notes(p: &Params) -> Result<crate::Notes, ToolError> {
-    let (s, generic) = cost(p)?;
-    let mut n = crate::Notes {
-        generic: Some(generic),
-        ..Default::default()
-    };
+    let (s, mut n) = crate::RegisterCount::measure(build(p), p.register_bits())?;
     n.add(
         format!(
             "state (spec §7): last_valid + last_idx = 1 + {} = {} flip-flops per scheduler; netlist {}, Yosys {} register bits; the SM's {} schedulers with the lock table's {} error bits make the row {} + {} x {} = {}",
@@ -83,11 +49,12 @@ pub fn notes(p: &Params) -> Result<crate::Notes, ToolError> {
             LOCK_ERROR_BITS,
             p.nsched,
             s.formula_bits,
-            s.sm_row_bits
+            sm_row_bits(p)
         ),
         "storage",
         &s,
     );
+    n.json.insert("sm_row_bits".into(), sm_row_bits(p).into());
     let ws = p.ws() as u64;
     let sel = match p.sched {
         Sched::Owf => Selection {
