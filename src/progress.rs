@@ -55,8 +55,10 @@ pub fn install() {
                 total,
                 unit,
             } => {
-                let pct = (done * 100).checked_div(total).unwrap_or(0);
-                bar.set_message(format!("{what}: {done} of {total} {unit} ({pct} %)"));
+                bar.set_message(match (done * 100).checked_div(total) {
+                    Some(pct) => format!("{what}: {done} of {total} {unit} ({pct} %)"),
+                    None => format!("{what}: {done} {unit}"),
+                });
             }
             Event::Done => {}
         }

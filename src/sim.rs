@@ -81,7 +81,7 @@ pub fn run(o: SimArgs, m: &ArgMatches) -> Result<ExitCode> {
         waveform: o.vcd.is_some(),
         records: records.map(|r| outputs.writer(r)).transpose()?,
     };
-    let run = loaded.run(opts).map_err(UsageError)?;
+    let run = smrtl_hdl::progress::watch(|| loaded.run(opts)).map_err(UsageError)?;
     finish(&o, outputs, records, waveform, run)
 }
 

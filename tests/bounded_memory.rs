@@ -132,3 +132,38 @@ fn icarus_refuses_a_stimulus_above_its_bound_before_any_work() {
         "no output written"
     );
 }
+
+/// `sim --kernel --json` on a huge grid summarises its TBs (`tb_summary`) instead of listing
+/// each (docs/cli.md "Limits": at most 10 000 listed): a grid of 2·10^5 TBs stays small, and a
+/// grid of three still lists every TB.
+#[test]
+fn sim_json_summarises_huge_grids() {
+    let dir = tempfile::tempdir().unwrap();
+    let example = format!(
+        "{}/examples/sharing/fig5-owf.json",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let mut kernel: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&example).unwrap()).unwrap();
+    kernel["grid"] = 200_000.into();
+    let big = dir.path().join("big.json");
+    std::fs::write(&big, kernel.to_string()).unwrap();
+    let args = ["sim", "--kernel", big.to_str().unwrap(), "--json"];
+    let (code, err, kib) = run_measured(dir.path(), &args);
+    assert_eq!(code, Some(0), "{err}");
+    // Listing every TB took 1.8 GB at 10^6 TBs (about 370 MB at this grid).
+    assert!(kib < 64 << 10, "peak {kib} KiB");
+    let report = |path: &str| -> serde_json::Value {
+        let o = smrtl(&["sim", "--kernel", path, "--json"]);
+        assert_eq!(o.status.code(), Some(0), "{}", common::stderr(&o));
+        serde_json::from_slice(&o.stdout).unwrap()
+    };
+    let v = report(big.to_str().unwrap());
+    assert_eq!(v["tb_summary"]["count"], 200_000);
+    assert_eq!(v["tb_summary"]["listed"], false);
+    assert!(v.get("tbs").is_none(), "no per-TB list above 10 000 TBs");
+    assert!(v["tb_summary"]["turnaround_min"].as_u64().unwrap() > 0);
+    let small = report(&example);
+    assert_eq!(small["tb_summary"]["listed"], true);
+    assert_eq!(small["tbs"].as_array().unwrap().len(), 3);
+}

@@ -16,6 +16,7 @@ use smrtl_cosim::sm::sharing_sm::{CycleRecord, LoopError, Phase, SharingSm, SmPa
 use smrtl_cosim::{Layout, Rtl};
 use smrtl_hdl::blocks::sharing::{FreeClass, Policy, Rank, Sched, Shape};
 use smrtl_hdl::blocks::sharing_core::{self as core_rtl, Params as CoreParams};
+use smrtl_hdl::progress::Counter;
 use smrtl_hdl::tools::ToolError;
 use std::sync::Arc;
 
@@ -452,7 +453,9 @@ pub fn cosim_kernel(
     }
     let mut rec = CycleRecord::default();
     let mut global = 0u64;
+    let mut progress = Counter::watched("sharing_sm", 0, "cycles");
     while !sm.finished() {
+        progress.tick();
         let kernel_cycle = matches!(sm.phase(), Phase::Run(_));
         let mut check = |phase: Phase, i: &Inputs, o: &Outputs| {
             if rtl.is_none() && rows.is_none() {
@@ -494,6 +497,7 @@ pub fn cosim_kernel(
             f(&rec);
         }
     }
+    progress.finish();
     Ok(sm.finish_stats())
 }
 

@@ -18,6 +18,7 @@
 use serde_json::Value;
 use smrtl_cosim::sm::elastic_sm::{Instr, SmParams, Workload};
 use smrtl_hdl::blocks::elastic_pipeline::Kind;
+use smrtl_hdl::progress::Counter;
 use smrtl_hdl::BlockParams;
 
 fn err(at: &str, msg: impl std::fmt::Display) -> String {
@@ -477,7 +478,9 @@ pub fn cosim_each(
         }
         global += 1;
         let mut acc = StatsAcc::default();
+        let mut progress = Counter::watched("elastic_sm", 0, "cycles");
         while !model.done() {
+            progress.tick();
             let rec = model.cycle();
             let t = rec.pipe.t;
             b.expected.fill(0);

@@ -15,6 +15,7 @@ use smrtl_cosim::sm::mem_sm::{CycleRecord, MemPipeline, PipeStats};
 use smrtl_cosim::{Layout, Rtl, Slot};
 use smrtl_hdl::blocks::mem_issue_ctl::port::{self, Io};
 use smrtl_hdl::blocks::mem_issue_ctl::{build, ports, Params as CtlParams};
+use smrtl_hdl::progress::Counter;
 use smrtl_hdl::tools::ToolError;
 use smrtl_hdl::{Dir, Port};
 use std::fmt;
@@ -186,7 +187,9 @@ pub fn cosim_mem(
     // The model's outputs: the cycle's `grant` / `mem_ok`, the registers of the last edge.
     let mut out = CtlOut::new(&p);
     m.ctl().registers(&mut out);
+    let mut progress = Counter::watched("mem_sm", w.cycles, "cycles");
     for t in 0..w.cycles {
+        progress.tick();
         m.step();
         if let Some(f) = each.as_deref_mut() {
             f(&m.record());

@@ -293,7 +293,9 @@ impl Loaded for TraceInput {
         let mut model = Model::new(p, &layout);
         let mut lines = Lines::new(o.records);
         let mut summary = SummaryAcc::default();
+        let mut progress = smrtl_hdl::progress::Counter::watched("elastic_sm", 0, "cycles");
         let mut each = |r: &Record| {
+            progress.tick();
             summary.record(r);
             lines.put(r);
         };
@@ -523,7 +525,14 @@ impl fmt::Display for WorkloadReport {
 
 impl Serialize for WorkloadReport {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        run_json(&self.stats, self.backend, &self.source, &self.params, s)
+        run_json(
+            &self.stats,
+            self.backend,
+            &self.source,
+            &self.params,
+            vec![],
+            s,
+        )
     }
 }
 

@@ -172,12 +172,14 @@ pub fn with_fields<S: Serializer>(
     v.serialize(s)
 }
 
-/// A run's statistics as one JSON object, with its backend, its input's name and its params.
+/// A run's statistics as one JSON object, with its backend, its input's name, its params and
+/// any `extra` fields of the system's own.
 pub fn run_json<S: Serializer>(
     stats: &impl Serialize,
     backend: Backend,
     source: &str,
     params: &impl Serialize,
+    extra: Vec<(&'static str, Value)>,
     s: S,
 ) -> Result<S::Ok, S::Error> {
     let params = serde_json::to_value(params).map_err(S::Error::custom)?;
@@ -186,5 +188,5 @@ pub fn run_json<S: Serializer>(
         ("source", source.into()),
         ("params", params),
     ];
-    with_fields(stats, fields, s)
+    with_fields(stats, fields.into_iter().chain(extra), s)
 }

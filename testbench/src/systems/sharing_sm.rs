@@ -15,7 +15,7 @@ use serde_json::{json, Value};
 use smrtl_cosim::harness::Trace as WaveRows;
 use smrtl_cosim::kernel::program::Kernel;
 use smrtl_cosim::sm::sharing_sm::{
-    load_kernel, CycleRecord, LoopError, SharingSm as Model, SmParams, SmStats,
+    load_kernel, CycleRecord, LoopError, SharingSm as Model, SmParams, SmStats, TbSummary,
 };
 use smrtl_cosim::Rtl;
 use smrtl_hdl::{shown, BlockParams, ParamInfo};
@@ -236,7 +236,24 @@ impl fmt::Display for KernelReport {
 
 impl Serialize for KernelReport {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        run_json(&self.stats, self.backend, &self.source, &self.params, s)
+        use serde::ser::Error as _;
+        let tbs = &self.stats.tbs;
+        let summary = TbSummary::of(tbs);
+        let mut extra = vec![(
+            "tb_summary",
+            serde_json::to_value(summary).map_err(S::Error::custom)?,
+        )];
+        if summary.listed {
+            extra.push(("tbs", serde_json::to_value(tbs).map_err(S::Error::custom)?));
+        }
+        run_json(
+            &self.stats,
+            self.backend,
+            &self.source,
+            &self.params,
+            extra,
+            s,
+        )
     }
 }
 

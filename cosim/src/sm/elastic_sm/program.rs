@@ -8,6 +8,7 @@ use super::{GmemReturn, SmParams};
 use crate::blocks::elastic_pipeline::{Entry, Pipeline, Wb};
 use crate::blocks::history_cache::{Accumulator, DistanceCounter, HistoryCache};
 use smrtl_hdl::blocks::elastic_pipeline::Kind;
+use smrtl_hdl::progress::Counter;
 use smrtl_hdl::BlockParams;
 use std::collections::VecDeque;
 
@@ -218,7 +219,9 @@ impl SmCore {
     ) -> Result<SmStats, String> {
         self.kernel_start(program);
         let mut acc = StatsAcc::default();
+        let mut progress = Counter::watched("elastic_sm", 0, "cycles");
         while !self.done() {
+            progress.tick();
             if self.core.pipe.t() >= MAX_KERNEL_CYCLES {
                 return Err(format!(
                     "the kernel did not finish within {MAX_KERNEL_CYCLES} cycles (the documented limit; run fewer waves or instructions)"
@@ -227,6 +230,7 @@ impl SmCore {
             let (outcome, decision, lookup, wb) = cycle(self);
             acc.add(outcome, decision, lookup, wb);
         }
+        progress.finish();
         Ok(acc.finish())
     }
 }

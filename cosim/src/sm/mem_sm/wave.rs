@@ -6,6 +6,7 @@ use super::workload::Workload;
 use super::MemPipeline;
 use crate::harness::layout::Layout;
 use crate::harness::Trace as WaveRows;
+use smrtl_hdl::progress::Counter;
 use smrtl_hdl::{Dir, Port};
 
 /// The waveform's signals (docs §5 "VCD signals"): per SM `slot_free`, `lsu_busy`,
@@ -93,7 +94,9 @@ pub fn run(
     let n = w.kernels.len();
     let layout = rows.as_ref().map(|_| wave_layout(&w.params, n));
     let recording = each.is_some() || rows.is_some();
+    let mut progress = Counter::watched("mem_sm", w.cycles, "cycles");
     for _ in 0..w.cycles {
+        progress.tick();
         m.step();
         if recording {
             let r = m.record();
@@ -105,5 +108,6 @@ pub fn run(
             }
         }
     }
+    progress.finish();
     Ok(m.stats())
 }

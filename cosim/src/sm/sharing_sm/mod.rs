@@ -26,7 +26,7 @@ mod record;
 pub use params::{load_kernel, params_for, SmParams};
 pub use record::{
     Check, CycleRecord, LockEvent, LoopError, Outcome, Pick, Releases, SmError, SmStats, TbLife,
-    MAX_CYCLES,
+    TbSummary, MAX_CYCLES, TB_LIST_MAX,
 };
 
 /// A warp slot as the SM sees it.

@@ -105,8 +105,48 @@ pub struct SmStats {
     pub lock_releases: Releases,
     /// The launch calculator's answer for this kernel (§1.2).
     pub launch: Launch,
-    /// Each TB, by TB id.
+    /// Each TB, by TB id. Not serialized: a report lists them only for grids up to
+    /// [`TB_LIST_MAX`] and summarises them always ([`TbSummary`], docs/cli.md "Limits").
+    #[serde(skip)]
     pub tbs: Vec<TbLife>,
+}
+
+/// A JSON report lists each TB's life only for grids of at most this many TBs (a grid of 10^6
+/// TBs would make a 100 MB report); larger grids get the [`TbSummary`] alone.
+pub const TB_LIST_MAX: usize = 10_000;
+
+/// The TB lives of a run in a few numbers: how many, and the spread of their turnaround (finish
+/// − launch) and of their launch and finish cycles.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+pub struct TbSummary {
+    pub count: u64,
+    /// Whether the report lists every TB (`tbs`): `count` ≤ [`TB_LIST_MAX`].
+    pub listed: bool,
+    pub turnaround_min: u64,
+    pub turnaround_mean: f64,
+    pub turnaround_max: u64,
+    pub last_launch: u64,
+    pub first_finish: u64,
+}
+
+impl TbSummary {
+    pub fn of(tbs: &[TbLife]) -> TbSummary {
+        let turnaround = |t: &TbLife| t.finish - t.launch;
+        let total: u128 = tbs.iter().map(|t| u128::from(turnaround(t))).sum();
+        TbSummary {
+            count: tbs.len() as u64,
+            listed: tbs.len() <= TB_LIST_MAX,
+            turnaround_min: tbs.iter().map(turnaround).min().unwrap_or(0),
+            turnaround_mean: if tbs.is_empty() {
+                0.0
+            } else {
+                total as f64 / tbs.len() as f64
+            },
+            turnaround_max: tbs.iter().map(turnaround).max().unwrap_or(0),
+            last_launch: tbs.iter().map(|t| t.launch).max().unwrap_or(0),
+            first_finish: tbs.iter().map(|t| t.finish).min().unwrap_or(0),
+        }
+    }
 }
 
 /// What happened to a scheduler's pick.
