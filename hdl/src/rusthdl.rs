@@ -19,7 +19,11 @@ use std::sync::Arc;
 pub struct RtlBlock {
     module: Arc<Module>,
     values: Vec<u64>,
-    prev: Vec<u64>,
+    /// The last `update` evaluated (an edge or a new input): rust-hdl's `has_changed`. It is
+    /// conservative (an evaluation that changed nothing still counts), which costs one more
+    /// no-op update per settle instead of a copy and a compare of every net and memory word
+    /// per update (a scratchpad's memory made that most of a co-simulation's time).
+    changed: bool,
     clock_seen: bool,
     /// An input changed since the last evaluation: the nets may not be settled. rust-hdl calls
     /// `update` until nothing changes; a pass with no new input and no edge only confirms the
@@ -38,8 +42,8 @@ impl RtlBlock {
             .map(|_| rust_hdl::core::signal::get_signal_id())
             .collect();
         RtlBlock {
-            prev: values.clone(),
             values,
+            changed: false,
             module,
             clock_seen: false,
             dirty: true,
@@ -71,7 +75,7 @@ impl RtlBlock {
 
 impl Logic for RtlBlock {
     fn update(&mut self) {
-        self.prev.copy_from_slice(&self.values);
+        self.changed = false;
         if let Some(clk) = self.module.clock_net() {
             let level = self.module.get(&self.values, clk) & 1 == 1;
             if level && !self.clock_seen {
@@ -84,6 +88,7 @@ impl Logic for RtlBlock {
         if self.dirty {
             self.module.eval_comb(&mut self.values);
             self.dirty = false;
+            self.changed = true;
         }
     }
 
@@ -103,7 +108,7 @@ impl Block for RtlBlock {
     }
 
     fn has_changed(&self) -> bool {
-        self.values != self.prev
+        self.changed
     }
 
     fn accept(&self, name: &str, probe: &mut dyn Probe) {
@@ -141,7 +146,7 @@ impl RtlBlock {
                 width: net.width,
                 kind,
                 words: top.get_words(&self.values, id),
-                changed: top.get_words(&self.prev, id) != top.get_words(&self.values, id),
+                changed: self.changed,
                 id: self.ids[id],
             };
             probe.visit_atom(&net.name, &atom);
