@@ -75,8 +75,9 @@ const TRACES: [&str; 2] = [
     include_str!("../../examples/traces/fig4_two_subwarps.json"),
     include_str!("../../examples/traces/mixed.json"),
 ];
-const STIMULI: [&str; 4] = [
+const STIMULI: [&str; 5] = [
     include_str!("../../examples/run/detector-ep8.jsonl"),
+    include_str!("../../examples/run/stall-blame.jsonl"),
     include_str!("../../examples/run/bad-line.jsonl"),
     include_str!("../../examples/run/bad-port.jsonl"),
     include_str!("../../examples/run/bad-width.jsonl"),
