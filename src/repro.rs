@@ -36,7 +36,10 @@ fn plot_help() -> String {
 fn waves_help() -> String {
     let each: Vec<String> = experiments()
         .iter()
-        .filter_map(|e| e.default_waves.map(|d| format!("{} [default: {d}]", e.waves)))
+        .filter_map(|e| {
+            e.default_waves
+                .map(|d| format!("{} [default: {d}]", e.waves))
+        })
         .collect();
     format!("Waves of each input: {}; 1..=256", each.join(", or "))
 }
@@ -138,7 +141,10 @@ fn plot_target(p: &Path, e: &Experiment) -> Result<Plot> {
         )));
     }
     std::fs::create_dir(p).map_err(|err| {
-        UsageError(format!("--plot {}: cannot create the directory: {err}", p.display()))
+        UsageError(format!(
+            "--plot {}: cannot create the directory: {err}",
+            p.display()
+        ))
     })?;
     Ok(Plot::Dir(p.to_path_buf(), true))
 }
@@ -180,7 +186,11 @@ pub fn run(o: ReproArgs) -> Result<ExitCode> {
         schemes: o.schemes.clone(),
         smil_grid: o.smil_grid,
         shard,
-        cache: if o.no_cache { None } else { cache::default_dir() },
+        cache: if o.no_cache {
+            None
+        } else {
+            cache::default_dir()
+        },
         threads: o.threads.and_then(NonZeroUsize::new),
         sets,
     };

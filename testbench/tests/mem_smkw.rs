@@ -42,8 +42,18 @@ fn quotas_set_each_kernels_share_of_the_issue_slots() {
     let favour1 = stats(&[10, 1000]);
     // bp alone issues about 7× as many instructions as sv in this mix; a 100:1 quota takes
     // kernel 0 above its free share, a 1:100 quota below it.
-    assert!(share0(&favour0) > share0(&free), "{} vs {}", share0(&favour0), share0(&free));
-    assert!(share0(&favour1) < share0(&free), "{} vs {}", share0(&favour1), share0(&free));
+    assert!(
+        share0(&favour0) > share0(&free),
+        "{} vs {}",
+        share0(&favour0),
+        share0(&free)
+    );
+    assert!(
+        share0(&favour1) < share0(&free),
+        "{} vs {}",
+        share0(&favour1),
+        share0(&free)
+    );
     // Between reloads each kernel issues at most its quota (plus the slots of the cycle it
     // ran out in): kernel 1 holds at most 4 × 10 / 1000 of kernel 0's count under [1000, 10]
     // plus the epochs cut short by the deadlock guard.
@@ -66,12 +76,21 @@ fn equal_quotas_issue_in_lock_step_epochs() {
         m.step();
     }
     let s = m.stats();
-    let (a, b) = (s.kernels[0].warp_instructions, s.kernels[1].warp_instructions);
+    let (a, b) = (
+        s.kernels[0].warp_instructions,
+        s.kernels[1].warp_instructions,
+    );
     assert!(a > 0 && b > 0);
     // Each epoch gives each kernel at most 4 issues (one per scheduler in the cycle it spends
     // its quota); a kernel can only run ahead in epochs the other had no live warp.
-    assert!(a <= 4 * b + 4 * s.kernels[1].tbs_completed + 4, "{a} vs {b}");
-    assert!(b <= 4 * a + 4 * s.kernels[0].tbs_completed + 4, "{a} vs {b}");
+    assert!(
+        a <= 4 * b + 4 * s.kernels[1].tbs_completed + 4,
+        "{a} vs {b}"
+    );
+    assert!(
+        b <= 4 * a + 4 * s.kernels[0].tbs_completed + 4,
+        "{a} vs {b}"
+    );
 }
 
 #[test]

@@ -39,7 +39,11 @@ pub fn code_version() -> &'static str {
 /// The default directory: `$SMRTL_CACHE_DIR`, else `$XDG_CACHE_HOME/smrtl`, else
 /// `$HOME/.cache/smrtl`; `None` when none is set.
 pub fn default_dir() -> Option<PathBuf> {
-    let var = |k: &str| std::env::var_os(k).filter(|v| !v.is_empty()).map(PathBuf::from);
+    let var = |k: &str| {
+        std::env::var_os(k)
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+    };
     var(ENV)
         .or_else(|| var("XDG_CACHE_HOME").map(|d| d.join("smrtl")))
         .or_else(|| var("HOME").map(|d| d.join(".cache").join("smrtl")))
@@ -127,8 +131,7 @@ impl Cache {
         });
         let n = TMP.fetch_add(1, Ordering::Relaxed);
         let tmp = path.with_file_name(format!(".{hash}.{}.{n}.tmp", std::process::id()));
-        if std::fs::write(&tmp, entry.to_string()).is_ok() && std::fs::rename(&tmp, &path).is_ok()
-        {
+        if std::fs::write(&tmp, entry.to_string()).is_ok() && std::fs::rename(&tmp, &path).is_ok() {
             return;
         }
         let _ = std::fs::remove_file(&tmp);
@@ -136,7 +139,12 @@ impl Cache {
 
     /// The result of `parts`: the cached one if it checks out, else `compute`'s (stored).
     /// Returns it with the key's hash.
-    pub fn get_or<T, F>(&self, parts: &Value, tally: &Tally, compute: F) -> Result<(T, String), String>
+    pub fn get_or<T, F>(
+        &self,
+        parts: &Value,
+        tally: &Tally,
+        compute: F,
+    ) -> Result<(T, String), String>
     where
         T: serde::Serialize + serde::de::DeserializeOwned,
         F: FnOnce() -> Result<T, String>,

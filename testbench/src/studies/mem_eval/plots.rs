@@ -14,7 +14,9 @@ const COLOURS: [&str; 9] = [
 ];
 
 fn esc(s: &str) -> String {
-    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;")
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
 }
 
 fn head(o: &mut String, w: f64, h: f64, title: &str) {
@@ -34,7 +36,11 @@ fn head(o: &mut String, w: f64, h: f64, title: &str) {
 
 /// A nice axis top and step for values up to `top`.
 fn axis(top: f64) -> (f64, f64) {
-    let top = if top.is_finite() && top > 0.0 { top } else { 1.0 };
+    let top = if top.is_finite() && top > 0.0 {
+        top
+    } else {
+        1.0
+    };
     let raw = top / 5.0;
     let mag = 10f64.powf(raw.log10().floor());
     let step = [1.0, 2.0, 2.5, 5.0, 10.0]
@@ -46,7 +52,13 @@ fn axis(top: f64) -> (f64, f64) {
 }
 
 /// Grouped bars: `groups` on the x axis, one bar per series (`None`: no bar).
-fn bars(title: &str, ylabel: &str, groups: &[&str], series: &[&str], v: &[Vec<Option<f64>>]) -> String {
+fn bars(
+    title: &str,
+    ylabel: &str,
+    groups: &[&str],
+    series: &[&str],
+    v: &[Vec<Option<f64>>],
+) -> String {
     let top = v.iter().flatten().flatten().copied().fold(0.0, f64::max);
     let (y_max, step) = axis(top);
     let (left, right, top_m, bottom) = (60.0, 150.0, 40.0, 50.0);
@@ -125,7 +137,12 @@ fn bars(title: &str, ylabel: &str, groups: &[&str], series: &[&str], v: &[Vec<Op
 }
 
 /// Bars of one class statistic (groups that ran × the study's schemes).
-fn class_bars(r: &Report, title: &str, ylabel: &str, f: impl Fn(&super::summary::ClassStats) -> Option<f64>) -> String {
+fn class_bars(
+    r: &Report,
+    title: &str,
+    ylabel: &str,
+    f: impl Fn(&super::summary::ClassStats) -> Option<f64>,
+) -> String {
     let mut groups: Vec<&str> = vec![];
     for c in &r.classes {
         if !groups.contains(&c.group) {
@@ -168,7 +185,16 @@ fn scatter(r: &Report) -> Option<String> {
     let sx = |v: f64| left + side * v / m;
     let sy = |v: f64| top_m + side * (1.0 - v / m);
     let mut o = String::new();
-    head(&mut o, w, h, &format!("Weighted speedup per workload: WS-DMIL vs WS ({} workloads, {} cycles)", pts.len(), r.cycles));
+    head(
+        &mut o,
+        w,
+        h,
+        &format!(
+            "Weighted speedup per workload: WS-DMIL vs WS ({} workloads, {} cycles)",
+            pts.len(),
+            r.cycles
+        ),
+    );
     let mut t = 0.0;
     while t <= m + 1e-9 {
         let _ = writeln!(
@@ -217,15 +243,26 @@ fn heat(r: &Report, w: &str) -> Option<String> {
     }
     let (lo, hi) = pts
         .iter()
-        .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), p| (a.min(p.ws), b.max(p.ws)));
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), p| {
+            (a.min(p.ws), b.max(p.ws))
+        });
     let cell = 16.0;
     let (left, top_m) = (70.0, 50.0);
     let (wd, ht) = (left + 25.0 * cell + 90.0, top_m + 25.0 * cell + 60.0);
     let pos = |l: u32| if l == 0 { 24.0 } else { f64::from(l - 1) };
     let mut o = String::new();
-    head(&mut o, wd, ht, &format!("WS-SMIL weighted speedup, {w} (limits 1..24, U = unlimited)"));
+    head(
+        &mut o,
+        wd,
+        ht,
+        &format!("WS-SMIL weighted speedup, {w} (limits 1..24, U = unlimited)"),
+    );
     for p in &pts {
-        let t = if hi > lo { (p.ws - lo) / (hi - lo) } else { 0.5 };
+        let t = if hi > lo {
+            (p.ws - lo) / (hi - lo)
+        } else {
+            0.5
+        };
         // White (low) to dark blue (high).
         let c = |a: f64, b: f64| (a + (b - a) * t).round() as u8;
         let _ = writeln!(
@@ -242,7 +279,11 @@ fn heat(r: &Report, w: &str) -> Option<String> {
         );
     }
     for l in [1u32, 4, 8, 12, 16, 20, 24, 0] {
-        let label = if l == 0 { "U".to_string() } else { l.to_string() };
+        let label = if l == 0 {
+            "U".to_string()
+        } else {
+            l.to_string()
+        };
         let _ = writeln!(
             o,
             "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\">{label}</text>\
@@ -274,15 +315,33 @@ pub fn figures(r: &Report) -> Vec<(String, String)> {
     let mut out = vec![
         (
             "ws.svg".to_string(),
-            class_bars(r, &format!("Weighted speedup per class and scheme (geometric mean, cf. Fig. 4; {} cycles)", r.cycles), "weighted speedup", |c| Some(c.ws_geomean)),
+            class_bars(
+                r,
+                &format!(
+                    "Weighted speedup per class and scheme (geometric mean, cf. Fig. 4; {} cycles)",
+                    r.cycles
+                ),
+                "weighted speedup",
+                |c| Some(c.ws_geomean),
+            ),
         ),
         (
             "antt.svg".to_string(),
-            class_bars(r, "ANTT per class and scheme (arithmetic mean; lower is better)", "ANTT", |c| c.antt_mean),
+            class_bars(
+                r,
+                "ANTT per class and scheme (arithmetic mean; lower is better)",
+                "ANTT",
+                |c| c.antt_mean,
+            ),
         ),
         (
             "fairness.svg".to_string(),
-            class_bars(r, "Fairness per class and scheme (arithmetic mean; higher is better)", "fairness", |c| Some(c.fairness_mean)),
+            class_bars(
+                r,
+                "Fairness per class and scheme (arithmetic mean; higher is better)",
+                "fairness",
+                |c| Some(c.fairness_mean),
+            ),
         ),
     ];
     if let Some(s) = scatter(r) {

@@ -49,11 +49,7 @@ pub fn report(o: &Options, s: &Study) -> Report {
     let schemes: Vec<&'static str> = o.schemes.iter().map(|x| x.name).collect();
     let classes = summarize(s, &schemes);
     let profile_points: usize = s.curves.values().map(Vec::len).sum();
-    let ran = s
-        .rows
-        .iter()
-        .filter(|r| r.scheme != "spatial")
-        .count() as u64;
+    let ran = s.rows.iter().filter(|r| r.scheme != "spatial").count() as u64;
     Report {
         experiment: "memory-issue-control",
         cycles: o.cycles,
@@ -160,7 +156,11 @@ pub fn text(r: &Report) -> String {
                 .filter(|p| p.workload == w)
                 .max_by(|a, b| a.ws.total_cmp(&b.ws));
             if let Some(b) = best {
-                let _ = writeln!(s, "  {w}: best ({}, {}) WS {:.4}", b.limits[0], b.limits[1], b.ws);
+                let _ = writeln!(
+                    s,
+                    "  {w}: best ({}, {}) WS {:.4}",
+                    b.limits[0], b.limits[1], b.ws
+                );
             }
         }
     }

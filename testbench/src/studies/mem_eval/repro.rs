@@ -11,7 +11,7 @@ use crate::studies::registry::{Outcome, Request};
 use crate::studies::sweep::{Format, Shard};
 use serde_json::json;
 use smrtl_cosim::sm::mem_sm::params::PipeParams;
-use smrtl_cosim::sm::mem_sm::workload::MAX_CYCLES;
+use smrtl_cosim::sm::mem_sm::workload::{BENCHES, MAX_CYCLES};
 use smrtl_hdl::BlockParams;
 
 /// The options this experiment takes beyond `--json`, `--plot`, `--seed`, `--strict`.
@@ -37,7 +37,9 @@ pub fn parse_workloads(s: &str) -> Result<Vec<Mix>, String> {
     }
     let mut out: Vec<Mix> = vec![];
     for w in s.split(',') {
-        let m = Mix::parse(w.trim()).map_err(|e| format!("--workloads: {e}"))?;
+        let mut m = Mix::parse(w.trim()).map_err(|e| format!("--workloads: {e}"))?;
+        // Kernel 0 first in Table-2 order, as in the pairs and triples (`sv+bp` is `bp+sv`).
+        m.0.sort_by_key(|b| BENCHES.iter().position(|x| x.name == b.name));
         if m.0.len() < 2 {
             return Err(format!(
                 "--workloads: `{}` has one kernel; allowed: pairs, triples, all, or workloads of 2 or 3 kernels such as bp+sv",
@@ -137,7 +139,11 @@ pub fn run(q: &Request) -> Result<Outcome, String> {
     Ok(Outcome {
         json: serde_json::to_string_pretty(&r).map_err(|e| e.to_string())?,
         text: text(&r),
-        svgs: if q.plot { super::plots::figures(&r) } else { vec![] },
+        svgs: if q.plot {
+            super::plots::figures(&r)
+        } else {
+            vec![]
+        },
         csv,
         failed: failed(&r),
         note,

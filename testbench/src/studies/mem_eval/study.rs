@@ -210,7 +210,8 @@ pub fn grid(o: &Options) -> Result<Grid, String> {
 /// The study's id in its sweep table: the hash of what decides its rows.
 pub fn spec_id(o: &Options, g: &Grid) -> String {
     let points: Vec<&Value> = g.axes()[0].values.iter().collect();
-    let canon = json!({"study": "memory-issue-control", "base": base_key(o, o.cycles), "points": points});
+    let canon =
+        json!({"study": "memory-issue-control", "base": base_key(o, o.cycles), "points": points});
     sweep::spec_id(&canon.to_string())
 }
 

@@ -89,7 +89,11 @@ fn t1(c: &[ClassStats]) -> Verdict {
 }
 
 fn t2(c: &[ClassStats]) -> Verdict {
-    let (w, q, d) = (ws(c, "C+C", "ws")?, ws(c, "C+C", "ws-qbmi")?, ws(c, "C+C", "ws-dmil")?);
+    let (w, q, d) = (
+        ws(c, "C+C", "ws")?,
+        ws(c, "C+C", "ws-qbmi")?,
+        ws(c, "C+C", "ws-dmil")?,
+    );
     let (gq, gd) = (gain(q, w), gain(d, w));
     let (aw, aq) = (antt(c, "C+C", "ws")?, antt(c, "C+C", "ws-qbmi")?);
     let (fw, fq) = (
@@ -148,8 +152,15 @@ fn t4(c: &[ClassStats], s: &Study) -> Verdict {
     let w = ws(c, g, "ws")?;
     let (gq, gd) = (gain(ws(c, g, "ws-qbmi")?, w), gain(ws(c, g, "ws-dmil")?, w));
     let ar = antt_reduction(antt(c, g, "ws-qbmi")?, antt(c, g, "ws")?);
-    let fg = gain(cs(c, g, "ws-qbmi")?.fairness_mean, cs(c, g, "ws")?.fairness_mean);
-    let (mw, mq, md) = (m_kernel(s, "ws")?, m_kernel(s, "ws-qbmi")?, m_kernel(s, "ws-dmil")?);
+    let fg = gain(
+        cs(c, g, "ws-qbmi")?.fairness_mean,
+        cs(c, g, "ws")?.fairness_mean,
+    );
+    let (mw, mq, md) = (
+        m_kernel(s, "ws")?,
+        m_kernel(s, "ws-qbmi")?,
+        m_kernel(s, "ws-dmil")?,
+    );
     let same = |a: f64, b: f64| (a / b - 1.0).abs() <= T4_SAME;
     let pass = gq.abs() <= T4_SMALL
         && ar > gq
@@ -273,12 +284,25 @@ fn t8(s: &Study) -> Verdict {
     }
     // pf+bp increasing in both limits: the mean over the other limit rises from 1 to unlimited.
     let along = |v: &[([u32; 2], f64)], axis: usize, at: u32| {
-        mean(&v.iter().filter(|p| p.0[axis] == at).map(|p| p.1).collect::<Vec<_>>())
+        mean(
+            &v.iter()
+                .filter(|p| p.0[axis] == at)
+                .map(|p| p.1)
+                .collect::<Vec<_>>(),
+        )
     };
     let rises = [0, 1].map(|a| along(&pb, a, 0) > along(&pb, a, 1));
     let poor = |v: &[([u32; 2], f64)]| {
-        let hi: Vec<f64> = v.iter().filter(|p| lim(p.0[1]) >= f64::from(T8_LIMIT)).map(|p| p.1).collect();
-        let lo: Vec<f64> = v.iter().filter(|p| lim(p.0[1]) < f64::from(T8_LIMIT)).map(|p| p.1).collect();
+        let hi: Vec<f64> = v
+            .iter()
+            .filter(|p| lim(p.0[1]) >= f64::from(T8_LIMIT))
+            .map(|p| p.1)
+            .collect();
+        let lo: Vec<f64> = v
+            .iter()
+            .filter(|p| lim(p.0[1]) < f64::from(T8_LIMIT))
+            .map(|p| p.1)
+            .collect();
         (mean(&hi), mean(&lo))
     };
     let (bk_hi, bk_lo) = poor(&bk);
@@ -317,7 +341,8 @@ fn t9(s: &Study) -> Verdict {
         .ok_or("needs bp+sv under ws")?
         .tbs
         .clone();
-    let near = (f64::from(bp_sv[0]) - 9.0).abs() <= NEAR && (f64::from(bp_sv[1]) - 4.0).abs() <= NEAR;
+    let near =
+        (f64::from(bp_sv[0]) - 9.0).abs() <= NEAR && (f64::from(bp_sv[1]) - 4.0).abs() <= NEAR;
     let pass = cc >= T9_CLOSE && cm <= cc - T9_BELOW && mm <= cc - T9_BELOW && near;
     Ok((
         pass,
