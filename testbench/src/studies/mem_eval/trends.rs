@@ -260,7 +260,7 @@ fn t7(c: &[ClassStats]) -> Verdict {
 }
 
 /// The SMIL surface of `w`: (limits, WS), 0 = unlimited.
-fn surface<'a>(s: &'a Study, w: &str) -> Vec<([u32; 2], f64)> {
+fn surface(s: &Study, w: &str) -> Vec<([u32; 2], f64)> {
     s.rows
         .iter()
         .filter(|r| r.workload == w)
