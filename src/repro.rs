@@ -176,6 +176,11 @@ pub fn run(o: ReproArgs) -> Result<ExitCode> {
     let mut outputs = Outputs::new();
     let csv = o.csv.as_deref().map(|p| outputs.add(p)).transpose()?;
     let plot = o.plot.as_deref().map(|p| plot_target(p, &e)).transpose()?;
+    // A one-figure file is reserved now; a directory's figures are named by the run.
+    let plot_file = match &plot {
+        Some(Plot::File(p)) => Some(outputs.add(p)?),
+        _ => None,
+    };
     let request = Request {
         seed: o.seed,
         waves: o.waves,
@@ -207,9 +212,8 @@ pub fn run(o: ReproArgs) -> Result<ExitCode> {
         outputs.write(csv, text.as_bytes())?;
     }
     match &plot {
-        Some(Plot::File(p)) => {
-            if let Some((_, svg)) = outcome.svgs.first() {
-                let out = outputs.add(p)?;
+        Some(Plot::File(_)) => {
+            if let (Some(out), Some((_, svg))) = (plot_file, outcome.svgs.first()) {
                 outputs.write(out, svg.as_bytes())?;
             }
         }
