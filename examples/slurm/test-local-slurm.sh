@@ -138,7 +138,8 @@ echo "submitted repro array job $array ($n shards) and merge job $merge (afterok
 wait_for 600 "jobs $array and $merge to finish" jobs_gone
 state=$(scontrol show job "$merge" | grep -o 'JobState=[A-Z_]*' || true)
 [ "$state" = JobState=COMPLETED ] || fail "repro merge job $merge: ${state:-unknown state}"
-"$SMRTL" repro memory-issue-control "${repro[@]}" --no-cache --csv "$work/repro-whole.csv" >/dev/null
+"$SMRTL" repro memory-issue-control "${repro[@]}" --no-cache --csv "$work/repro-whole.csv" \
+    >/dev/null 2>"$work/repro-whole.err"
 cmp "$work/repro-whole.csv" "$work/repro/repro.csv" ||
     fail "merged repro shards differ from the unsharded run"
 "$SMRTL" repro memory-issue-control "${repro[@]}" 2>"$work/repro-report.err" >/dev/null
