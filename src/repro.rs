@@ -76,6 +76,10 @@ pub struct ReproArgs {
     /// pf+bp, bp+ks and sv+ks.
     #[arg(long)]
     pub smil_grid: bool,
+    /// memory-issue-control: also WS, WS-QBMI and WS-DMIL with a 48 KB and a 96 KB L1D, the LRR
+    /// scheduler and 256 MSHRs (target 10).
+    #[arg(long)]
+    pub sensitivity: bool,
     /// memory-issue-control: write the rows as a sweep table (CSV; `smrtl merge` joins shards).
     #[arg(long, value_name = "OUT")]
     pub csv: Option<PathBuf>,
@@ -102,6 +106,7 @@ fn foreign(o: &ReproArgs, e: &Experiment) -> Option<&'static str> {
         ("--workloads", o.workloads.is_some()),
         ("--schemes", o.schemes.is_some()),
         ("--smil-grid", o.smil_grid),
+        ("--sensitivity", o.sensitivity),
         ("--csv", o.csv.is_some()),
         ("--shard", o.shard.is_some()),
         ("--no-cache", o.no_cache),
@@ -190,6 +195,7 @@ pub fn run(o: ReproArgs) -> Result<ExitCode> {
         workloads: o.workloads.clone(),
         schemes: o.schemes.clone(),
         smil_grid: o.smil_grid,
+        sensitivity: o.sensitivity,
         shard,
         cache: if o.no_cache {
             None

@@ -26,13 +26,18 @@ const SCHEMES: [&str; 9] = [
 
 /// `smrtl repro memory-issue-control` on the reduced grid with the cache in `cache`.
 fn repro(cache: &Path, extra: &[&str]) -> Output {
+    repro_of(WORKLOADS, cache, extra)
+}
+
+/// `smrtl repro memory-issue-control` on `workloads` at 20K cycles.
+fn repro_of(workloads: &str, cache: &Path, extra: &[&str]) -> Output {
     let mut args = vec![
         "repro",
         "memory-issue-control",
         "--cycles",
         "20000",
         "--workloads",
-        WORKLOADS,
+        workloads,
     ];
     args.extend(extra);
     let o = Command::new(env!("CARGO_BIN_EXE_smrtl"))
@@ -102,6 +107,7 @@ fn check_targets(t: &[Value]) {
         }
     }
     assert!(t[7]["reason"].as_str().unwrap().contains("--smil-grid"));
+    assert!(t[9]["reason"].as_str().unwrap().contains("--sensitivity"));
     // The reduced grid holds every datum of targets 1–7 and 9.
     for i in [0, 1, 2, 3, 4, 5, 6, 8] {
         assert!(t[i]["pass"].is_boolean(), "{}", t[i]);
@@ -188,7 +194,7 @@ fn bad_input_is_one_line_exit_2_and_writes_nothing() {
     let csv = dir.path().join("out.csv");
     let c = csv.to_str().unwrap();
     let base = ["repro", "memory-issue-control", "--no-cache", "--csv", c];
-    let cases: [(&[&str], &str); 8] = [
+    let cases: [(&[&str], &str); 9] = [
         (&["--schemes", "ws,dmil"], "allowed: spatial, ws, ws-rbmi"),
         (&["--workloads", "bp+xx"], "allowed: cp, hs"),
         (&["--workloads", "bp"], "allowed: pairs, triples, all"),
@@ -202,6 +208,10 @@ fn bad_input_is_one_line_exit_2_and_writes_nothing() {
         (
             &["--plot", "fig.svg"],
             "draws several figures; give a directory",
+        ),
+        (
+            &["--shard", "0/2", "--sensitivity"],
+            "does not take --shard",
         ),
     ];
     for (extra, needle) in cases {
@@ -219,4 +229,28 @@ fn bad_input_is_one_line_exit_2_and_writes_nothing() {
         "--cycles is not an option of elastic-pipeline",
     );
     assert_eq!(files(dir.path()), Vec::<String>::new());
+}
+
+#[test]
+fn sensitivity_runs_every_variant_and_evaluates_target_10() {
+    let dir = tempfile::tempdir().unwrap();
+    let o = repro_of(
+        "bp+sv",
+        dir.path(),
+        &["--sensitivity", "--no-cache", "--json"],
+    );
+    let v: Value = serde_json::from_str(&stdout(&o)).unwrap();
+    let sens = v["sensitivity"].as_array().unwrap();
+    let names: Vec<&str> = sens
+        .iter()
+        .map(|r| r["variant"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["l1d-48kb", "l1d-96kb", "lrr", "more-mshrs"]);
+    assert_eq!(sens[0]["paper_ws"], serde_json::json!([0.021, 0.185]));
+    let t10 = &v["targets"][9];
+    assert!(t10["pass"].is_boolean(), "{t10}");
+    let gains = &t10["numbers"]["dmil_ws_gain"];
+    for (i, name) in names.iter().enumerate() {
+        assert_eq!(gains[name], sens[i]["ws_gain"][1], "{name}");
+    }
 }

@@ -21,6 +21,8 @@ pub struct Request {
     pub workloads: Option<String>,
     pub schemes: Option<String>,
     pub smil_grid: bool,
+    /// `--sensitivity`: the L1D, LRR and MSHR variants (memory-issue-control).
+    pub sensitivity: bool,
     pub shard: Option<Shard>,
     /// The result cache's directory (`None`: `--no-cache`).
     pub cache: Option<PathBuf>,

@@ -10,6 +10,7 @@ pub mod partition;
 pub mod plots;
 pub mod report;
 pub mod repro;
+pub mod sensitivity;
 pub mod study;
 pub mod summary;
 pub mod trends;

@@ -2,6 +2,7 @@
 //! `--json` (`rows`, `targets`, class means, the §8.5 figures beside ours) and the text people
 //! read.
 
+use super::sensitivity::SensRow;
 use super::study::{Options, Row, Study};
 use super::summary::{comparisons, named, summarize, ClassStats, Comparison};
 use super::trends::{targets, Target};
@@ -42,10 +43,12 @@ pub struct Report {
     pub paper: Vec<Comparison>,
     pub named: Vec<Comparison>,
     pub targets: Vec<Target>,
+    /// `--sensitivity`: each variant's gains over WS beside the paper's.
+    pub sensitivity: Option<Vec<SensRow>>,
 }
 
 /// The report of a whole (unsharded) study.
-pub fn report(o: &Options, s: &Study) -> Report {
+pub fn report(o: &Options, s: &Study, sensitivity: Option<Vec<SensRow>>) -> Report {
     let schemes: Vec<&'static str> = o.schemes.iter().map(|x| x.name).collect();
     let classes = summarize(s, &schemes);
     let profile_points: usize = s.curves.values().map(Vec::len).sum();
@@ -78,7 +81,8 @@ pub fn report(o: &Options, s: &Study) -> Report {
             .collect(),
         paper: comparisons(&classes),
         named: named(s, &o.pipe),
-        targets: targets(s, &classes),
+        targets: targets(s, &classes, sensitivity.as_deref()),
+        sensitivity,
         classes,
     }
 }
@@ -162,6 +166,25 @@ pub fn text(r: &Report) -> String {
                     b.limits[0], b.limits[1], b.ws
                 );
             }
+        }
+    }
+    if let Some(sens) = &r.sensitivity {
+        let _ = writeln!(s, "\nsensitivity (WS-QBMI, WS-DMIL over WS: WS gain; ANTT better by; paper in parentheses)");
+        for v in sens {
+            let paper =
+                |x: Option<[f64; 2]>| x.map_or("-".into(), |p| format!("{}, {}", p[0], p[1]));
+            let _ = writeln!(
+                s,
+                "  {} ({}): WS {:.4}, {:.4} ({}); ANTT {}, {} ({})",
+                v.variant,
+                v.group,
+                v.ws_gain[0],
+                v.ws_gain[1],
+                paper(v.paper_ws),
+                opt(v.antt_reduction[0]),
+                opt(v.antt_reduction[1]),
+                paper(v.paper_antt)
+            );
         }
     }
     let _ = writeln!(s, "\n§8.6 trend targets");

@@ -4,6 +4,7 @@
 
 use super::cache::Cache;
 use super::report::{failed, report, text};
+use super::sensitivity::run_sensitivity;
 use super::study::{run_study, Options};
 use super::workloads::{pairs, triples, Mix};
 use super::{scheme_named, EvalParams, SCHEMES};
@@ -20,6 +21,7 @@ pub const OPTIONS: &[&str] = &[
     "--workloads",
     "--schemes",
     "--smil-grid",
+    "--sensitivity",
     "--csv",
     "--shard",
     "--no-cache",
@@ -84,6 +86,9 @@ pub fn options(q: &Request) -> Result<Options, String> {
         Some(s) => parse_schemes(s)?,
         None => SCHEMES.iter().collect(),
     };
+    if q.shard.is_some() && q.sensitivity {
+        return Err("--sensitivity runs whole studies of its own; it does not take --shard".into());
+    }
     if q.shard.is_some() && !q.csv {
         return Err(
             "--shard needs --csv OUT: a shard writes its rows of the sweep table, joined by `smrtl merge`"
@@ -110,7 +115,7 @@ pub fn run(q: &Request) -> Result<Outcome, String> {
     let cache = Cache::open(q.cache.as_deref())?;
     let s = run_study(&o, &cache)?;
     let [a, p, g] = s.tally;
-    let note = Some(format!(
+    let mut note = Some(format!(
         "memory-issue-control: cache {}: reused {} of {} points, {} of {} isolated runs, {} of {} profile points",
         if cache.enabled() { "on" } else { "off (--no-cache)" },
         g.0,
@@ -135,7 +140,19 @@ pub fn run(q: &Request) -> Result<Outcome, String> {
             note,
         });
     }
-    let r = report(&o, &s);
+    let sens = if q.sensitivity {
+        let (rows, (reused, computed)) = run_sensitivity(&o, &cache)?;
+        if let Some(n) = note.as_mut() {
+            n.push_str(&format!(
+                "; sensitivity: reused {reused} of {} points",
+                reused + computed
+            ));
+        }
+        Some(rows)
+    } else {
+        None
+    };
+    let r = report(&o, &s, sens);
     Ok(Outcome {
         json: serde_json::to_string_pretty(&r).map_err(|e| e.to_string())?,
         text: text(&r),
