@@ -4,9 +4,15 @@
 use crate::output::Outputs;
 use crate::{Result, UsageError};
 use clap::builder::{PossibleValue, PossibleValuesParser};
-use smrtl_testbench::studies::registry::{experiment, experiments};
-use std::path::PathBuf;
+use smrtl_testbench::studies::mem_eval::cache;
+use smrtl_testbench::studies::registry::{experiment, experiments, Experiment, Request};
+use smrtl_testbench::studies::sweep::Shard;
+use std::num::NonZeroUsize;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+
+/// Most `--threads` (as `smrtl sweep`).
+const MAX_THREADS: u64 = 1024;
 
 /// The experiment names with their help, for clap.
 fn names() -> PossibleValuesParser {
@@ -20,14 +26,20 @@ fn names() -> PossibleValuesParser {
 /// What `--plot` draws, per experiment.
 fn plot_help() -> String {
     let each: Vec<&str> = experiments().iter().map(|e| e.plot).collect();
-    format!("Write an SVG bar chart ({})", each.join("; "))
+    format!(
+        "Write every figure as SVG into DIR (created if missing; an experiment with one figure also takes a file OUT.svg): {}",
+        each.join("; ")
+    )
 }
 
 /// What `--waves` counts, per experiment, and the defaults.
 fn waves_help() -> String {
     let each: Vec<String> = experiments()
         .iter()
-        .map(|e| format!("{} [default: {}]", e.waves, e.default_waves))
+        .filter_map(|e| {
+            e.default_waves
+                .map(|d| format!("{} [default: {d}]", e.waves))
+        })
         .collect();
     format!("Waves of each input: {}; 1..=256", each.join(", or "))
 }
@@ -40,7 +52,7 @@ pub struct ReproArgs {
     /// Print one JSON object (rows, summary, paper figures, targets, notes).
     #[arg(long)]
     pub json: bool,
-    #[arg(long, value_name = "OUT.svg", help = plot_help())]
+    #[arg(long, value_name = "DIR", help = plot_help())]
     pub plot: Option<PathBuf>,
     /// Seed of the experiment's synthetic inputs.
     #[arg(value_parser = smrtl_testbench::arg_values::any_u64, long, default_value_t = 1)]
@@ -50,24 +62,183 @@ pub struct ReproArgs {
     /// Exit 1 when a trend target fails (by default a failed target is reported, exit 0).
     #[arg(long)]
     pub strict: bool,
+    /// memory-issue-control: cycles per run [default: 2000000 (run_cycles)].
+    #[arg(long, value_name = "N", value_parser = smrtl_testbench::arg_values::any_u64)]
+    pub cycles: Option<u64>,
+    /// memory-issue-control: pairs, triples, all [default], or a comma-separated list (bp+sv,cp+ks+ax).
+    #[arg(long, value_name = "pairs|triples|all|LIST")]
+    pub workloads: Option<String>,
+    /// memory-issue-control: comma-separated schemes [default: all nine]: spatial, ws, ws-rbmi,
+    /// ws-qbmi, ws-dmil, ws-qbmi-dmil, smk-p-w, smk-p-qbmi, smk-p-dmil.
+    #[arg(long, value_name = "LIST")]
+    pub schemes: Option<String>,
+    /// memory-issue-control: also the WS-SMIL grid (limits 1..24 and unlimited per kernel) on
+    /// pf+bp, bp+ks and sv+ks.
+    #[arg(long)]
+    pub smil_grid: bool,
+    /// memory-issue-control: also WS, WS-QBMI and WS-DMIL with a 48 KB and a 96 KB L1D, the LRR
+    /// scheduler and 256 MSHRs (target 10).
+    #[arg(long)]
+    pub sensitivity: bool,
+    /// memory-issue-control: write the rows as a sweep table (CSV; `smrtl merge` joins shards).
+    #[arg(long, value_name = "OUT")]
+    pub csv: Option<PathBuf>,
+    /// memory-issue-control: run only slice I of N (0-based) of the grid; needs --csv.
+    #[arg(long, value_name = "I/N", allow_hyphen_values = true)]
+    pub shard: Option<String>,
+    /// memory-issue-control: neither read nor write the result cache ($SMRTL_CACHE_DIR, else
+    /// $XDG_CACHE_HOME/smrtl, else ~/.cache/smrtl).
+    #[arg(long)]
+    pub no_cache: bool,
+    /// memory-issue-control: worker threads [default: every core]; the output does not depend on it.
+    #[arg(long, value_parser = smrtl_testbench::arg_values::uint::<usize>(1, MAX_THREADS))]
+    pub threads: Option<usize>,
+    /// memory-issue-control: override one pipeline parameter (mem_pipeline), e.g. `--set l1d_sets=64`.
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    pub sets: Vec<String>,
+}
+
+/// The options given that `e` does not take (by their flag).
+fn foreign(o: &ReproArgs, e: &Experiment) -> Option<&'static str> {
+    let given = [
+        ("--waves", o.waves.is_some()),
+        ("--cycles", o.cycles.is_some()),
+        ("--workloads", o.workloads.is_some()),
+        ("--schemes", o.schemes.is_some()),
+        ("--smil-grid", o.smil_grid),
+        ("--sensitivity", o.sensitivity),
+        ("--csv", o.csv.is_some()),
+        ("--shard", o.shard.is_some()),
+        ("--no-cache", o.no_cache),
+        ("--threads", o.threads.is_some()),
+        ("--set", !o.sets.is_empty()),
+    ];
+    given
+        .into_iter()
+        .find(|(flag, on)| *on && !e.options.contains(flag))
+        .map(|(flag, _)| flag)
+}
+
+/// Where the figures go: one `.svg` file, or a directory (created now if missing).
+enum Plot {
+    File(PathBuf),
+    Dir(PathBuf, bool),
+}
+
+fn plot_target(p: &Path, e: &Experiment) -> Result<Plot> {
+    if p.extension().is_some_and(|x| x == "svg") && !p.is_dir() {
+        if !e.single_plot {
+            return Err(UsageError(format!(
+                "--plot {}: {} draws several figures; give a directory",
+                p.display(),
+                e.name
+            )));
+        }
+        return Ok(Plot::File(p.to_path_buf()));
+    }
+    if p.is_dir() {
+        return Ok(Plot::Dir(p.to_path_buf(), false));
+    }
+    if p.exists() {
+        return Err(UsageError(format!(
+            "--plot {}: not a directory (or an .svg file of a one-figure experiment)",
+            p.display()
+        )));
+    }
+    std::fs::create_dir(p).map_err(|err| {
+        UsageError(format!(
+            "--plot {}: cannot create the directory: {err}",
+            p.display()
+        ))
+    })?;
+    Ok(Plot::Dir(p.to_path_buf(), true))
 }
 
 pub fn run(o: ReproArgs) -> Result<ExitCode> {
     let e = experiment(&o.experiment).map_err(UsageError)?;
-    let waves = o.waves.unwrap_or(e.default_waves);
-    // Refuse a bad plot path or waves before the simulation.
+    if let Some(flag) = foreign(&o, &e) {
+        let takes = if e.options.is_empty() {
+            "none".to_string()
+        } else {
+            e.options.join(", ")
+        };
+        return Err(UsageError(format!(
+            "{flag} is not an option of {}; its options beyond --json, --plot, --seed, --strict: {takes}",
+            e.name
+        )));
+    }
+    if let Some(w) = o.waves {
+        smrtl_testbench::systems::check_waves(w).map_err(UsageError)?;
+    }
+    let shard = o
+        .shard
+        .as_deref()
+        .map(str::parse::<Shard>)
+        .transpose()
+        .map_err(UsageError)?;
+    let sets = crate::parse_sets(&o.sets)?;
+    // Refuse bad outputs before the simulation.
     let mut outputs = Outputs::new();
-    let plot = o.plot.as_deref().map(|p| outputs.add(p)).transpose()?;
-    smrtl_testbench::systems::check_waves(waves).map_err(UsageError)?;
-    let outcome = (e.run)(o.seed, waves, plot.is_some()).map_err(UsageError)?;
-    if let (Some(plot), Some(svg)) = (plot, &outcome.svg) {
-        outputs.write(plot, svg.as_bytes())?;
+    let csv = o.csv.as_deref().map(|p| outputs.add(p)).transpose()?;
+    let plot = o.plot.as_deref().map(|p| plot_target(p, &e)).transpose()?;
+    // A one-figure file is reserved now; a directory's figures are named by the run.
+    let plot_file = match &plot {
+        Some(Plot::File(p)) => Some(outputs.add(p)?),
+        _ => None,
+    };
+    let request = Request {
+        seed: o.seed,
+        waves: o.waves,
+        plot: plot.is_some(),
+        csv: csv.is_some(),
+        cycles: o.cycles,
+        workloads: o.workloads.clone(),
+        schemes: o.schemes.clone(),
+        smil_grid: o.smil_grid,
+        sensitivity: o.sensitivity,
+        shard,
+        cache: if o.no_cache {
+            None
+        } else {
+            cache::default_dir()
+        },
+        threads: o.threads.and_then(NonZeroUsize::new),
+        sets,
+    };
+    let outcome = match (e.run)(&request) {
+        Ok(x) => x,
+        Err(err) => {
+            if let Some(Plot::Dir(d, true)) = &plot {
+                let _ = std::fs::remove_dir(d);
+            }
+            return Err(UsageError(err));
+        }
+    };
+    if let (Some(csv), Some(text)) = (csv, &outcome.csv) {
+        outputs.write(csv, text.as_bytes())?;
+    }
+    match &plot {
+        Some(Plot::File(_)) => {
+            if let (Some(out), Some((_, svg))) = (plot_file, outcome.svgs.first()) {
+                outputs.write(out, svg.as_bytes())?;
+            }
+        }
+        Some(Plot::Dir(d, _)) => {
+            for (name, svg) in &outcome.svgs {
+                let out = outputs.add(&d.join(name))?;
+                outputs.write(out, svg.as_bytes())?;
+            }
+        }
+        None => {}
     }
     outputs.commit()?;
     if o.json {
         println!("{}", outcome.json);
     } else {
         print!("{}", outcome.text);
+    }
+    if let Some(note) = &outcome.note {
+        eprintln!("{note}");
     }
     let failed = &outcome.failed;
     if failed.is_empty() {

@@ -127,4 +127,23 @@ cmp "$work/whole.csv" "$work/out/sweep.csv" ||
     fail "merged shards differ from the unsharded run"
 echo "PASS: $n Slurm shards of $(basename "$spec") merged == unsharded run" \
     "($(($(wc -l <"$work/whole.csv") - 1)) rows, $(wc -c <"$work/whole.csv") bytes)"
+
+# The memory-issue-control study on a reduced grid: shards through the shared result cache,
+# merged == unsharded (computed without the cache), and the report reuses every point.
+export SMRTL_CACHE_DIR=$work/cache
+repro=(--cycles 20000 --workloads cp+hs,bp+sv,sv+ks --schemes ws,ws-dmil,smk-p-w)
+mkdir -p "$work/repro"
+read -r array merge < <("$repo/examples/slurm/submit-repro.sh" "$n" "$work/repro" "${repro[@]}")
+echo "submitted repro array job $array ($n shards) and merge job $merge (afterok:$array)"
+wait_for 600 "jobs $array and $merge to finish" jobs_gone
+state=$(scontrol show job "$merge" | grep -o 'JobState=[A-Z_]*' || true)
+[ "$state" = JobState=COMPLETED ] || fail "repro merge job $merge: ${state:-unknown state}"
+"$SMRTL" repro memory-issue-control "${repro[@]}" --no-cache --csv "$work/repro-whole.csv" \
+    >/dev/null 2>"$work/repro-whole.err"
+cmp "$work/repro-whole.csv" "$work/repro/repro.csv" ||
+    fail "merged repro shards differ from the unsharded run"
+"$SMRTL" repro memory-issue-control "${repro[@]}" 2>"$work/repro-report.err" >/dev/null
+grep -q "reused 9 of 9 points" "$work/repro-report.err" ||
+    fail "the report did not reuse every point: $(cat "$work/repro-report.err")"
+echo "PASS: $n Slurm shards of memory-issue-control merged == unsharded run; the report reused every point"
 passed=1

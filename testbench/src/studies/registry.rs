@@ -1,7 +1,35 @@
-//! The reproducible experiments of `smrtl repro`: one line per experiment. Adding one is its
-//! study in this folder and one line here.
+//! The reproducible experiments of `smrtl repro`: one entry per experiment. Adding one is its
+//! study in this folder and one entry here.
 
+use crate::studies::mem_eval::repro as mem_repro;
+use crate::studies::sweep::Shard;
 use crate::studies::{repro, sharing_repro};
+use std::num::NonZeroUsize;
+use std::path::PathBuf;
+
+/// What the command line asks of an experiment (each experiment takes the options its
+/// [`Experiment::options`] names; the CLI refuses the others).
+#[derive(Clone, Debug, Default)]
+pub struct Request {
+    pub seed: u64,
+    pub waves: Option<u32>,
+    /// Draw the figures.
+    pub plot: bool,
+    /// `--csv`: the rows as the sweep table (`smrtl merge` joins the shards' tables).
+    pub csv: bool,
+    pub cycles: Option<u64>,
+    pub workloads: Option<String>,
+    pub schemes: Option<String>,
+    pub smil_grid: bool,
+    /// `--sensitivity`: the L1D, LRR and MSHR variants (memory-issue-control).
+    pub sensitivity: bool,
+    pub shard: Option<Shard>,
+    /// The result cache's directory (`None`: `--no-cache`).
+    pub cache: Option<PathBuf>,
+    pub threads: Option<NonZeroUsize>,
+    /// `--set KEY=VALUE` pipeline params.
+    pub sets: Vec<(String, String)>,
+}
 
 /// What an experiment gives the CLI.
 pub struct Outcome {
@@ -9,10 +37,14 @@ pub struct Outcome {
     pub json: String,
     /// The report as people read it.
     pub text: String,
-    /// The plot, when asked for.
-    pub svg: Option<String>,
+    /// The figures when asked for: (file name, SVG).
+    pub svgs: Vec<(String, String)>,
+    /// The rows as a sweep table in CSV, when asked for.
+    pub csv: Option<String>,
     /// The trend targets that do not hold.
-    pub failed: Vec<&'static str>,
+    pub failed: Vec<String>,
+    /// A line for standard error (e.g. what the cache reused).
+    pub note: Option<String>,
 }
 
 /// A reproduction of a paper's evaluation trends on a behavioral model.
@@ -23,11 +55,15 @@ pub struct Experiment {
     pub help: &'static str,
     /// What `--plot` draws.
     pub plot: &'static str,
-    /// What `--waves` counts, and its default.
+    /// What `--waves` counts, and its default (None: it has no waves).
     pub waves: &'static str,
-    pub default_waves: u32,
-    /// Runs it (deterministic in `seed`); `plot` asks for the SVG.
-    pub run: fn(seed: u64, waves: u32, plot: bool) -> Result<Outcome, String>,
+    pub default_waves: Option<u32>,
+    /// The options it takes beyond `--json`, `--plot`, `--seed` and `--strict`.
+    pub options: &'static [&'static str],
+    /// It draws one figure (`--plot` may also name an `.svg` file).
+    pub single_plot: bool,
+    /// Runs it (deterministic in the request); its own checks come before any work.
+    pub run: fn(&Request) -> Result<Outcome, String>,
 }
 
 /// Every experiment, in `smrtl repro --help` order.
@@ -38,7 +74,9 @@ pub fn experiments() -> Vec<Experiment> {
             help: "Seed 000 §6 (Figs. 6, 7, 9): Elastic Pipeline and BCAWS on the Table-5 profiles",
             plot: "elastic-pipeline: stall categories, cf. seed 000 Fig. 6",
             waves: "repetitions per warp context of each profile's body (elastic-pipeline)",
-            default_waves: repro::Options::default().waves,
+            default_waves: Some(repro::Options::default().waves),
+            options: &["--waves"],
+            single_plot: true,
             run: elastic_pipeline,
         },
         Experiment {
@@ -46,8 +84,20 @@ pub fn experiments() -> Vec<Experiment> {
             help: "Seed 001 §8 (Tables 4, 11): scratchpad sharing, OWF, OPT / PostDom relssp on the Table-1 kernels",
             plot: "scratchpad-sharing: IPC improvement per kernel and configuration",
             waves: "waves of each kernel's shared launch (scratchpad-sharing)",
-            default_waves: sharing_repro::Options::default().waves,
+            default_waves: Some(sharing_repro::Options::default().waves),
+            options: &["--waves"],
+            single_plot: true,
             run: scratchpad_sharing,
+        },
+        Experiment {
+            name: "memory-issue-control",
+            help: "Seed 004 §4 (Fig. 4): WS, SMK-P/W, RBMI, QBMI, DMIL and SMIL on every pair and triple of the Table-2 kernels",
+            plot: "memory-issue-control: WS, ANTT and fairness per class and scheme, DMIL vs WS, SMIL heat maps",
+            waves: "",
+            default_waves: None,
+            options: mem_repro::OPTIONS,
+            single_plot: false,
+            run: mem_repro::run,
         },
     ]
 }
@@ -62,30 +112,50 @@ pub fn experiment(name: &str) -> Result<Experiment, String> {
         .ok_or_else(|| smrtl_hdl::shown(&format!("unknown experiment `{name}`; allowed: {joined}")))
 }
 
-fn failed(targets: &[repro::Target]) -> Vec<&'static str> {
+fn failed(targets: &[repro::Target]) -> Vec<String> {
     targets
         .iter()
         .filter(|t| !t.holds)
-        .map(|t| t.name)
+        .map(|t| t.name.to_string())
         .collect()
 }
 
-fn elastic_pipeline(seed: u64, waves: u32, plot: bool) -> Result<Outcome, String> {
-    let r = repro::run(repro::Options { seed, waves })?;
+fn elastic_pipeline(q: &Request) -> Result<Outcome, String> {
+    let waves = q.waves.unwrap_or(repro::Options::default().waves);
+    let r = repro::run(repro::Options {
+        seed: q.seed,
+        waves,
+    })?;
     Ok(Outcome {
         json: serde_json::to_string_pretty(&r).map_err(|e| e.to_string())?,
         text: repro::text(&r),
-        svg: plot.then(|| repro::svg(&r)),
+        svgs: if q.plot {
+            vec![("elastic-pipeline.svg".into(), repro::svg(&r))]
+        } else {
+            vec![]
+        },
+        csv: None,
         failed: failed(&r.targets),
+        note: None,
     })
 }
 
-fn scratchpad_sharing(seed: u64, waves: u32, plot: bool) -> Result<Outcome, String> {
-    let r = sharing_repro::run(sharing_repro::Options { seed, waves })?;
+fn scratchpad_sharing(q: &Request) -> Result<Outcome, String> {
+    let waves = q.waves.unwrap_or(sharing_repro::Options::default().waves);
+    let r = sharing_repro::run(sharing_repro::Options {
+        seed: q.seed,
+        waves,
+    })?;
     Ok(Outcome {
         json: serde_json::to_string_pretty(&r).map_err(|e| e.to_string())?,
         text: sharing_repro::text(&r),
-        svg: plot.then(|| sharing_repro::svg(&r)),
+        svgs: if q.plot {
+            vec![("scratchpad-sharing.svg".into(), sharing_repro::svg(&r))]
+        } else {
+            vec![]
+        },
+        csv: None,
         failed: failed(&r.targets),
+        note: None,
     })
 }

@@ -132,6 +132,9 @@ pub struct MemPipeline {
     out: CtlOut,
     outcome: Outcome,
     issued: [u8; MAX_KERNELS],
+    /// SMK-W: each kernel's warp-instruction quota left (spec §7); unused when
+    /// `p.smkw_quota` is empty.
+    wq: [u32; MAX_KERNELS],
     sched_view: [SchedView; SCHEDULERS],
     counters: [Counters; MAX_KERNELS],
     lsu_stall_cycles: u64,

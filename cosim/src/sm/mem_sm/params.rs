@@ -88,6 +88,8 @@ smrtl_hdl::block_params! {
         rpm_init: RpmInit = RpmInit::default(), "rpm_init", Allowed::As(declared_by::<CtlParams>);
         /// SMIL per-kernel limits, kernel 0 first; 0 = unlimited, missing = unlimited (§4.1).
         smil_limit: Vec<u32> = vec![], "smil_limit", Allowed::Json("a list of at most 3 limits, each fitting inflight_bits (0: unlimited)"), "e.g. --set smil_limit=[3,1]";
+        /// SMK-W warp-instruction quotas, kernel 0 first; empty = SMK-W off (spec §7, [P §4]).
+        smkw_quota: Vec<u32> = vec![], "smkw_quota", Allowed::Json("a list of at most 3 quotas, each at least 1 (empty: SMK-W off)"), "e.g. --set smkw_quota=[549,217]";
     }
 }
 
@@ -153,6 +155,13 @@ impl BlockParams for PipeParams {
                 "smil_limit",
                 serde_json::to_string(&self.smil_limit).unwrap_or_default(),
                 "a list of at most 3 limits, each fitting inflight_bits (0: unlimited)",
+            ));
+        }
+        if self.smkw_quota.len() > MAX_KERNELS || self.smkw_quota.contains(&0) {
+            return Err(range(
+                "smkw_quota",
+                serde_json::to_string(&self.smkw_quota).unwrap_or_default(),
+                "a list of at most 3 quotas, each at least 1 (empty: SMK-W off)",
             ));
         }
         Ok(())

@@ -199,6 +199,7 @@ impl MemPipeline {
     /// Phase 6: candidates, the control's `comb`, the memory winner, per-scheduler issue.
     fn phase_issue(&mut self, t: u64) {
         let n = self.n;
+        let blocked = self.smkw_blocked();
         let mut cand = [[None::<Cand>; MAX_KERNELS]; SCHEDULERS];
         let mut compute = [None::<u16>; SCHEDULERS];
         let mut mem_req = 0u8;
@@ -218,6 +219,7 @@ impl MemPipeline {
             let mut visit = |w: u16, me: &Self| -> bool {
                 match me.next_kind(w as usize) {
                     None => true,
+                    Some(_) if blocked >> me.warps[w as usize].kernel & 1 == 1 => true,
                     Some(true) => {
                         let k = me.warps[w as usize].kernel as usize;
                         if cand[s][k].is_none() {
@@ -309,6 +311,29 @@ impl MemPipeline {
         }
     }
 
+    /// SMK-W (spec §7, [P §4]): reloads the quotas when every kernel's is spent, or when no
+    /// kernel with quota left has a live warp (the deadlock guard); returns the kernels out of
+    /// quota, which issue nothing this cycle (0 when SMK-W is off).
+    fn smkw_blocked(&mut self) -> u8 {
+        let q = &self.p.smkw_quota;
+        if q.is_empty() {
+            return 0;
+        }
+        let n = self.n;
+        let spent =
+            |wq: &[u32; MAX_KERNELS]| (0..n).filter(|&k| wq[k] == 0).fold(0u8, |m, k| m | 1 << k);
+        let mut out = spent(&self.wq);
+        let live_with_quota = self
+            .warps
+            .iter()
+            .any(|w| w.live && out >> w.kernel & 1 == 0);
+        if !live_with_quota {
+            self.wq[..n].copy_from_slice(q);
+            out = spent(&self.wq);
+        }
+        out
+    }
+
     fn advance(&mut self, s: usize, w: usize, t: u64, mem: bool) {
         let pc = self.warps[w].pc;
         let dep_next = self.depends(w, pc + 1);
@@ -325,6 +350,7 @@ impl MemPipeline {
         };
         let k = warp.kernel as usize;
         self.issued[k] += 1;
+        self.wq[k] = self.wq[k].saturating_sub(1);
         self.last[s] = Some(w as u16);
     }
 

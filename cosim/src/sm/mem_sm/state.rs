@@ -18,6 +18,13 @@ impl MemPipeline {
         let cp = p.ctl(n);
         cp.validate().map_err(|e| e.to_string())?;
         let ctl = MemIssueCtl::new(&cp);
+        if !p.smkw_quota.is_empty() && p.smkw_quota.len() != n {
+            return Err(format!(
+                "params.smkw_quota = {:?} has {} entries for {n} kernels; allowed: one quota per kernel, or none",
+                p.smkw_quota,
+                p.smkw_quota.len()
+            ));
+        }
         let total_warps: u32 = w
             .kernels
             .iter()
@@ -53,6 +60,7 @@ impl MemPipeline {
             out: CtlOut::new(&cp),
             outcome: Outcome::Idle,
             issued: [0; MAX_KERNELS],
+            wq: [0; MAX_KERNELS],
             sched_view: [SchedView::default(); SCHEDULERS],
             counters: Default::default(),
             lsu_stall_cycles: 0,

@@ -341,6 +341,14 @@ pub fn parse(text: &str, sets: &[(String, String)]) -> Result<Workload, String> 
             kernels.len()
         ));
     }
+    let quotas = &params.smkw_quota;
+    if !quotas.is_empty() && quotas.len() != kernels.len() {
+        return Err(format!(
+            "params.smkw_quota = {quotas:?} has {} entries for {} kernels; allowed: one quota per kernel, or none",
+            quotas.len(),
+            kernels.len()
+        ));
+    }
     for (k, spec) in kernels.iter().enumerate() {
         fits(spec, 1, &params).map_err(|e| format!("kernels[{k}] ({}): {e}", spec.name))?;
     }
