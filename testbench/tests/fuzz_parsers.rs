@@ -196,6 +196,7 @@ mod sim {
             backend: Backend::Model,
             waveform: false,
             records: Some(&mut sink),
+            stalls: None,
         })
     }
 

@@ -331,6 +331,7 @@ impl Loaded for TraceInput {
                 rows,
             }),
             records_error: lines.error,
+            stalls: None,
         })
     }
 
@@ -576,6 +577,7 @@ impl Loaded for WorkloadInput {
                 rows,
             }),
             records_error: lines.error,
+            stalls: None,
         })
     }
 
@@ -738,7 +740,8 @@ mod tests {
         let sets = [("N".to_string(), "0".to_string())];
         let mut records = vec![];
         let opts = RunOptions {
-            backend: Backend::Model,
+            records: Some(&mut records),
+            stalls: None,
             waveform: true,
             records: Some(&mut records),
         };

@@ -11,6 +11,8 @@ pub mod mem_sm;
 pub mod registry;
 pub mod run;
 pub mod sharing_sm;
+pub mod stall_plot;
+pub mod stalls;
 
 pub use detect::{detect, Detected};
 pub use registry::{system, systems};

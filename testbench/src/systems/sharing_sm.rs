@@ -280,6 +280,7 @@ impl Loaded for KernelInput {
                 rows,
             }),
             records_error: lines.error,
+            stalls: None,
         })
     }
 
