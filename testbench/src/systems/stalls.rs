@@ -80,6 +80,11 @@ impl StallRtl {
             Backend::Rusthdl => Box::new(RustHdl::new(module)),
             Backend::Verilator => crate::verilated(&module).map_err(|e| e.to_string())?,
         };
+        Ok(StallRtl::on(p, rtl))
+    }
+
+    /// `rtl` (the block of `p`, perhaps with a planted fault) in the loop, after a reset cycle.
+    pub fn on(p: &Params, rtl: Box<dyn Rtl>) -> StallRtl {
         let layout = Layout::new(&ports(p));
         let mut r = StallRtl {
             rtl,
@@ -97,7 +102,7 @@ impl StallRtl {
         r.rtl.eval(&r.buf, &mut r.actual);
         r.rtl.edge();
         r.inputs.reset = false;
-        Ok(r)
+        r
     }
 
     fn drive(&mut self, warps: &[WarpPreds], c: &CycleIn) {
