@@ -145,8 +145,13 @@ impl Stalls {
     /// One counted cycle issuing `n_issued` (the predicates and writeback written before):
     /// the inspector's outputs, the check, the counters, then the model-only accounts.
     pub fn step(&mut self, n_issued: u64) {
+        self.cycle(true, n_issued);
+    }
+
+    /// A cycle, counted if `en` (an uncounted one only moves a flush, spec §4.3).
+    pub fn cycle(&mut self, en: bool, n_issued: u64) {
         let c = CycleIn {
-            en: true,
+            en,
             clear: false,
             n_issued,
             ldwb: self.ldwb.take(),
@@ -157,11 +162,16 @@ impl Stalls {
                 self.error = Some(e);
             }
         }
-        self.fractional(o.cls);
-        if self.opts.per_pc {
+        if en {
+            self.fractional(o.cls);
+        }
+        if en && self.opts.per_pc {
             self.charge_pc(&o);
         }
         self.gsi.update(&self.warps, &c, &o);
+        if !en {
+            return;
+        }
         self.issue_cycles += u64::from(n_issued != 0);
         self.t += 1;
         if self.opts.every != 0 && self.t % self.opts.every == 0 {
@@ -301,5 +311,22 @@ impl Breakdown {
     /// Whether every conservation check holds and no status bit is set.
     pub fn conserved(&self) -> bool {
         self.status == 0 && self.conservation().iter().all(|(_, a, b)| a == b)
+    }
+}
+
+/// A model's place for a probe: a clone of the model carries none (a check beside the model
+/// belongs to one run), and `Debug` shows only whether one is attached.
+#[derive(Default)]
+pub struct ProbeSlot(pub Option<Box<Stalls>>);
+
+impl Clone for ProbeSlot {
+    fn clone(&self) -> ProbeSlot {
+        ProbeSlot(None)
+    }
+}
+
+impl std::fmt::Debug for ProbeSlot {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "ProbeSlot({})", if self.0.is_some() { "attached" } else { "none" })
     }
 }
