@@ -72,8 +72,8 @@ pub struct Stalls {
     fractional: [f64; 8],
     snapshots: Vec<Snapshot>,
     per_pc: HashMap<u64, [u64; 8]>,
-    /// Final writebacks beyond the one per cycle the inspector takes (spec §3.2 step 3): their
-    /// blame stays with the warp until its next final writeback.
+    /// Final writebacks with blame beyond the one per cycle the inspector takes (spec §3.2 step
+    /// 3): their blame stays with the warp until its next final writeback.
     collisions: u64,
     /// Cycles in which an instruction issued (I2, counted apart from the inspector).
     issue_cycles: u64,
@@ -128,18 +128,23 @@ impl Stalls {
         self.opts.per_pc
     }
 
-    /// A load writeback of this cycle. The inspector takes one per cycle: the first `final`
-    /// one; a further final one is counted as a collision (its blame waits for the warp's next
-    /// final writeback, so conservation holds).
+    /// A load writeback of this cycle. The inspector takes one per cycle (spec §3.2 step 3): a
+    /// final one before any other, and among final ones the one whose warp carries the most
+    /// blame (the first on a tie); a final one left out with blame is counted as a collision
+    /// (its blame waits for the warp's next final writeback, so conservation holds).
     pub fn writeback(&mut self, wb: Writeback) {
-        match self.ldwb {
-            Some(old) if old.is_final => {
-                if wb.is_final {
-                    self.collisions += 1;
-                }
-            }
-            _ => self.ldwb = Some(wb),
+        let blame = |w: &Writeback| self.gsi.blame().get(w.warp).copied().unwrap_or(0);
+        let (keep, drop) = match self.ldwb {
+            None => (wb, None),
+            Some(old) if !old.is_final => (wb, None),
+            Some(old) if !wb.is_final => (old, None),
+            Some(old) if blame(&wb) > blame(&old) => (wb, Some(old)),
+            Some(old) => (old, Some(wb)),
+        };
+        if drop.is_some_and(|d| blame(&d) > 0) {
+            self.collisions += 1;
         }
+        self.ldwb = Some(keep);
     }
 
     /// One counted cycle issuing `n_issued` (the predicates and writeback written before):
@@ -262,7 +267,8 @@ pub struct Breakdown {
     pub status: u8,
     /// MEM_DATA cycles blamed on warps whose final writeback had not come by the end.
     pub blame_pending: u64,
-    /// Final writebacks beyond one per cycle (their blame rolled into the warp's next one).
+    /// Final writebacks with blame beyond one per cycle (their blame rolled into the warp's
+    /// next one).
     pub collisions: u64,
     /// Cycles in which an instruction issued, counted beside the inspector.
     pub issue_cycles: u64,

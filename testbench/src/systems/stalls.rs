@@ -268,7 +268,7 @@ pub fn text(b: &Breakdown, backend: Backend) -> String {
     }
     let _ = write!(
         o,
-        "  status 0x{:02x}; {} final writebacks beyond one per cycle",
+        "  status 0x{:02x}; {} final writebacks with blame beyond one per cycle",
         b.status, b.collisions
     );
     o
