@@ -18,33 +18,148 @@ const OPTS: StallOptions = StallOptions {
     per_pc: true,
 };
 
-/// Runs input `text` of `system` (its first input kind) on `backend` with the stall breakdown;
-/// the run must pass, with the inspector's RTL checked on an RTL backend.
-fn through_registry(system_name: &str, text: &str, backend: Backend) -> Breakdown {
-    let s = system(system_name).unwrap();
-    let kind = &s.inputs()[0];
-    let input = Input::File {
-        kind,
-        name: "test",
-        text,
-    };
-    let run = s
-        .load(input, &[])
-        .unwrap()
-        .run(RunOptions {
-            backend,
-            waveform: false,
-            records: None,
-            stalls: Some(StallRequest { opts: OPTS }),
-        })
-        .unwrap();
-    if let Err(f) = &run.result {
-        panic!("{f}");
+/// What a test runs: a system, its input (a file's text of its first kind, or a profile)
+/// and `--set`s.
+struct Case {
+    system: &'static str,
+    file: Option<&'static str>,
+    profile: &'static str,
+    sets: &'static [(&'static str, &'static str)],
+}
+
+impl Case {
+    /// One run on `backend`, with the stall breakdown if `stalls`: the report's JSON and the
+    /// breakdown. The run must pass.
+    fn run(&self, backend: Backend, stalls: bool) -> (serde_json::Value, Option<Breakdown>) {
+        let s = system(self.system).unwrap();
+        let input = match self.file {
+            Some(text) => Input::File {
+                kind: &s.inputs()[0],
+                name: "test",
+                text,
+            },
+            None => Input::Profile {
+                name: self.profile,
+                seed: 1,
+                waves: 1,
+            },
+        };
+        let sets: Vec<(String, String)> = self
+            .sets
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        let run = s
+            .load(input, &sets)
+            .unwrap()
+            .run(RunOptions {
+                backend,
+                waveform: false,
+                records: None,
+                stalls: stalls.then_some(StallRequest { opts: OPTS }),
+            })
+            .unwrap();
+        match run.result {
+            Ok(r) => (r.json(), run.stalls),
+            Err(f) => panic!("{} {}: {f}", self.system, self.profile),
+        }
     }
-    let b = run.stalls.expect("asked for");
-    assert_eq!(b.checked, backend != Backend::Model);
-    assert!(b.conserved(), "{b:?}");
-    b
+
+    /// The breakdown on `backend`: conserved, no status bit, the RTL checked on an RTL
+    /// backend, cycles counted.
+    fn breakdown(&self, backend: Backend) -> Breakdown {
+        let b = self.run(backend, true).1.expect("asked for");
+        assert_eq!(b.checked, backend != Backend::Model);
+        assert!(b.conserved(), "{} {}: {b:?}", self.system, self.profile);
+        assert!(b.cyc_total > 0 && b.inst_issued > 0);
+        b
+    }
+
+    /// I8: the report (cycles and every statistic) is the same with and without the probe.
+    fn same_with_and_without(&self) {
+        let (plain, _) = self.run(Backend::Model, false);
+        let (probed, b) = self.run(Backend::Model, true);
+        assert_eq!(probed, plain, "{} {}: the probe changed the run", self.system, self.profile);
+        assert!(b.expect("asked for").conserved());
+    }
+
+    /// The `stall_inspector` RTL in the loop beside the system's own RTL on rust-hdl and (when
+    /// installed) Verilator: the breakdown equals the model's.
+    fn rtl_in_the_loop(&self) -> Breakdown {
+        let model = self.breakdown(Backend::Model);
+        assert_eq!(self.breakdown(Backend::Rusthdl).totals, model.totals);
+        if external("verilator") {
+            assert_eq!(self.breakdown(Backend::Verilator).totals, model.totals);
+        }
+        model
+    }
+}
+
+const ELASTIC: [Case; 2] = [
+    Case {
+        system: "elastic_sm",
+        file: None,
+        profile: "transpose",
+        sets: &[],
+    },
+    Case {
+        system: "elastic_sm",
+        file: None,
+        profile: "dct",
+        sets: &[("sched", "rr")],
+    },
+];
+
+const SHARING: [Case; 2] = [
+    Case {
+        system: "sharing_sm",
+        file: None,
+        profile: "histogram",
+        sets: &[("lat_global", "40")],
+    },
+    Case {
+        system: "sharing_sm",
+        file: None,
+        profile: "NQU",
+        sets: &[("lat_global", "40"), ("share", "false")],
+    },
+];
+
+/// I8 on the seed-000 SM core (BCAWS and round robin).
+#[test]
+fn elastic_sm_stalls_change_no_cycle() {
+    for c in &ELASTIC {
+        c.same_with_and_without();
+    }
+}
+
+/// I8 on the seed-001 SM, with and without scratchpad sharing.
+#[test]
+fn sharing_sm_stalls_change_no_cycle() {
+    for c in &SHARING {
+        c.same_with_and_without();
+    }
+}
+
+/// The seed-000 core with `sm_core` and `stall_inspector` in the loop: bank-conflict
+/// structural stalls (replays and BCAWS-withheld heads) and scratchpad data stalls seen.
+#[test]
+fn elastic_sm_inspector_rtl_in_the_loop() {
+    let b = ELASTIC[0].rtl_in_the_loop();
+    let t = &b.totals;
+    assert!(t.ms_sub[reason::BANK_CONFLICT as usize] > 0, "{b:?}");
+    assert!(t.md_sub[src::L1 as usize] > 0, "{b:?}");
+}
+
+/// The seed-001 SM with `sharing_core` and `stall_inspector` in the loop: lock NACKs seen as
+/// SYNC warps (the fractional stack shows them; Alg. 2 puts MEM_DATA first), global loads
+/// attributed to MAIN_MEM.
+#[test]
+fn sharing_sm_inspector_rtl_in_the_loop() {
+    let b = SHARING[0].rtl_in_the_loop();
+    let t = &b.totals;
+    assert!(t.fractional[Class::Sync as usize] > 0.0, "{b:?}");
+    assert!(t.md_sub[src::MAIN_MEM as usize] > 0, "{b:?}");
 }
 
 /// A memory workload: `body`, `cycles`, `scheme`.
@@ -107,15 +222,14 @@ fn mem_sm_stalls_change_no_cycle() {
 /// read-out equal at the end.
 #[test]
 fn mem_sm_inspector_rtl_in_the_loop() {
-    let text = r#"{"kernels": ["bp", "sv"], "tbs": [3, 2], "cycles": 4000, "seed": 2}"#;
-    let model = through_registry("mem_sm", text, Backend::Model);
-    assert!(model.totals.top[Class::MemData as usize] > 0);
-    let rtl = through_registry("mem_sm", text, Backend::Rusthdl);
-    assert_eq!(rtl.totals, model.totals);
-    if external("verilator") {
-        let v = through_registry("mem_sm", text, Backend::Verilator);
-        assert_eq!(v.totals, model.totals);
-    }
+    let c = Case {
+        system: "mem_sm",
+        file: Some(r#"{"kernels": ["bp", "sv"], "tbs": [3, 2], "cycles": 4000, "seed": 2}"#),
+        profile: "bp+sv",
+        sets: &[],
+    };
+    let b = c.rtl_in_the_loop();
+    assert!(b.totals.top[Class::MemData as usize] > 0, "{b:?}");
 }
 
 /// A planted inspector fault (a final writeback's flush misses its own cycle's charge) is
