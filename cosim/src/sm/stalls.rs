@@ -26,7 +26,7 @@ pub const CLASSES: [Class; 8] = [
 /// A check beside the inspector model every cycle: the `stall_inspector` RTL in the loop.
 pub trait StallCheck {
     /// Cycle `t`: its inputs, the model's outputs (`gsi` in its start-of-cycle state, its
-    /// [`Gsi::wcls`] this cycle's). The first difference, as one line.
+    /// [`Gsi::wcls_of`] this cycle's). The first difference, as one line.
     fn cycle(
         &mut self,
         t: u64,
@@ -85,8 +85,11 @@ impl Stalls {
     /// A probe for the inspector `p` (validated), keeping what `opts` asks for.
     pub fn new(p: &Params, opts: StallOptions) -> Stalls {
         let nw = p.nw as usize;
+        let mut gsi = Gsi::new(p);
+        // The classes are read through the class masks.
+        gsi.keep_wcls(false);
         Stalls {
-            gsi: Gsi::new(p),
+            gsi,
             warps: vec![WarpPreds::default(); nw],
             pcs: vec![0; nw],
             ldwb: None,
@@ -191,14 +194,12 @@ impl Stalls {
             self.fractional[cls as usize] += 1.0;
             return;
         }
-        let mut per = [0u32; 8];
-        let mut n = 0u32;
-        for (w, k) in self.warps.iter().zip(self.gsi.wcls()) {
-            if w.active {
-                per[*k as usize] += 1;
-                n += 1;
-            }
-        }
+        // Active warps are never IDLE: the other masks split them.
+        let per = CLASSES.map(|c| match c {
+            Class::Idle => 0,
+            c => self.gsi.class_mask(c).count_ones(),
+        });
+        let n: u32 = per.iter().sum();
         for (f, &m) in self.fractional.iter_mut().zip(&per) {
             *f += f64::from(m) / f64::from(n);
         }
@@ -211,7 +212,7 @@ impl Stalls {
             Class::MemData => Some(o.md_sel),
             Class::MemStruct => Some(o.ms_sel),
             Class::Idle => None,
-            cls => self.gsi.wcls().iter().position(|&k| k == cls),
+            cls => Some(self.gsi.class_mask(cls).trailing_zeros() as usize),
         };
         if let Some(w) = w {
             self.per_pc.entry(self.pcs[w]).or_insert([0; 8])[o.cls as usize] += 1;

@@ -636,6 +636,16 @@ impl Loaded for WorkloadInput {
         Ok(run.stats.cycles)
     }
 
+    fn stalls_pass(&self) -> Result<Option<u64>, String> {
+        let w = &self.workload;
+        let mut core = smrtl_cosim::sm::elastic_sm::core_of(w)?;
+        let p = core.stall_params()?;
+        core.attach_stalls(stalls::probe(&p, &stalls::StallRequest::SIM, Backend::Model)?);
+        let run = core.run_kernel(&w.warps)?;
+        core.take_stalls().expect("attached").finish()?;
+        Ok(Some(run.stats.cycles))
+    }
+
     fn rtl_passes(&self, backend: Backend) -> Result<RtlPasses<'_>, String> {
         // Build (or find in the cache) before any timing.
         self.dut(backend)?;

@@ -368,6 +368,16 @@ impl Loaded for MemInput {
         Ok(self.workload.cycles)
     }
 
+    fn stalls_pass(&self) -> Result<Option<u64>, String> {
+        let w = &self.workload;
+        let mut m = mp::MemPipeline::new(w)?;
+        let p = m.stall_params()?;
+        m.attach_stalls(stalls::probe(&p, &stalls::StallRequest::SIM, Backend::Model)?);
+        mp::run_on(&mut m, w, None, None);
+        m.take_stalls().expect("attached").finish()?;
+        Ok(Some(w.cycles))
+    }
+
     fn rtl_passes(&self, backend: Backend) -> Result<RtlPasses<'_>, String> {
         // One instance for every pass: each starts with a reset cycle.
         let mut dut = self

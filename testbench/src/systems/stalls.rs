@@ -25,6 +25,17 @@ pub struct StallRequest {
     pub opts: StallOptions,
 }
 
+impl StallRequest {
+    /// What `smrtl sim --stalls` asks without `--stalls-every`: the per-PC table, no
+    /// snapshots.
+    pub const SIM: StallRequest = StallRequest {
+        opts: StallOptions {
+            every: 0,
+            per_pc: true,
+        },
+    };
+}
+
 /// The probe for inspector `p` on `backend`: the model alone, or with the RTL in the loop.
 pub fn probe(p: &Params, req: &StallRequest, backend: Backend) -> Result<Stalls, String> {
     let s = Stalls::new(p, req.opts);
@@ -151,8 +162,8 @@ impl StallRtl {
     fn expect(&mut self, o: &CycleOut, gsi: &Gsi) {
         let e = &mut self.outputs;
         e.cls = o.cls.code();
-        for (x, k) in e.wcls.iter_mut().zip(gsi.wcls()) {
-            *x = k.code();
+        for (w, x) in e.wcls.iter_mut().enumerate() {
+            *x = gsi.wcls_of(w).code();
         }
         e.md_sel = o.md_sel as u64;
         e.ms_sel = o.ms_sel as u64;
