@@ -6,9 +6,9 @@
 use crate::output::{Output, Outputs, Waveform};
 use crate::{parse_sets, Result, UsageError};
 use clap::ArgMatches;
+use smrtl_cosim::sm::stalls::StallOptions;
 use smrtl_testbench::systems::stalls::{self, StallRequest};
 use smrtl_testbench::systems::{self, cli, Run, RunOptions};
-use smrtl_cosim::sm::stalls::StallOptions;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -89,8 +89,14 @@ pub fn run(o: SimArgs, m: &ArgMatches) -> Result<ExitCode> {
         .map(|p| outputs.add_waveform(p))
         .transpose()?;
     let stall_files = [
-        o.stalls_csv.as_deref().map(|p| outputs.add(p)).transpose()?,
-        o.stalls_plot.as_deref().map(|p| outputs.add(p)).transpose()?,
+        o.stalls_csv
+            .as_deref()
+            .map(|p| outputs.add(p))
+            .transpose()?,
+        o.stalls_plot
+            .as_deref()
+            .map(|p| outputs.add(p))
+            .transpose()?,
     ];
     if let Some(input) = chosen.path() {
         outputs.input(input)?;

@@ -79,7 +79,11 @@ impl Case {
     fn same_with_and_without(&self) {
         let (plain, _) = self.run(Backend::Model, false);
         let (probed, b) = self.run(Backend::Model, true);
-        assert_eq!(probed, plain, "{} {}: the probe changed the run", self.system, self.profile);
+        assert_eq!(
+            probed, plain,
+            "{} {}: the probe changed the run",
+            self.system, self.profile
+        );
         assert!(b.expect("asked for").conserved());
     }
 
@@ -170,7 +174,10 @@ fn mem_wl(body: &str, cycles: u64, scheme: &str) -> Workload {
 }
 
 /// `w` on the model with a probe (and `check` beside it): its statistics and breakdown.
-fn mem_probed(w: &Workload, check: Option<Box<dyn StallCheck>>) -> (PipeStats, Result<Breakdown, String>) {
+fn mem_probed(
+    w: &Workload,
+    check: Option<Box<dyn StallCheck>>,
+) -> (PipeStats, Result<Breakdown, String>) {
     let mut m = MemPipeline::new(w).unwrap();
     let p = m.stall_params().unwrap();
     let probe = Stalls::new(&p, OPTS);
@@ -238,7 +245,11 @@ fn mem_sm_inspector_rtl_in_the_loop() {
 fn a_planted_inspector_fault_is_caught_at_sm_level() {
     use smrtl_cosim::harness::backend::rusthdl::RustHdl;
     use smrtl_hdl::blocks::stall_inspector::{build, faults};
-    let w = mem_wl(r#""kernels": ["bp", "sv"], "tbs": [3, 2]"#, 4_000, "baseline");
+    let w = mem_wl(
+        r#""kernels": ["bp", "sv"], "tbs": [3, 2]"#,
+        4_000,
+        "baseline",
+    );
     let p = MemPipeline::new(&w).unwrap().stall_params().unwrap();
     let faulty = smrtl_hdl::faults::plant_module(&faults::FLUSH_MISSES_SAME_CYCLE, || build(&p));
     let rtl = Box::new(RustHdl::new(std::sync::Arc::new(faulty)));

@@ -539,7 +539,14 @@ mod tests {
             x ^= x << 17;
             x & 1 == 1
         };
-        for (nw, order) in [("1", "paper"), ("7", "paper"), ("128", "comp_struct,comp_data,mem_struct,mem_data,sync,control")] {
+        for (nw, order) in [
+            ("1", "paper"),
+            ("7", "paper"),
+            (
+                "128",
+                "comp_struct,comp_data,mem_struct,mem_data,sync,control",
+            ),
+        ] {
             let p = Params::resolve_pairs(None, &[("NW", nw), ("warp_order", order)]).unwrap();
             let mut g = Gsi::new(&p);
             for _ in 0..200 {

@@ -334,6 +334,10 @@ impl Clone for ProbeSlot {
 
 impl std::fmt::Debug for ProbeSlot {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "ProbeSlot({})", if self.0.is_some() { "attached" } else { "none" })
+        write!(
+            f,
+            "ProbeSlot({})",
+            if self.0.is_some() { "attached" } else { "none" }
+        )
     }
 }

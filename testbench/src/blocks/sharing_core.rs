@@ -8,12 +8,12 @@
 use crate::design::Bench;
 use proptest::prelude::*;
 use proptest::strategy::BoxedStrategy;
-use smrtl_cosim::sm::stalls::Stalls;
 use smrtl_cosim::blocks::sharing_core::{Inputs, Io, Model, Outputs};
 use smrtl_cosim::harness::{first_difference, Trace as WaveRows};
 use smrtl_cosim::kernel::cfg::{BlockFile, Program, ProgramFile, Var};
 use smrtl_cosim::kernel::program::{Branch, Instr, Kernel, Offsets, Op};
 use smrtl_cosim::sm::sharing_sm::{CycleRecord, LoopError, Phase, SharingSm, SmParams, SmStats};
+use smrtl_cosim::sm::stalls::Stalls;
 use smrtl_cosim::{Layout, Rtl};
 use smrtl_hdl::blocks::sharing::{FreeClass, Policy, Rank, Sched, Shape};
 use smrtl_hdl::blocks::sharing_core::{self as core_rtl, Params as CoreParams};

@@ -640,7 +640,11 @@ impl Loaded for WorkloadInput {
         let w = &self.workload;
         let mut core = smrtl_cosim::sm::elastic_sm::core_of(w)?;
         let p = core.stall_params()?;
-        core.attach_stalls(stalls::probe(&p, &stalls::StallRequest::SIM, Backend::Model)?);
+        core.attach_stalls(stalls::probe(
+            &p,
+            &stalls::StallRequest::SIM,
+            Backend::Model,
+        )?);
         let run = core.run_kernel(&w.warps)?;
         core.take_stalls().expect("attached").finish()?;
         Ok(Some(run.stats.cycles))

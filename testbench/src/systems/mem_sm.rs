@@ -291,7 +291,9 @@ impl Loaded for MemInput {
         let (w, name) = (&self.workload, &self.name);
         let mut m = mp::MemPipeline::new(w).map_err(|e| shown(&format!("{name}: {e}")))?;
         if let Some(req) = &o.stalls {
-            let p = m.stall_params().map_err(|e| shown(&format!("{name}: {e}")))?;
+            let p = m
+                .stall_params()
+                .map_err(|e| shown(&format!("{name}: {e}")))?;
             m.attach_stalls(stalls::probe(&p, req, o.backend)?);
         }
         let mut dut = self.dut(o.backend)?;
@@ -372,7 +374,11 @@ impl Loaded for MemInput {
         let w = &self.workload;
         let mut m = mp::MemPipeline::new(w)?;
         let p = m.stall_params()?;
-        m.attach_stalls(stalls::probe(&p, &stalls::StallRequest::SIM, Backend::Model)?);
+        m.attach_stalls(stalls::probe(
+            &p,
+            &stalls::StallRequest::SIM,
+            Backend::Model,
+        )?);
         mp::run_on(&mut m, w, None, None);
         m.take_stalls().expect("attached").finish()?;
         Ok(Some(w.cycles))

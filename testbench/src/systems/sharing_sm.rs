@@ -334,7 +334,11 @@ impl Loaded for KernelInput {
 
     fn stalls_pass(&self) -> Result<Option<u64>, String> {
         let sm = Model::new(&self.params, &self.kernel).map_err(|e| e.to_string())?;
-        let probe = stalls::probe(&sm.stall_params()?, &stalls::StallRequest::SIM, Backend::Model)?;
+        let probe = stalls::probe(
+            &sm.stall_params()?,
+            &stalls::StallRequest::SIM,
+            Backend::Model,
+        )?;
         let (stats, probe) =
             core_tb::cosim_kernel_probed(&self.params, &self.kernel, Some(probe), None, None, None)
                 .map_err(|e| format!("{}: {e}", self.name))?;

@@ -114,7 +114,14 @@ fn areas(o: &mut String, b: &Breakdown, x0: f64) {
         let mut back = String::new();
         for (i, (from, to, share)) in windows.iter().enumerate() {
             let (lo, hi) = (below[i], below[i] + share[c as usize]);
-            let _ = write!(pts, "{:.1},{:.2} {:.1},{:.2} ", x(*from), y(hi), x(*to), y(hi));
+            let _ = write!(
+                pts,
+                "{:.1},{:.2} {:.1},{:.2} ",
+                x(*from),
+                y(hi),
+                x(*to),
+                y(hi)
+            );
             back = format!("{:.1},{:.2} {:.1},{:.2} ", x(*to), y(lo), x(*from), y(lo)) + &back;
             below[i] = hi;
         }

@@ -243,11 +243,17 @@ pub fn text(b: &Breakdown, backend: Backend) -> String {
     let n = b.cyc_total;
     let mut o = String::new();
     let rtl = match (b.checked, backend) {
-        (true, b) => format!("; {BLOCK} RTL ({}) equal every cycle and in the read-out", b.name()),
+        (true, b) => format!(
+            "; {BLOCK} RTL ({}) equal every cycle and in the read-out",
+            b.name()
+        ),
         _ => String::new(),
     };
     let _ = writeln!(o, "stalls ({BLOCK} NW = {}, {n} cycles{rtl}):", b.nw);
-    let _ = writeln!(o, "  classes (exclusive, Alg. 1/2)   cycles   share   fractional (GCStack)");
+    let _ = writeln!(
+        o,
+        "  classes (exclusive, Alg. 1/2)   cycles   share   fractional (GCStack)"
+    );
     for c in CLASSES {
         let (x, f) = (s.top[c as usize], s.fractional[c as usize]);
         let _ = writeln!(
@@ -260,15 +266,25 @@ pub fn text(b: &Breakdown, backend: Backend) -> String {
             pct(f, n)
         );
     }
-    let _ = writeln!(o, "  memory-data sources (MEM_DATA by where the load was served)");
+    let _ = writeln!(
+        o,
+        "  memory-data sources (MEM_DATA by where the load was served)"
+    );
     for (k, label) in SOURCES {
         let x = s.md_sub[k as usize];
         if x != 0 || k != src::UNKNOWN && k != src::LOCAL_SPM {
             let _ = writeln!(o, "    {label:<14} {x:>15} {:>6.1}%", pct(x as f64, n));
         }
     }
-    let _ = writeln!(o, "    (pending)      {:>15}  blame of loads not back at the end", b.blame_pending);
-    let _ = writeln!(o, "  memory-structural reasons (MEM_STRUCT by what blocked the LSU)");
+    let _ = writeln!(
+        o,
+        "    (pending)      {:>15}  blame of loads not back at the end",
+        b.blame_pending
+    );
+    let _ = writeln!(
+        o,
+        "  memory-structural reasons (MEM_STRUCT by what blocked the LSU)"
+    );
     for (r, label) in REASONS {
         let x = s.ms_sub[r as usize];
         let _ = writeln!(o, "    {label:<14} {x:>15} {:>6.1}%", pct(x as f64, n));
@@ -286,15 +302,24 @@ pub fn text(b: &Breakdown, backend: Backend) -> String {
 }
 
 fn classes_json(v: &[u64; 8]) -> Value {
-    CLASSES.iter().map(|&c| (name(c), json!(v[c as usize]))).collect()
+    CLASSES
+        .iter()
+        .map(|&c| (name(c), json!(v[c as usize])))
+        .collect()
 }
 
 fn fractional_json(v: &[f64; 8]) -> Value {
-    CLASSES.iter().map(|&c| (name(c), json!(v[c as usize]))).collect()
+    CLASSES
+        .iter()
+        .map(|&c| (name(c), json!(v[c as usize])))
+        .collect()
 }
 
 fn named_json(v: &[u64; 8], names: &[(u64, &str)]) -> Value {
-    names.iter().map(|&(k, n)| (n.to_string(), json!(v[k as usize]))).collect()
+    names
+        .iter()
+        .map(|&(k, n)| (n.to_string(), json!(v[k as usize])))
+        .collect()
 }
 
 fn snapshot_json(s: &Snapshot) -> Value {
@@ -363,7 +388,13 @@ pub fn csv(b: &Breakdown) -> String {
     for (pc, v) in &b.per_pc {
         for c in CLASSES.iter().filter(|&&c| v[c as usize] != 0) {
             let (k, p) = (pc >> 32, pc & 0xffff_ffff);
-            let _ = writeln!(o, "per_pc,{},{k},{p},{},{}", b.cyc_total, name(*c), v[*c as usize]);
+            let _ = writeln!(
+                o,
+                "per_pc,{},{k},{p},{},{}",
+                b.cyc_total,
+                name(*c),
+                v[*c as usize]
+            );
         }
     }
     o

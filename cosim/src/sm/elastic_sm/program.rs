@@ -7,9 +7,9 @@ use super::workload::{Instr, TagCodec, Workload};
 use super::{GmemReturn, SmParams};
 use crate::blocks::elastic_pipeline::{Entry, Pipeline, Wb};
 use crate::blocks::history_cache::{Accumulator, DistanceCounter, HistoryCache};
+use crate::sm::stalls::ProbeSlot;
 use smrtl_hdl::blocks::elastic_pipeline::Kind;
 use smrtl_hdl::BlockParams;
-use crate::sm::stalls::ProbeSlot;
 use std::collections::VecDeque;
 
 /// Program mode: the workload's instruction lists, each warp's next and in-flight instruction,

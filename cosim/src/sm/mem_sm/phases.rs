@@ -2,13 +2,13 @@
 //! fill, response, drain, LSU, dispatch, issue, and the control's edge.
 
 use super::l1d::{Outcome, MERGED};
-use crate::blocks::stall_inspector::src;
 use super::params::{Sched, Scheme, MAX_ACCESSES, MAX_KERNELS, SCHEDULERS};
 use super::stats::SchedView;
 use super::workload::{Body, Op};
 use super::{next_rand, unit, Cand, Load, MemInst, MemPipeline, NEVER};
 use crate::blocks::mem_issue_ctl::idle;
 use crate::blocks::rbmi_arb::mask;
+use crate::blocks::stall_inspector::src;
 
 impl MemPipeline {
     /// Runs one cycle in the phase order of §1.3.

@@ -38,7 +38,11 @@ impl MemPipeline {
 
     /// Attaches the stall probe `s` (built for [`MemPipeline::stall_params`]).
     pub fn attach_stalls(&mut self, s: Stalls) {
-        assert_eq!(s.warps().len(), self.warps.len().max(1), "one slot per warp");
+        assert_eq!(
+            s.warps().len(),
+            self.warps.len().max(1),
+            "one slot per warp"
+        );
         self.stalls = Some(Box::new(s));
     }
 
