@@ -182,7 +182,7 @@ impl Stalls {
         }
         self.issue_cycles += u64::from(n_issued != 0);
         self.t += 1;
-        if self.opts.every != 0 && self.t % self.opts.every == 0 {
+        if self.opts.every != 0 && self.t.is_multiple_of(self.opts.every) {
             self.snapshots.push(self.snapshot());
         }
     }

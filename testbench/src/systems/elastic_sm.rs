@@ -771,10 +771,10 @@ mod tests {
         let sets = [("N".to_string(), "0".to_string())];
         let mut records = vec![];
         let opts = RunOptions {
-            records: Some(&mut records),
-            stalls: None,
+            backend: Backend::Model,
             waveform: true,
             records: Some(&mut records),
+            stalls: None,
         };
         let run = trace("fig4.json", FIG4, &sets).unwrap().run(opts).unwrap();
         let wave = run.waveform.expect("asked for");
