@@ -109,7 +109,8 @@ pub fn run(o: SimArgs, m: &ArgMatches) -> Result<ExitCode> {
         stalls: o.stalls.then_some(StallRequest {
             opts: StallOptions {
                 every: o.stalls_every.unwrap_or(0),
-                per_pc: true,
+                // Only the CSV and the JSON show the per-PC table.
+                per_pc: o.stalls_csv.is_some() || o.json,
             },
         }),
     };

@@ -26,12 +26,12 @@ pub struct StallRequest {
 }
 
 impl StallRequest {
-    /// What `smrtl sim --stalls` asks without `--stalls-every`: the per-PC table, no
-    /// snapshots.
+    /// What `smrtl sim --stalls` asks for its text alone: no snapshots, no per-PC table (the
+    /// CSV and the JSON add it).
     pub const SIM: StallRequest = StallRequest {
         opts: StallOptions {
             every: 0,
-            per_pc: true,
+            per_pc: false,
         },
     };
 }
