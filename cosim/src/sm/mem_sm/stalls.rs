@@ -113,10 +113,13 @@ impl MemPipeline {
         } else {
             self.lsu_reason()
         } as u8;
+        // At most one memory instruction issues a cycle (the shared slot).
+        let winner = self
+            .sched_view
+            .iter()
+            .find_map(|v| v.issued.filter(|i| i.1).map(|i| usize::from(i.0)));
         for (w, p) in s.warps_mut().iter_mut().enumerate() {
-            let ready_mem = p.active && p.is_mem && !p.haz_load && !p.haz_comp;
-            let issued = self.sched_view[w % SCHEDULERS].issued == Some((w as u16, true));
-            if ready_mem && !issued {
+            if p.is_mem && !p.haz_load && !p.haz_comp && winner != Some(w) {
                 p.ms_block = true;
                 p.ms_reason = why;
             }
