@@ -72,6 +72,7 @@ impl Case {
         assert_eq!(b.checked, backend != Backend::Model);
         assert!(b.conserved(), "{} {}: {b:?}", self.system, self.profile);
         assert!(b.cyc_total > 0 && b.inst_issued > 0);
+        model_only_accounts(&b);
         b
     }
 
@@ -164,6 +165,29 @@ fn sharing_sm_inspector_rtl_in_the_loop() {
     let t = &b.totals;
     assert!(t.fractional[Class::Sync as usize] > 0.0, "{b:?}");
     assert!(t.md_sub[src::MAIN_MEM as usize] > 0, "{b:?}");
+}
+
+/// The model-only accounts add up: the fractional stack to the counted cycles (NO_STALL and
+/// IDLE equal to the exclusive ones), the per-PC table to every cycle but IDLE ones, the
+/// snapshots every 1,000 cycles cumulative and within the totals.
+fn model_only_accounts(b: &Breakdown) {
+    let t = &b.totals;
+    let frac: f64 = t.fractional.iter().sum();
+    assert!(
+        (frac - b.cyc_total as f64).abs() < 1e-6 * b.cyc_total as f64,
+        "{frac}"
+    );
+    for c in [Class::NoStall, Class::Idle] {
+        assert_eq!(t.fractional[c as usize], t.top[c as usize] as f64);
+    }
+    let per_pc: u64 = b.per_pc.iter().flat_map(|(_, v)| v.iter()).sum();
+    assert_eq!(per_pc, b.cyc_total - t.top[Class::Idle as usize]);
+    assert_eq!(b.snapshots.len() as u64, b.cyc_total / OPTS.every);
+    for (k, s) in b.snapshots.iter().enumerate() {
+        assert_eq!(s.cycle, (k as u64 + 1) * OPTS.every);
+        assert_eq!(s.top.iter().sum::<u64>(), s.cycle);
+        assert!(s.top.iter().zip(&t.top).all(|(a, b)| a <= b));
+    }
 }
 
 /// A memory workload: `body`, `cycles`, `scheme`.
