@@ -520,17 +520,24 @@ fn system_level(loaded: &dyn Loaded, label: &str, system: &str) -> Result<Report
         plan.base,
         head,
     );
-    let mut contenders = vec![
-        Contender::passes("model", plan.model, || {
-            loaded.model_pass().map_err(UsageError)
-        }),
-        {
-            let mut pass = loaded.rtl_passes(Backend::Rusthdl).map_err(UsageError)?;
-            Contender::passes("cosim:rusthdl", plan.rusthdl, move || {
-                pass().map_err(UsageError)
-            })
-        },
-    ];
+    let mut contenders = vec![Contender::passes("model", plan.model, || {
+        loaded.model_pass().map_err(UsageError)
+    })];
+    // The stall breakdown's cost (docs/stall-inspector.md §5): the model with the probe.
+    let stalls = loaded.stalls_pass().map_err(UsageError)?.is_some();
+    if stalls {
+        contenders.push(Contender::passes(
+            "model+stalls",
+            "the model with the stall probe (smrtl sim --stalls)",
+            || Ok(loaded.stalls_pass().map_err(UsageError)?.unwrap_or(0)),
+        ));
+    }
+    contenders.extend([{
+        let mut pass = loaded.rtl_passes(Backend::Rusthdl).map_err(UsageError)?;
+        Contender::passes("cosim:rusthdl", plan.rusthdl, move || {
+            pass().map_err(UsageError)
+        })
+    }]);
     // Build (or find in the cache) before the race.
     match loaded.rtl_passes(Backend::Verilator) {
         Ok(mut pass) => contenders.push(Contender::passes(
@@ -542,6 +549,13 @@ fn system_level(loaded: &dyn Loaded, label: &str, system: &str) -> Result<Report
     }
     race(&mut r, contenders)?;
     in_loop_ratios(&mut r, plan.where_, plan.side);
+    if stalls {
+        r.ratio(
+            "model",
+            "model+stalls",
+            "the model alone against the model with the stall probe (at most 1.10: T-f)",
+        );
+    }
     Ok(r)
 }
 

@@ -6,6 +6,8 @@
 use crate::output::{Output, Outputs, Waveform};
 use crate::{parse_sets, Result, UsageError};
 use clap::ArgMatches;
+use smrtl_cosim::sm::stalls::StallOptions;
+use smrtl_testbench::systems::stalls::{self, StallRequest};
 use smrtl_testbench::systems::{self, cli, Run, RunOptions};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -54,6 +56,20 @@ pub struct SimArgs {
     /// Override a parameter of the system (`smrtl list --systems`), e.g. `--set KEY=VALUE`.
     #[arg(long = "set", value_name = "KEY=VALUE")]
     pub sets: Vec<String>,
+    /// Print the stall breakdown (docs/stall-inspector.md): classes, memory-data sources,
+    /// memory-structural reasons, conservation; with an RTL backend the `stall_inspector`
+    /// RTL runs in the loop too, compared every cycle and read out at the end.
+    #[arg(long)]
+    pub stalls: bool,
+    /// Write the stall breakdown as CSV (totals, snapshots, per PC).
+    #[arg(long, value_name = "OUT", requires = "stalls")]
+    pub stalls_csv: Option<PathBuf>,
+    /// Draw the stall stacks as SVG (bars; stacked areas over time with --stalls-every).
+    #[arg(long, value_name = "OUT.svg", requires = "stalls")]
+    pub stalls_plot: Option<PathBuf>,
+    /// Snapshot the stacks every K cycles (the stacks over time).
+    #[arg(value_parser = smrtl_testbench::arg_values::uint::<u64>(1, u64::MAX), long, value_name = "K", requires = "stalls")]
+    pub stalls_every: Option<u64>,
 }
 
 /// The `sim` command: its own options and the registry's.
@@ -72,6 +88,16 @@ pub fn run(o: SimArgs, m: &ArgMatches) -> Result<ExitCode> {
         .as_deref()
         .map(|p| outputs.add_waveform(p))
         .transpose()?;
+    let stall_files = [
+        o.stalls_csv
+            .as_deref()
+            .map(|p| outputs.add(p))
+            .transpose()?,
+        o.stalls_plot
+            .as_deref()
+            .map(|p| outputs.add(p))
+            .transpose()?,
+    ];
     if let Some(input) = chosen.path() {
         outputs.input(input)?;
     }
@@ -80,8 +106,24 @@ pub fn run(o: SimArgs, m: &ArgMatches) -> Result<ExitCode> {
         backend: o.backend.into(),
         waveform: o.vcd.is_some(),
         records: records.map(|r| outputs.writer(r)).transpose()?,
+        stalls: o.stalls.then_some(StallRequest {
+            opts: StallOptions {
+                every: o.stalls_every.unwrap_or(0),
+                // Only the CSV and the JSON show the per-PC table.
+                per_pc: o.stalls_csv.is_some() || o.json,
+            },
+        }),
     };
     let run = smrtl_hdl::progress::watch(|| loaded.run(opts)).map_err(UsageError)?;
+    if let Some(b) = &run.stalls {
+        let [csv, plot] = stall_files;
+        if let Some(out) = csv {
+            outputs.write(out, stalls::csv(b).as_bytes())?;
+        }
+        if let Some(out) = plot {
+            outputs.write(out, systems::stall_plot::svg(b).as_bytes())?;
+        }
+    }
     finish(&o, outputs, records, waveform, run)
 }
 
@@ -103,13 +145,21 @@ fn finish(
     if let (Some(out), Some(w)) = (&waveform, &run.waveform) {
         outputs.write_waveform(out, w.top, &w.layout, &w.rows)?;
     }
-    let (text, code) = match &run.result {
-        Ok(report) if o.json => (
-            serde_json::to_string_pretty(&report.json())?,
+    let backend = systems::Backend::from(o.backend);
+    let (text, code) = match (&run.result, &run.stalls) {
+        (Ok(report), stalls) if o.json => {
+            let mut v = report.json();
+            if let Some(b) = stalls {
+                v["stalls"] = stalls::json(b);
+            }
+            (serde_json::to_string_pretty(&v)?, ExitCode::SUCCESS)
+        }
+        (Ok(report), Some(b)) => (
+            format!("{report}\n{}", stalls::text(b, backend)),
             ExitCode::SUCCESS,
         ),
-        Ok(report) => (report.to_string(), ExitCode::SUCCESS),
-        Err(failure) => {
+        (Ok(report), None) => (report.to_string(), ExitCode::SUCCESS),
+        (Err(failure), _) => {
             let mut text = failure.to_string();
             if let (true, Some(v)) = (failure.diverged(), &o.vcd) {
                 text += &format!("\nvcd: {}", v.display());

@@ -197,6 +197,7 @@ mod sim {
             backend: Backend::Model,
             waveform: false,
             records: Some(&mut sink),
+            stalls: None,
         })
     }
 

@@ -102,7 +102,8 @@ fn miss_queue_reserve() {
 }
 
 /// §1.8 example 4: a read miss holds its MSHR entry until its fill; its miss-queue slot is
-/// freed when sent down. The fill makes the line valid and queues its accesses in order.
+/// freed when sent down. The fill makes the line valid and queues its accesses in order, the
+/// merged ones marked (the stall inspector's L1_COAL, docs/stall-inspector.md §7.1).
 #[test]
 fn mshr_held_until_fill() {
     let mut c = L1d::new(&linear());
@@ -115,7 +116,7 @@ fn mshr_held_until_fill() {
     let mut rq = VecDeque::new();
     c.fill(r.mshr, &mut rq);
     assert_eq!(c.mshrs_used(), 0);
-    assert_eq!(rq, [11, 12]);
+    assert_eq!(rq, [11, 12 | smrtl_cosim::sm::mem_sm::l1d::MERGED]);
     assert!(c.is_valid(7));
     assert_eq!(c.read(7, 13), Outcome::Hit);
 }

@@ -84,8 +84,11 @@ pub struct Gsi {
     inst_issued: u64,
     blame: Vec<u64>,
     status: u8,
-    /// This cycle's warp classes (written by [`Gsi::evaluate`]).
+    /// This cycle's warps of each class, bit w = warp w (written by [`Gsi::evaluate`]).
+    masks: [u128; 8],
+    /// This cycle's warp classes (written by [`Gsi::evaluate`] while `keep_wcls`).
     wcls: Vec<Class>,
+    keep_wcls: bool,
 }
 
 /// 2^bits − 1.
@@ -121,8 +124,29 @@ impl Gsi {
             inst_issued: 0,
             blame: vec![0; nw],
             status: 0,
+            masks: [0; 8],
             wcls: vec![Class::Idle; nw],
+            keep_wcls: true,
         }
+    }
+
+    /// Whether [`Gsi::evaluate`] writes [`Gsi::wcls`] (on by default; a caller reading the
+    /// classes through [`Gsi::class_mask`] or [`Gsi::wcls_of`] turns it off to save NW writes a
+    /// cycle).
+    pub fn keep_wcls(&mut self, keep: bool) {
+        self.keep_wcls = keep;
+    }
+
+    /// This cycle's warps of class `c`, bit w = warp w.
+    pub fn class_mask(&self, c: Class) -> u128 {
+        self.masks[c as usize]
+    }
+
+    /// Warp `w`'s class this cycle.
+    pub fn wcls_of(&self, w: usize) -> Class {
+        let bit = 1u128 << w;
+        let c = self.masks.iter().position(|m| m & bit != 0).unwrap_or(1);
+        Class::of_code(c as u64)
     }
 
     pub fn params(&self) -> &Params {
@@ -164,32 +188,75 @@ impl Gsi {
         Class::NoStall
     }
 
-    /// This cycle's warp classes (after [`Gsi::evaluate`] or [`Gsi::step`]).
+    /// This cycle's warp classes (after [`Gsi::evaluate`] or [`Gsi::step`], while
+    /// [`Gsi::keep_wcls`] is on).
     pub fn wcls(&self) -> &[Class] {
         &self.wcls
     }
 
-    /// The outputs of a cycle from its inputs and the start-of-cycle state (docs §3.3); fills
-    /// [`Gsi::wcls`]. `warps` has one entry per warp slot.
-    pub fn evaluate(&mut self, warps: &[WarpPreds], c: &CycleIn) -> CycleOut {
-        assert_eq!(warps.len(), self.wcls.len(), "one WarpPreds per warp slot");
-        let mut any = [false; 8];
-        let (mut md_sel, mut ms_sel) = (None, None);
-        let mut active = false;
-        for (w, preds) in warps.iter().enumerate() {
-            let k = self.warp_class(preds);
-            self.wcls[w] = k;
-            any[k as usize] = true;
-            active |= preds.active;
-            if k == Class::MemData && md_sel.is_none() {
-                md_sel = Some(w);
-            }
-            if k == Class::MemStruct && ms_sel.is_none() {
-                ms_sel = Some(w);
+    /// Alg. 1 on every warp at once (docs §3.3), one bit per warp: each test of `warp_order`
+    /// takes the warps it holds for among those not yet classified.
+    fn classify(&mut self, warps: &[WarpPreds]) -> u128 {
+        // Packed 64 warps a word: a u128 shift by a variable amount costs a branch.
+        let mut planes = [[0u64; 2]; 8];
+        for (half, chunk) in warps.chunks(64).enumerate() {
+            for (b, p) in chunk.iter().enumerate() {
+                let bits = [
+                    p.active,
+                    p.inst_avail,
+                    p.sync_wait,
+                    p.haz_load,
+                    p.haz_comp,
+                    p.is_mem,
+                    p.ms_block,
+                    p.fu_block,
+                ];
+                for (plane, bit) in planes.iter_mut().zip(bits) {
+                    plane[half] |= u64::from(bit) << b;
+                }
             }
         }
+        let [active, avail, sync, hl, hc, mem, msb, fub] =
+            planes.map(|[lo, hi]| u128::from(lo) | u128::from(hi) << 64);
+        let all = u128::MAX >> (128 - warps.len());
+        let mut rest = active;
+        self.masks = [0; 8];
+        for &c in &self.p.warp_order.0 {
+            let holds = match c {
+                Class::Control => !avail,
+                Class::Sync => sync,
+                Class::MemData => hl,
+                Class::MemStruct => mem & msb,
+                Class::CompData => hc,
+                Class::CompStruct => !mem & fub,
+                Class::NoStall | Class::Idle => 0,
+            };
+            self.masks[c as usize] = holds & rest;
+            rest &= !holds;
+        }
+        self.masks[Class::NoStall as usize] = rest;
+        self.masks[Class::Idle as usize] = !active & all;
+        active
+    }
+
+    /// The outputs of a cycle from its inputs and the start-of-cycle state (docs §3.3); fills
+    /// [`Gsi::class_mask`] (and [`Gsi::wcls`] while kept). `warps` has one entry per warp slot.
+    pub fn evaluate(&mut self, warps: &[WarpPreds], c: &CycleIn) -> CycleOut {
+        assert_eq!(warps.len(), self.wcls.len(), "one WarpPreds per warp slot");
+        let active = self.classify(warps);
+        if self.keep_wcls {
+            for w in 0..warps.len() {
+                self.wcls[w] = self.wcls_of(w);
+            }
+        }
+        let low = |m: u128| (m != 0).then(|| m.trailing_zeros() as usize);
+        let md_sel = low(self.masks[Class::MemData as usize]);
+        let ms_sel = low(self.masks[Class::MemStruct as usize]);
         // At cycle level IDLE means "no warp active" (D4), not "some warp IDLE".
-        any[Class::Idle as usize] = !active;
+        let any = |k: Class| match k {
+            Class::Idle => active == 0,
+            k => self.masks[k as usize] != 0,
+        };
         let cls = if c.n_issued != 0 {
             Class::NoStall
         } else {
@@ -198,7 +265,7 @@ impl Gsi {
                 .0
                 .iter()
                 .copied()
-                .find(|&k| any[k as usize])
+                .find(|&k| any(k))
                 .unwrap_or(Class::Idle)
         };
         let (md_sel, ms_sel) = (md_sel.unwrap_or(0), ms_sel.unwrap_or(0));
@@ -263,12 +330,8 @@ impl Gsi {
                 count(&mut self.ms_sub[r], 1, cmax, status::COUNTER_SAT);
             }
             if self.p.warp_counters {
-                let mut per = [0u64; 8];
-                for k in &self.wcls {
-                    per[*k as usize] += 1;
-                }
-                for (v, n) in self.wc.iter_mut().zip(per) {
-                    count(v, n, cmax, status::COUNTER_SAT);
+                for (v, m) in self.wc.iter_mut().zip(self.masks) {
+                    count(v, u64::from(m.count_ones()), cmax, status::COUNTER_SAT);
                 }
             }
         }
@@ -277,13 +340,13 @@ impl Gsi {
             .filter(|l| l.is_final && l.warp < self.blame.len())
             .map(|l| l.warp);
         let bmax = self.bmax;
-        for (w, b) in self.blame.iter_mut().enumerate() {
-            let inc = Self::charged(c, o.cls, o.md_sel, w) as u64;
-            // The flushed warp's charge is in the flush amount: clipped there, lost too.
-            count(b, inc, bmax, status::BLAME_SAT);
-            if fl == Some(w) {
-                *b = 0;
-            }
+        // Only `md_sel` is charged; the flushed warp's charge is in the flush amount (clipped
+        // there, lost too).
+        if Self::charged(c, o.cls, o.md_sel, o.md_sel) {
+            count(&mut self.blame[o.md_sel], 1, bmax, status::BLAME_SAT);
+        }
+        if let Some(w) = fl {
+            self.blame[w] = 0;
         }
         if let Some(f) = o.flush {
             count(
@@ -293,7 +356,7 @@ impl Gsi {
                 status::COUNTER_SAT,
             );
         }
-        let ready = self.wcls.contains(&Class::NoStall);
+        let ready = self.masks[Class::NoStall as usize] != 0;
         let issued = c.n_issued != 0;
         if c.en {
             if ready && !issued {
@@ -462,6 +525,50 @@ mod tests {
             active: true,
             inst_avail: true,
             ..WarpPreds::default()
+        }
+    }
+
+    /// Alg. 1 on all warps at once (the class masks) agrees with the per-warp rule on random
+    /// predicates, under the paper's order and a reversed one, for NW = 1, 7 and 128.
+    #[test]
+    fn class_masks_agree_with_the_per_warp_rule() {
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        let mut bit = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x & 1 == 1
+        };
+        for (nw, order) in [
+            ("1", "paper"),
+            ("7", "paper"),
+            (
+                "128",
+                "comp_struct,comp_data,mem_struct,mem_data,sync,control",
+            ),
+        ] {
+            let p = Params::resolve_pairs(None, &[("NW", nw), ("warp_order", order)]).unwrap();
+            let mut g = Gsi::new(&p);
+            for _ in 0..200 {
+                let warps: Vec<WarpPreds> = (0..p.nw)
+                    .map(|_| WarpPreds {
+                        active: bit() || bit(),
+                        inst_avail: bit() || bit(),
+                        sync_wait: bit() && bit(),
+                        haz_load: bit(),
+                        haz_comp: bit(),
+                        is_mem: bit(),
+                        ms_block: bit(),
+                        fu_block: bit() && bit(),
+                        ms_reason: 1,
+                    })
+                    .collect();
+                g.evaluate(&warps, &CycleIn::default());
+                for (w, preds) in warps.iter().enumerate() {
+                    assert_eq!(g.wcls_of(w), g.warp_class(preds), "NW {nw} warp {w}");
+                    assert_eq!(g.wcls()[w], g.warp_class(preds));
+                }
+            }
         }
     }
 

@@ -5,8 +5,10 @@
 //! - [`sharing_sm`]: the seed-001 thread-block-residency SM (docs/scratchpad-sharing.md §1, §5)
 //!   around the `sharing_core` model: launches, kernels' instruction streams, TBs retiring;
 //! - [`mem_sm`]: the seed-004 SM memory pipeline (docs/memory-issue-control.md §1–§2):
-//!   schedulers, the memory-issue slot, LSU, L1D and lower memory around `mem_issue_ctl`.
+//!   schedulers, the memory-issue slot, LSU, L1D and lower memory around `mem_issue_ctl`;
+//! - [`stalls`]: the stall probe each of them can carry (docs/stall-inspector.md §5).
 
 pub mod elastic_sm;
 pub mod mem_sm;
 pub mod sharing_sm;
+pub mod stalls;

@@ -13,6 +13,7 @@ use smrtl_cosim::harness::{first_difference, Trace as WaveRows};
 use smrtl_cosim::kernel::cfg::{BlockFile, Program, ProgramFile, Var};
 use smrtl_cosim::kernel::program::{Branch, Instr, Kernel, Offsets, Op};
 use smrtl_cosim::sm::sharing_sm::{CycleRecord, LoopError, Phase, SharingSm, SmParams, SmStats};
+use smrtl_cosim::sm::stalls::Stalls;
 use smrtl_cosim::{Layout, Rtl};
 use smrtl_hdl::blocks::sharing::{FreeClass, Policy, Rank, Sched, Shape};
 use smrtl_hdl::blocks::sharing_core::{self as core_rtl, Params as CoreParams};
@@ -438,16 +439,32 @@ pub fn verilator(p: &CoreParams) -> Result<Box<dyn Rtl>, ToolError> {
 pub fn cosim_kernel(
     p: &SmParams,
     k: &Kernel,
+    rtl: Option<&mut dyn Rtl>,
+    rows: Option<&mut WaveRows>,
+    each: Option<&mut dyn FnMut(&CycleRecord)>,
+) -> Result<SmStats, LoopError> {
+    cosim_kernel_probed(p, k, None, rtl, rows, each).map(|r| r.0)
+}
+
+/// [`cosim_kernel`] with the stall probe `probe` attached to the SM (docs/stall-inspector.md
+/// §5); the probe comes back with the statistics.
+pub fn cosim_kernel_probed(
+    p: &SmParams,
+    k: &Kernel,
+    probe: Option<Stalls>,
     mut rtl: Option<&mut dyn Rtl>,
     mut rows: Option<&mut WaveRows>,
     mut each: Option<&mut dyn FnMut(&CycleRecord)>,
-) -> Result<SmStats, LoopError> {
+) -> Result<(SmStats, Option<Stalls>), LoopError> {
     let core = p.core();
     let layout = layout(&core);
     let io = Io::new(&core, &layout);
     let mut inputs = vec![0u64; layout.in_words];
     let (mut expected, mut actual) = (vec![0u64; layout.out_words], vec![0u64; layout.out_words]);
     let mut sm = SharingSm::new(p, k).map_err(LoopError::Model)?;
+    if let Some(probe) = probe {
+        sm.attach_stalls(probe);
+    }
     if let (Some(r), Some(dut)) = (rows.as_deref_mut(), rtl.as_deref()) {
         r.nets_of(dut);
     }
@@ -498,7 +515,8 @@ pub fn cosim_kernel(
         }
     }
     progress.finish();
-    Ok(sm.finish_stats())
+    let probe = sm.take_stalls();
+    Ok((sm.finish_stats(), probe))
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -451,10 +451,23 @@ pub fn cosim_each(
     layout: &Layout,
     kernels: &[Vec<Vec<Instr>>],
     rtl: &mut dyn Rtl,
-    mut rows: Option<&mut WaveRows>,
+    rows: Option<&mut WaveRows>,
     each: &mut dyn FnMut(usize, &SmRecord),
 ) -> Result<Vec<SmStats>, Box<SmDivergence>> {
     let mut model = SmCore::new(p).expect("validated params");
+    cosim_each_on(&mut model, layout, kernels, rtl, rows, each)
+}
+
+/// [`cosim_each`] on core `model` (perhaps carrying a stall probe).
+pub fn cosim_each_on(
+    model: &mut SmCore,
+    layout: &Layout,
+    kernels: &[Vec<Vec<Instr>>],
+    rtl: &mut dyn Rtl,
+    mut rows: Option<&mut WaveRows>,
+    each: &mut dyn FnMut(usize, &SmRecord),
+) -> Result<Vec<SmStats>, Box<SmDivergence>> {
+    let p = &model.params().clone();
     let mut b = Buffers::new(p, layout);
     let mut global = 0u64;
     let mut stats = Vec::new();

@@ -163,11 +163,22 @@ pub fn ctl_params(w: &Workload) -> CtlParams {
 pub fn cosim_mem(
     w: &Workload,
     rtl: &mut dyn Rtl,
+    rows: Option<&mut WaveRows>,
+    each: Option<&mut dyn FnMut(&CycleRecord)>,
+) -> Result<PipeStats, MemLoopError> {
+    let mut m = MemPipeline::new(w).map_err(MemLoopError::Model)?;
+    cosim_mem_on(&mut m, w, rtl, rows, each)
+}
+
+/// [`cosim_mem`] on pipeline `m` (built for `w`, perhaps carrying a stall probe).
+pub fn cosim_mem_on(
+    m: &mut MemPipeline,
+    w: &Workload,
+    rtl: &mut dyn Rtl,
     mut rows: Option<&mut WaveRows>,
     mut each: Option<&mut dyn FnMut(&CycleRecord)>,
 ) -> Result<PipeStats, MemLoopError> {
     let p = ctl_params(w);
-    let mut m = MemPipeline::new(w).map_err(MemLoopError::Model)?;
     let wave = layout(&p);
     let rtl_words = Layout::new(&ports(&p)).in_words;
     let ports = Ports::new(&p, &wave);
@@ -197,7 +208,7 @@ pub fn cosim_mem(
         legal(t, m.events(), m.ctl_out(), p.scheme.has_arbiter()).map_err(MemLoopError::Model)?;
         ports.ctl.write_inputs(m.events(), &mut inputs);
         if rows.is_some() {
-            ports.write_sm(&m, &mut inputs);
+            ports.write_sm(m, &mut inputs);
         }
         out.grant.clone_from(&m.ctl_out().grant);
         out.mem_ok.clone_from(&m.ctl_out().mem_ok);

@@ -4,6 +4,7 @@
 //! lock step beside it, every cycle compared.
 
 use super::run::{json, run_json, with_fields, Lines, WAVE_WINDOW};
+use super::stalls;
 use super::{
     check_waves, Backend, BenchPlan, Failure, Input, InputKind, LegacyBench, Loaded, Profiles,
     RtlPasses, Run, RunOptions, Shape, SweepChecker, System, Waveform,
@@ -285,6 +286,11 @@ fn pipeline_failure(backend: Backend, e: DriveError) -> Failure {
 
 impl Loaded for TraceInput {
     fn run(&self, o: RunOptions) -> Result<Run, String> {
+        if o.stalls.is_some() {
+            return Err(smrtl_hdl::shown(
+                "--stalls needs warps; a trace drives the pipeline alone (allowed: an sm-workload file or --profile)",
+            ));
+        }
         let trace = &self.trace;
         let p = &trace.params;
         let layout = pipeline::layout(p);
@@ -333,6 +339,7 @@ impl Loaded for TraceInput {
                 rows,
             }),
             records_error: lines.error,
+            stalls: None,
         })
     }
 
@@ -549,11 +556,20 @@ impl Loaded for WorkloadInput {
     fn run(&self, o: RunOptions) -> Result<Run, String> {
         let (source, workload) = (&self.source, &self.workload);
         let p = &workload.params;
+        let mut core = smrtl_cosim::sm::elastic_sm::core_of(workload)
+            .map_err(|e| shown(&format!("{source}: {e}")))?;
+        if let Some(req) = &o.stalls {
+            let sp = core
+                .stall_params()
+                .map_err(|e| shown(&format!("{source}: {e}")))?;
+            core.attach_stalls(stalls::probe(&sp, req, o.backend)?);
+        }
         let mut rows = o.waveform.then(|| WaveRows::new(WAVE_WINDOW));
         let mut lines = Lines::new(o.records);
         let result = match o.backend {
             Backend::Model => {
-                let stats = smrtl_cosim::sm::elastic_sm::run_each(workload, &mut |r| lines.put(r))
+                let stats = core
+                    .run_kernel_each(&workload.warps, &mut |r| lines.put(r))
                     .map_err(|e| format!("{source}: {e}"))?;
                 if let Some(rows) = rows.as_mut() {
                     sm_core::model_rows(p, &workload.warps, rows)?;
@@ -565,7 +581,8 @@ impl Loaded for WorkloadInput {
                 let layout = sm_core::layout(p);
                 let kernels = [workload.warps.clone()];
                 let mut each = |_: usize, r: &SmRecord| lines.put(r);
-                sm_core::cosim_each(p, &layout, &kernels, dut.as_mut(), rows.as_mut(), &mut each)
+                let (dut, rows) = (dut.as_mut(), rows.as_mut());
+                sm_core::cosim_each_on(&mut core, &layout, &kernels, dut, rows, &mut each)
             }
         };
         let result = match result {
@@ -577,6 +594,7 @@ impl Loaded for WorkloadInput {
             }) as Box<dyn super::Report>),
             Err(d) => Err(core_failure(o.backend, d)),
         };
+        let (result, stalls) = stalls::finish(result, core.take_stalls(), o.backend);
         Ok(Run {
             result,
             waveform: rows.map(|rows| Waveform {
@@ -585,6 +603,7 @@ impl Loaded for WorkloadInput {
                 rows,
             }),
             records_error: lines.error,
+            stalls,
         })
     }
 
@@ -624,6 +643,20 @@ impl Loaded for WorkloadInput {
         let run = smrtl_cosim::sm::elastic_sm::run(&self.workload)
             .map_err(|e| format!("{}: {e}", self.source))?;
         Ok(run.stats.cycles)
+    }
+
+    fn stalls_pass(&self) -> Result<Option<u64>, String> {
+        let w = &self.workload;
+        let mut core = smrtl_cosim::sm::elastic_sm::core_of(w)?;
+        let p = core.stall_params()?;
+        core.attach_stalls(stalls::probe(
+            &p,
+            &stalls::StallRequest::SIM,
+            Backend::Model,
+        )?);
+        let run = core.run_kernel(&w.warps)?;
+        core.take_stalls().expect("attached").finish()?;
+        Ok(Some(run.stats.cycles))
     }
 
     fn rtl_passes(&self, backend: Backend) -> Result<RtlPasses<'_>, String> {
@@ -750,6 +783,7 @@ mod tests {
             backend: Backend::Model,
             waveform: true,
             records: Some(&mut records),
+            stalls: None,
         };
         let run = trace("fig4.json", FIG4, &sets).unwrap().run(opts).unwrap();
         let wave = run.waveform.expect("asked for");

@@ -4,6 +4,7 @@
 //! `mem_issue_ctl` RTL in the loop (§5.6).
 
 use super::run::{json as one_line, with_fields, Lines, WAVE_WINDOW};
+use super::stalls;
 use super::{
     check_waves, loading_checker, metric_names, model_point, Backend, BenchPlan, Failure, Input,
     InputKind, LegacyBench, Loaded, Profiles, RtlPasses, Run, RunOptions, Shape, SweepChecker,
@@ -288,6 +289,13 @@ impl Serialize for MemReport {
 impl Loaded for MemInput {
     fn run(&self, o: RunOptions) -> Result<Run, String> {
         let (w, name) = (&self.workload, &self.name);
+        let mut m = mp::MemPipeline::new(w).map_err(|e| shown(&format!("{name}: {e}")))?;
+        if let Some(req) = &o.stalls {
+            let p = m
+                .stall_params()
+                .map_err(|e| shown(&format!("{name}: {e}")))?;
+            m.attach_stalls(stalls::probe(&p, req, o.backend)?);
+        }
         let mut dut = self.dut(o.backend)?;
         let mut rows = o.waveform.then(|| WaveRows::new(WAVE_WINDOW));
         let mut lines = Lines::new(o.records);
@@ -296,12 +304,12 @@ impl Loaded for MemInput {
         let each = recording.then_some(&mut each as &mut dyn FnMut(&_));
         let (result, layout, top) = match dut.as_deref_mut() {
             None => (
-                Ok(mp::run(w, each, rows.as_mut()).map_err(|e| shown(&format!("{name}: {e}")))?),
+                Ok(mp::run_on(&mut m, w, each, rows.as_mut())),
                 mp::wave_layout(&w.params, w.kernels.len()),
                 PIPELINE,
             ),
             Some(dut) => {
-                let run = in_loop::cosim_mem(w, dut, rows.as_mut(), each);
+                let run = in_loop::cosim_mem_on(&mut m, w, dut, rows.as_mut(), each);
                 let result = run.map_err(|e| Failure {
                     block: CTL,
                     backend: o.backend,
@@ -311,6 +319,7 @@ impl Loaded for MemInput {
                 (result, in_loop::layout(&self.ctl()), CTL)
             }
         };
+        let (result, stalls) = stalls::finish(result, m.take_stalls(), o.backend);
         Ok(Run {
             result: result.map(|stats| {
                 Box::new(MemReport {
@@ -323,6 +332,7 @@ impl Loaded for MemInput {
             }),
             waveform: rows.map(|rows| Waveform { top, layout, rows }),
             records_error: lines.error,
+            stalls,
         })
     }
 
@@ -358,6 +368,20 @@ impl Loaded for MemInput {
     fn model_pass(&self) -> Result<u64, String> {
         mp::run(&self.workload, None, None)?;
         Ok(self.workload.cycles)
+    }
+
+    fn stalls_pass(&self) -> Result<Option<u64>, String> {
+        let w = &self.workload;
+        let mut m = mp::MemPipeline::new(w)?;
+        let p = m.stall_params()?;
+        m.attach_stalls(stalls::probe(
+            &p,
+            &stalls::StallRequest::SIM,
+            Backend::Model,
+        )?);
+        mp::run_on(&mut m, w, None, None);
+        m.take_stalls().expect("attached").finish()?;
+        Ok(Some(w.cycles))
     }
 
     fn rtl_passes(&self, backend: Backend) -> Result<RtlPasses<'_>, String> {

@@ -11,6 +11,8 @@ pub mod mem_sm;
 pub mod registry;
 pub mod run;
 pub mod sharing_sm;
+pub mod stall_plot;
+pub mod stalls;
 
 pub use detect::{detect, Detected};
 pub use registry::{system, systems};
@@ -151,6 +153,11 @@ pub trait Loaded: Sync {
     fn bench(&self, label: &str) -> Result<BenchPlan, String>;
     /// One run of the model alone: the cycles it simulated.
     fn model_pass(&self) -> Result<u64, String>;
+    /// [`Loaded::model_pass`] with the stall probe attached as `smrtl sim --stalls` attaches
+    /// it (docs/stall-inspector.md §5); `None` when the input has no warps to classify.
+    fn stalls_pass(&self) -> Result<Option<u64>, String> {
+        Ok(None)
+    }
     /// Passes of the model with the RTL on `backend` in the loop (built, or found in the
     /// cache, now, so a missing tool shows before any timing); each returns the cycles it
     /// simulated, and a divergence is an error.

@@ -57,6 +57,9 @@ pub struct RunOptions<'a> {
     pub waveform: bool,
     /// Where each cycle's record goes, as one JSON line, as the run goes (none is kept).
     pub records: Option<&'a mut dyn Write>,
+    /// The stall breakdown, with the `stall_inspector` RTL in the loop on an RTL backend
+    /// (docs/stall-inspector.md §5).
+    pub stalls: Option<super::stalls::StallRequest>,
 }
 
 impl RunOptions<'_> {
@@ -66,6 +69,7 @@ impl RunOptions<'_> {
             backend: Backend::Model,
             waveform: false,
             records: None,
+            stalls: None,
         }
     }
 }
@@ -120,6 +124,8 @@ pub struct Run {
     pub result: Result<Box<dyn Report>, Failure>,
     pub waveform: Option<Waveform>,
     pub records_error: Option<std::io::Error>,
+    /// The stall breakdown, when asked for and the run passed.
+    pub stalls: Option<smrtl_cosim::sm::stalls::Breakdown>,
 }
 
 /// How a run failed: the RTL in the loop diverged from the model, or the run stopped (a cycle

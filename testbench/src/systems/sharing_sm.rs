@@ -4,6 +4,7 @@
 //! `sharing_core` RTL in the loop.
 
 use super::run::{run_json, Lines, WAVE_WINDOW};
+use super::stalls;
 use super::{
     check_waves, loading_checker, metric_names, model_point, Backend, BenchPlan, Failure, Input,
     InputKind, Loaded, Profiles, RtlPasses, Run, RunOptions, Shape, SweepChecker, System, Waveform,
@@ -259,18 +260,34 @@ impl Serialize for KernelReport {
 
 impl Loaded for KernelInput {
     fn run(&self, o: RunOptions) -> Result<Run, String> {
+        let probe = match &o.stalls {
+            Some(req) => {
+                let sm = Model::new(&self.params, &self.kernel)
+                    .map_err(|e| shown(&format!("{}: {e}", self.name)))?;
+                let sp = sm
+                    .stall_params()
+                    .map_err(|e| shown(&format!("{}: {e}", self.name)))?;
+                Some(stalls::probe(&sp, req, o.backend)?)
+            }
+            None => None,
+        };
         let mut dut = self.dut(o.backend)?;
         let mut rows = o.waveform.then(|| WaveRows::new(WAVE_WINDOW));
         let mut lines = Lines::new(o.records);
         let recording = lines.recording();
         let mut each = |r: &CycleRecord| lines.put(r);
-        let run = core_tb::cosim_kernel(
+        let run = core_tb::cosim_kernel_probed(
             &self.params,
             &self.kernel,
+            probe,
             dut.as_mut().map(|d| &mut **d as &mut dyn Rtl),
             rows.as_mut(),
             recording.then_some(&mut each as &mut dyn FnMut(&_)),
         );
+        let (run, probe) = match run {
+            Ok((stats, probe)) => (Ok(stats), probe),
+            Err(e) => (Err(e), None),
+        };
         let result = match run {
             Ok(stats) => Ok(Box::new(KernelReport {
                 backend: o.backend,
@@ -289,6 +306,7 @@ impl Loaded for KernelInput {
                 cause: e.to_string(),
             }),
         };
+        let (result, stalls) = stalls::finish(result, probe, o.backend);
         Ok(Run {
             result,
             waveform: rows.map(|rows| Waveform {
@@ -297,6 +315,7 @@ impl Loaded for KernelInput {
                 rows,
             }),
             records_error: lines.error,
+            stalls,
         })
     }
 
@@ -328,6 +347,20 @@ impl Loaded for KernelInput {
         let stats = core_tb::cosim_kernel(&self.params, &self.kernel, None, None, None)
             .map_err(|e| format!("{}: {e}", self.name))?;
         Ok(stats.cycles)
+    }
+
+    fn stalls_pass(&self) -> Result<Option<u64>, String> {
+        let sm = Model::new(&self.params, &self.kernel).map_err(|e| e.to_string())?;
+        let probe = stalls::probe(
+            &sm.stall_params()?,
+            &stalls::StallRequest::SIM,
+            Backend::Model,
+        )?;
+        let (stats, probe) =
+            core_tb::cosim_kernel_probed(&self.params, &self.kernel, Some(probe), None, None, None)
+                .map_err(|e| format!("{}: {e}", self.name))?;
+        probe.expect("attached").finish()?;
+        Ok(Some(stats.cycles))
     }
 
     fn rtl_passes(&self, backend: Backend) -> Result<RtlPasses<'_>, String> {

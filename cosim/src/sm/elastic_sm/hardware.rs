@@ -248,6 +248,16 @@ impl Core {
         self.p.sched == Sched::Bcaws
     }
 
+    /// The scheduler's view at the start of a cycle, for the stall probe: the busy bits, the
+    /// warp whose subwarps are still being fed (and its kind), and `ready'` of `has_next` /
+    /// `is_mem` (the BCAWS mask applied).
+    pub(super) fn sched_view(&self, has_next: u64, is_mem: u64) -> (u64, Option<(u32, Kind)>, u64) {
+        let busy = self.issue.busy;
+        let current = self.issue.current.map(|c| (c.warp, c.kind));
+        let ready_m = self.counter.ready_m(self.bcaws(), has_next & !busy, is_mem);
+        (busy, current, ready_m)
+    }
+
     /// No warp busy, no subwarp pending, the pipeline (WB included) empty.
     pub(super) fn idle(&self) -> bool {
         self.issue.busy == 0

@@ -39,8 +39,8 @@
 //! enable is 0, so the trace fields stay comparable between the two schedulers.
 //!
 //! Parts: the workload and tag codec (`workload.rs`), the records and statistics (`record.rs`),
-//! the core hardware driven by an issue source (`hardware.rs`), and program mode with the kernel
-//! runs (`program.rs`).
+//! the core hardware driven by an issue source (`hardware.rs`), program mode with the kernel
+//! runs (`program.rs`), and the stall probe's predicates (`stalls.rs`).
 //!
 //! [`Pipeline`]: crate::blocks::elastic_pipeline::Pipeline
 //! [`Pipeline::cycle_with`]: crate::blocks::elastic_pipeline::Pipeline::cycle_with
@@ -53,10 +53,11 @@
 mod hardware;
 mod program;
 mod record;
+mod stalls;
 mod workload;
 
 pub(crate) use hardware::{Core, Source};
-pub use program::{run, run_each, run_stats, SmCore, MAX_KERNEL_CYCLES};
+pub use program::{core_of, run, run_each, run_stats, SmCore, MAX_KERNEL_CYCLES};
 pub use record::{HcWrite, Outcome, OutcomeCounts, SmEvents, SmRecord, SmRun, SmStats, StatsAcc};
 pub use smrtl_hdl::blocks::sm_core::{lg, GmemReturn, Params as SmParams, Sched};
 pub use workload::{Instr, TagCodec, Workload};

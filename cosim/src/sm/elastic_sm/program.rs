@@ -7,6 +7,7 @@ use super::workload::{Instr, TagCodec, Workload};
 use super::{GmemReturn, SmParams};
 use crate::blocks::elastic_pipeline::{Entry, Pipeline, Wb};
 use crate::blocks::history_cache::{Accumulator, DistanceCounter, HistoryCache};
+use crate::sm::stalls::ProbeSlot;
 use smrtl_hdl::blocks::elastic_pipeline::Kind;
 use smrtl_hdl::progress::Counter;
 use smrtl_hdl::BlockParams;
@@ -15,12 +16,12 @@ use std::collections::VecDeque;
 /// Program mode: the workload's instruction lists, each warp's next and in-flight instruction,
 /// and the fixed-latency ICNT return FIFO (D26).
 #[derive(Clone, Debug, Default)]
-struct Program {
-    warps: Vec<Vec<Instr>>,
-    next: Vec<usize>,
-    inflight: Vec<usize>,
-    has_next: u64,
-    is_mem: u64,
+pub(super) struct Program {
+    pub(super) warps: Vec<Vec<Instr>>,
+    pub(super) next: Vec<usize>,
+    pub(super) inflight: Vec<usize>,
+    pub(super) has_next: u64,
+    pub(super) is_mem: u64,
     lanes: usize,
     latency: u64,
     /// Returns: (first cycle it may be presented, warp, sw).
@@ -105,8 +106,10 @@ impl Source for Program {
 /// The SM core in scheduler mode, driven by a workload (program mode).
 #[derive(Clone, Debug)]
 pub struct SmCore {
-    core: Core,
-    program: Program,
+    pub(super) core: Core,
+    pub(super) program: Program,
+    /// The stall probe, when attached (docs/stall-inspector.md §5): it only observes.
+    pub(super) stalls: ProbeSlot,
 }
 
 impl SmCore {
@@ -118,6 +121,7 @@ impl SmCore {
         Ok(SmCore {
             core: Core::new(p),
             program,
+            stalls: ProbeSlot::default(),
         })
     }
 
@@ -157,13 +161,18 @@ impl SmCore {
 
     /// One clock cycle, with its record.
     pub fn cycle(&mut self) -> SmRecord {
+        let probe = self.stall_preds();
         let (rec, ev) = self.core.cycle(&mut self.program, false, true);
+        self.stall_step(probe, &ev);
         SmRecord::new(rec.expect("record asked for"), &ev)
     }
 
     /// One clock cycle without the pipeline's record.
     pub fn step(&mut self) -> SmEvents {
-        self.core.cycle(&mut self.program, false, false).1
+        let probe = self.stall_preds();
+        let ev = self.core.cycle(&mut self.program, false, false).1;
+        self.stall_step(probe, &ev);
+        ev
     }
 
     /// Runs `program` as one kernel: `kernel_start` at cycle 0, then cycles until every warp
@@ -238,6 +247,12 @@ impl SmCore {
 /// Most cycles one kernel may run on the SM model (docs/cli.md "Limits"): minutes at the model's
 /// speed, so a runaway workload ends with an error.
 pub const MAX_KERNEL_CYCLES: u64 = 100_000_000;
+
+/// A fresh core for workload `w`, checked (its warps fit, its least cycles are within the
+/// limit).
+pub fn core_of(w: &Workload) -> Result<SmCore, String> {
+    core_for(w)
+}
 
 /// Runs a workload on a fresh core (deterministic).
 pub fn run(w: &Workload) -> Result<SmRun, String> {

@@ -42,6 +42,11 @@ impl Outcome {
     }
 }
 
+/// The mark [`L1d::fill`] puts on a merged access's load id in the response queue (the first,
+/// allocating access is unmarked): where the data came from for the stall inspector
+/// (docs/stall-inspector.md §5: L1_COAL vs MAIN_MEM).
+pub const MERGED: u32 = 1 << 31;
+
 const INVALID: u8 = 0;
 const VALID: u8 = 1;
 const RESERVED: u8 = 2;
@@ -209,7 +214,8 @@ impl L1d {
     }
 
     /// Phase 1: MSHR entry `e`'s fill. The line becomes valid (most recent), the entry is freed
-    /// and its accesses (allocating one first) go to `out` in arrival order.
+    /// and its accesses (allocating one first, the merged ones marked [`MERGED`]) go to `out` in
+    /// arrival order.
     pub fn fill(&mut self, e: u32, out: &mut VecDeque<u32>) {
         let e = e as usize;
         let i = self.mshr_way[e] as usize;
@@ -217,7 +223,15 @@ impl L1d {
         self.tags[i].state = VALID;
         self.touch(i);
         let n = self.mshr_n[e] as usize;
-        out.extend(&self.mshr_acc[e * self.max_merge..][..n]);
+        let acc = &self.mshr_acc[e * self.max_merge..][..n];
+        out.extend(acc.iter().enumerate().map(|(j, &id)| {
+            debug_assert_eq!(id & MERGED, 0, "load id beyond the merge mark");
+            if j == 0 {
+                id
+            } else {
+                id | MERGED
+            }
+        }));
         self.mshr_n[e] = 0;
         self.mshr_free.push(e as u32);
     }

@@ -11,12 +11,13 @@
 //!
 //! Parts: the pipeline's state and TB launches (`state.rs`), the cycle in its phases
 //! (`phases.rs`), counters, statistics and records (`stats.rs`), the waveform and the run loop
-//! (`wave.rs`); the L1D (`l1d.rs`), the params (`params.rs`) and workloads (`workload.rs`).
+//! (`wave.rs`), the stall probe's predicates (`stalls.rs`); the L1D (`l1d.rs`), the params (`params.rs`) and workloads (`workload.rs`).
 
 pub mod l1d;
 pub mod params;
 pub mod partition;
 mod phases;
+mod stalls;
 mod state;
 mod stats;
 mod wave;
@@ -29,7 +30,7 @@ pub use stats::{
     Causes, Counters, CycleRecord, DispatchView, KernelStats, MilHistory, PipeStats, SchedView,
 };
 use std::collections::VecDeque;
-pub use wave::{push_wave, run, wave_layout};
+pub use wave::{push_wave, run, run_on, wave_layout};
 use workload::KernelSpec;
 
 /// Cycle value of "not ready until a memory instruction completes".
@@ -140,6 +141,8 @@ pub struct MemPipeline {
     lsu_stall_cycles: u64,
     mem_issue_cycles: u64,
     pending_relaunch: u32,
+    /// The stall probe, when attached (docs/stall-inspector.md §5): it only observes.
+    stalls: Option<Box<crate::sm::stalls::Stalls>>,
 }
 
 /// splitmix64: seeds a warp's xorshift stream from (benchmark, warp, seed).

@@ -1,13 +1,14 @@
 //! One cycle of the memory pipeline in the phase order of docs/memory-issue-control.md §1.3:
 //! fill, response, drain, LSU, dispatch, issue, and the control's edge.
 
-use super::l1d::Outcome;
+use super::l1d::{Outcome, MERGED};
 use super::params::{Sched, Scheme, MAX_ACCESSES, MAX_KERNELS, SCHEDULERS};
 use super::stats::SchedView;
 use super::workload::{Body, Op};
 use super::{next_rand, unit, Cand, Load, MemInst, MemPipeline, NEVER};
 use crate::blocks::mem_issue_ctl::idle;
 use crate::blocks::rbmi_arb::mask;
+use crate::blocks::stall_inspector::src;
 
 impl MemPipeline {
     /// Runs one cycle in the phase order of §1.3.
@@ -18,6 +19,9 @@ impl MemPipeline {
         self.issued = [0; MAX_KERNELS];
         if self.pending_relaunch > 0 {
             self.relaunch();
+        }
+        if self.stalls.is_some() {
+            self.stall_preds();
         }
         self.phase_fill(t);
         self.phase_response(t);
@@ -30,6 +34,9 @@ impl MemPipeline {
             }
         }
         self.phase_issue(t);
+        if self.stalls.is_some() {
+            self.stall_issue();
+        }
         // Phase 7: the control absorbs the cycle's events.
         self.ctl.tick(&self.ev);
         self.track_milg();
@@ -58,7 +65,13 @@ impl MemPipeline {
 
     /// Phase 2: one access of the response queue is resolved.
     fn phase_response(&mut self, t: u64) {
-        if let Some(id) = self.rq.pop_front() {
+        if let Some(raw) = self.rq.pop_front() {
+            let id = raw & !MERGED;
+            let from = if raw & MERGED != 0 {
+                src::L1_COAL
+            } else {
+                src::MAIN_MEM
+            };
             let l = &mut self.loads[id as usize];
             l.pending -= 1;
             if l.pending == 0 && l.left {
@@ -66,7 +79,7 @@ impl MemPipeline {
                     kernel, warp, seq, ..
                 } = *l;
                 self.load_free.push(id);
-                self.complete(kernel, warp, seq, t);
+                self.complete(kernel, warp, seq, t, from);
             }
         }
     }
@@ -128,14 +141,14 @@ impl MemPipeline {
         if self.disp_next == d.n {
             self.disp = None;
             if d.store {
-                self.complete(d.kernel, d.warp, d.seq, t);
+                self.complete(d.kernel, d.warp, d.seq, t, src::L1);
             } else {
                 let id = self.disp_load;
                 let l = &mut self.loads[id as usize];
                 l.left = true;
                 if l.pending == 0 {
                     self.load_free.push(id);
-                    self.complete(d.kernel, d.warp, d.seq, t);
+                    self.complete(d.kernel, d.warp, d.seq, t, src::L1);
                 }
             }
         }
@@ -166,8 +179,12 @@ impl MemPipeline {
         self.disp_next = 0;
     }
 
-    /// A memory instruction of warp `w` completes in cycle `t` (§1.5).
-    fn complete(&mut self, kernel: u8, w: u16, seq: u32, t: u64) {
+    /// A memory instruction of warp `w` completes in cycle `t` (§1.5), its data from `from`
+    /// (the stall inspector's source, docs/stall-inspector.md §5).
+    fn complete(&mut self, kernel: u8, w: u16, seq: u32, t: u64, from: u64) {
+        if self.stalls.is_some() {
+            self.stall_writeback(w as usize, seq, from);
+        }
         let k = kernel as usize;
         self.ev.done[k] += 1;
         self.counters[k].mem_completed += 1;

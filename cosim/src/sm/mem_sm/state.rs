@@ -66,6 +66,7 @@ impl MemPipeline {
             lsu_stall_cycles: 0,
             mem_issue_cycles: 0,
             pending_relaunch: 0,
+            stalls: None,
         };
         for o in &mut m.order {
             o.reserve(total_warps as usize);

@@ -87,10 +87,20 @@ pub fn push_wave(rows: &mut WaveRows, layout: &Layout, p: &PipeParams, n: usize,
 /// `rows` keeps the waveform if given.
 pub fn run(
     w: &Workload,
-    mut each: Option<&mut dyn FnMut(&CycleRecord)>,
-    mut rows: Option<&mut WaveRows>,
+    each: Option<&mut dyn FnMut(&CycleRecord)>,
+    rows: Option<&mut WaveRows>,
 ) -> Result<PipeStats, String> {
     let mut m = MemPipeline::new(w)?;
+    Ok(run_on(&mut m, w, each, rows))
+}
+
+/// [`run`] on pipeline `m` (built for `w`, perhaps with a stall probe attached).
+pub fn run_on(
+    m: &mut MemPipeline,
+    w: &Workload,
+    mut each: Option<&mut dyn FnMut(&CycleRecord)>,
+    mut rows: Option<&mut WaveRows>,
+) -> PipeStats {
     let n = w.kernels.len();
     let layout = rows.as_ref().map(|_| wave_layout(&w.params, n));
     let recording = each.is_some() || rows.is_some();
@@ -109,5 +119,5 @@ pub fn run(
         }
     }
     progress.finish();
-    Ok(m.stats())
+    m.stats()
 }

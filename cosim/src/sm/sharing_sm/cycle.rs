@@ -98,6 +98,7 @@ impl<'k> SharingSm<'k> {
             },
             idle_cycles: 0,
             busy_until: 0,
+            stalls: Default::default(),
         })
     }
 
@@ -137,6 +138,8 @@ impl<'k> SharingSm<'k> {
                 start: cycle + 1,
                 at_bar: false,
                 ready_at: [0; REGS],
+                shared_dst: 0,
+                global_dst: 0,
             };
             self.visits[w * self.branches..(w + 1) * self.branches].fill(0);
             self.age_next += 1;
@@ -153,7 +156,7 @@ impl<'k> SharingSm<'k> {
     }
 
     /// The warp's next instruction, if it may issue in kernel cycle `c` (§5 `ready`).
-    fn ready(&self, w: usize, c: u64) -> bool {
+    pub(super) fn ready(&self, w: usize, c: u64) -> bool {
         let wp = &self.warps[w];
         if !wp.valid || wp.live == 0 || wp.at_bar || c < wp.start {
             return false;
@@ -267,6 +270,9 @@ impl<'k> SharingSm<'k> {
         self.core.pick(&self.inp, &mut out);
         self.describe(&out);
         self.core.finish(&self.inp, &mut out);
+        if let (Phase::Run(c), true) = (phase, self.stalls.0.is_some()) {
+            self.stall_cycle(c, &out);
+        }
         let checked = check(phase, &self.inp, &out);
         let r = checked
             .map_err(|m| LoopError::Diverged(phase, m))

@@ -153,6 +153,9 @@ impl SharingSm<'_> {
         }
         if let Some(d) = ins.dst {
             wp.ready_at[d as usize] = c + op_lat;
+            let bit = 1u32 << d;
+            wp.shared_dst = wp.shared_dst & !bit | if ins.op.is_shared() { bit } else { 0 };
+            wp.global_dst = wp.global_dst & !bit | if ins.op.is_global() { bit } else { 0 };
         }
         wp.pc = next;
         if exits {

@@ -12,7 +12,7 @@
 //!
 //! Parts: the params and kernel loading (`params.rs`), errors, statistics and records
 //! (`record.rs`), the cycle with its inputs to the core (`cycle.rs`), and the SM's side of the
-//! edge (`edge.rs`).
+//! edge (`edge.rs`), the stall probe's predicates (`stalls.rs`).
 
 use crate::blocks::share_cfg::Table;
 use crate::blocks::sharing_core::{Core, Inputs, Outputs};
@@ -22,6 +22,7 @@ mod cycle;
 mod edge;
 mod params;
 mod record;
+mod stalls;
 
 pub use params::{load_kernel, params_for, SmParams};
 pub use record::{
@@ -44,6 +45,10 @@ struct Warp {
     start: u64,
     at_bar: bool,
     ready_at: [u64; REGS],
+    /// Registers whose pending producer is a scratchpad / global access (the stall probe's
+    /// load scoreboard tags, docs/stall-inspector.md §5).
+    shared_dst: u32,
+    global_dst: u32,
 }
 
 impl Warp {
@@ -57,6 +62,8 @@ impl Warp {
         start: 0,
         at_bar: false,
         ready_at: [0; REGS],
+        shared_dst: 0,
+        global_dst: 0,
     };
 }
 
@@ -98,4 +105,6 @@ pub struct SharingSm<'k> {
     stats: SmStats,
     idle_cycles: u32,
     busy_until: u64,
+    /// The stall probe, when attached (docs/stall-inspector.md §5): it only observes.
+    stalls: crate::sm::stalls::ProbeSlot,
 }
