@@ -12,16 +12,7 @@ use crate::blocks::stall_inspector::{Class, CycleIn, CycleOut, Gsi, Params, Warp
 use std::collections::HashMap;
 
 /// The classes in code order (index = [`Class::code`]).
-pub const CLASSES: [Class; 8] = [
-    Class::NoStall,
-    Class::Idle,
-    Class::Control,
-    Class::Sync,
-    Class::MemData,
-    Class::MemStruct,
-    Class::CompData,
-    Class::CompStruct,
-];
+pub const CLASSES: [Class; 8] = Class::ALL;
 
 /// A check beside the inspector model every cycle: the `stall_inspector` RTL in the loop.
 pub trait StallCheck {
