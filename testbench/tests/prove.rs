@@ -390,9 +390,10 @@ fn stall_inspector_invariants_are_proven_at_nw_4() {
 }
 
 /// Both planted faults of `stall_inspector` fail in BMC with a counterexample VCD naming the
-/// invariant they break: `flush_misses_same_cycle` (the flush forgets this cycle's charge)
-/// breaks I5 and the flush amount; `ms_reason_unnormalised` (reason 7 passes through) breaks
-/// I4 (the cycle has no ms_sub counter).
+/// property they break: `flush_misses_same_cycle` (the flush forgets this cycle's charge)
+/// breaks the flush amount at once and I5 (the sum, proven alone) a cycle later;
+/// `ms_reason_unnormalised` (reason 7 passes through) breaks `i4_reason_counted` at once and
+/// I4 (the count is lost: no ms_sub[7]) a cycle later.
 #[test]
 fn stall_inspector_planted_faults_fail_with_counterexamples() {
     if !prove::TOOLS.iter().all(|t| external(t)) {
@@ -438,5 +439,16 @@ fn stall_inspector_planted_faults_fail_with_counterexamples() {
         for needle in [format!("ok_{}", cex.properties[0]), "cls".to_string()] {
             assert!(vcd.contains(&needle), "{needle} not in the VCD");
         }
+        // The sum alone (without the exact updates, which fail first) fails one cycle later.
+        let sum = expect[0];
+        let mut only = gsi_proof(&p);
+        only.properties.retain(|x| x.name == sum);
+        let r = prove::prove(&verilog, &m.name, &m.ports(), &only).unwrap();
+        let cex = r.counterexample.as_ref().expect("the sum fails");
+        eprintln!("{} alone: {sum} fails at step {}", fault.name, cex.step);
+        assert_eq!(
+            (cex.run, &cex.properties[..]),
+            (Run::Bmc, &[sum.to_string()][..])
+        );
     }
 }
