@@ -4,8 +4,8 @@
 //! counterexample VCD that names the failing property; the structural registered-only check
 //! failing on a Mealy output; contradictory assumptions refused. The seed-004 blocks: `milg`
 //! in every mode, `rbmi_arb` and `qbmi_arb` for N = 1..3, and the composed `mem_issue_ctl`
-//! for every scheme and N, each with a planted fault found. The `stall_inspector` at NW = 4
-//! and its two planted faults.
+//! for every scheme and N, each with a planted fault found. The `stall_inspector`'s two planted
+//! faults (its NW = 4 proof is `tests/prove.rs`'s, through the command).
 
 use smrtl_hdl::blocks::lock_table::faults::RELEASE_IGNORES_DRAIN;
 use smrtl_hdl::blocks::lock_table::{build, Params};
@@ -354,39 +354,6 @@ fn smtbmc_with_z3_agrees_on_the_milg_the_rbmi_and_small_tops() {
     let verilog = smrtl_hdl::verilog::emit(&m, &[]);
     let r = prove::smtbmc(&verilog, &m.name, &m.ports(), &milg_proof(&p)).unwrap();
     assert!(!r.bmc_passed, "{r:?}");
-}
-
-/// `stall_inspector` at NW = 4 (docs/prove.md §5.6): every counter's exact update, the sums
-/// I1, I4 (mod 2^8) and I5 (mod 2^2), I2, I3 and I9 (NW ≤ 4, the transpositions) proven. The
-/// default NW = 8 (32 s, no I9) is the docs' slow tier (`cargo test --test docs -- --ignored`)
-/// and `smrtl prove stall_inspector`; NW = 4 is the configuration with every property kind.
-#[test]
-fn stall_inspector_invariants_are_proven_at_nw_4() {
-    if !prove::TOOLS.iter().all(|t| external(t)) {
-        return;
-    }
-    use smrtl_hdl::blocks::stall_inspector::Params as GsiParams;
-    let p = GsiParams::resolve(Some("nw4"), &[]).unwrap();
-    let d = Design::new(&p);
-    let proof = d.proof.as_ref().expect("declared");
-    let names: Vec<&str> = proof.properties.iter().map(|x| x.name.as_str()).collect();
-    for n in [
-        "i1_top_sum",
-        "i4_ms_sum",
-        "i5_md_conservation",
-        "i3_ready_not_issued",
-        "i3_issued_not_ready",
-        "step_top_4",
-        "step_md_7",
-        "step_blame_3",
-        "flush_amount",
-        "counter_sat_meaning",
-        "i9_swap_0",
-        "i9_swap_2",
-    ] {
-        assert!(names.contains(&n), "{n} declared at NW = 4");
-    }
-    assert_eq!(assert_proven(vec![d]), 1);
 }
 
 /// Both planted faults of `stall_inspector` fail in BMC with a counterexample VCD naming the
