@@ -3,7 +3,7 @@
 //! the proof reads them with probes (`dut.<bank>.cnt_q_<k>`, docs/prove.md §2).
 //!
 //! Yosys's SAT solver closes no k-induction of a sum of several 32-bit counters (the bare
-//! identity "eight counters, one incremented, sum = total" does not close in 2 minutes at
+//! identity "eight counters, one incremented, sum = total" does not close in 100 s at
 //! 12 bits, docs/prove.md §5.6), so the conservation laws are proven in two parts that
 //! together give them at every width:
 //!
