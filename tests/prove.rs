@@ -1,6 +1,6 @@
 //! `smrtl prove` on the command line (docs/prove.md): a proven block prints every property
 //! and exits 0 without writing `--vcd`; bad input and blocks without properties are one-line
-//! errors with exit 2, before any solver run.
+//! errors with exit 2, before any solver run; `stall_inspector` proven at NW = 4.
 
 mod common;
 
@@ -89,4 +89,46 @@ fn prove_rejects_bad_input_with_exit_2() {
         Some(2),
         "clap refuses --all-configs with --preset"
     );
+}
+
+/// `smrtl prove stall_inspector --preset nw4` (docs/prove.md §5.6): every property kind,
+/// I9 included (NW ≤ 4), proven through the command (about 25 s; the default NW = 8, 32 s,
+/// is the docs' slow tier, docs/stall-inspector.md §6).
+#[test]
+fn prove_stall_inspector_at_nw_4() {
+    if !tools() {
+        return;
+    }
+    let o = smrtl(&["prove", "stall_inspector", "--preset", "nw4", "--json"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(v["proven"], true);
+    let outcomes = v["outcomes"].as_array().unwrap();
+    let proven = |name: &str| {
+        outcomes
+            .iter()
+            .any(|o| o["name"] == name && o["verdict"]["status"] == "proven")
+    };
+    for name in [
+        "i1_top_sum",
+        "i4_ms_sum",
+        "i5_md_conservation",
+        "i3_ready_not_issued",
+        "i3_issued_not_ready",
+        "i2_no_stall_is_inst",
+        "step_top_4",
+        "step_cyc_total",
+        "step_md_7",
+        "step_blame_3",
+        "flush_amount",
+        "counter_sat_meaning",
+        "i9_swap_0",
+        "i9_swap_1",
+        "i9_swap_2",
+    ] {
+        assert!(proven(name), "{name} proven");
+    }
+    // 8 top, cyc, inst, 6 ms_sub, 6 md_sub, 4 blame, 2 flush, 4 sums, 5 status, I2, 3 I9,
+    // and `status` registered.
+    assert_eq!(outcomes.len(), 42);
 }

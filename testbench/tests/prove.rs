@@ -4,7 +4,8 @@
 //! counterexample VCD that names the failing property; the structural registered-only check
 //! failing on a Mealy output; contradictory assumptions refused. The seed-004 blocks: `milg`
 //! in every mode, `rbmi_arb` and `qbmi_arb` for N = 1..3, and the composed `mem_issue_ctl`
-//! for every scheme and N, each with a planted fault found.
+//! for every scheme and N, each with a planted fault found. The `stall_inspector`'s two planted
+//! faults (its NW = 4 proof is `tests/prove.rs`'s, through the command).
 
 use smrtl_hdl::blocks::lock_table::faults::RELEASE_IGNORES_DRAIN;
 use smrtl_hdl::blocks::lock_table::{build, Params};
@@ -353,4 +354,68 @@ fn smtbmc_with_z3_agrees_on_the_milg_the_rbmi_and_small_tops() {
     let verilog = smrtl_hdl::verilog::emit(&m, &[]);
     let r = prove::smtbmc(&verilog, &m.name, &m.ports(), &milg_proof(&p)).unwrap();
     assert!(!r.bmc_passed, "{r:?}");
+}
+
+/// Both planted faults of `stall_inspector` fail in BMC with a counterexample VCD naming the
+/// property they break: `flush_misses_same_cycle` (the flush forgets this cycle's charge)
+/// breaks the flush amount at once and I5 (the sum, proven alone) a cycle later;
+/// `ms_reason_unnormalised` (reason 7 passes through) breaks `i4_reason_counted` at once and
+/// I4 (the count is lost: no ms_sub[7]) a cycle later.
+#[test]
+fn stall_inspector_planted_faults_fail_with_counterexamples() {
+    if !prove::TOOLS.iter().all(|t| external(t)) {
+        return;
+    }
+    use smrtl_hdl::blocks::stall_inspector::{build, faults, Params as GsiParams};
+    use smrtl_testbench::blocks::stall_inspector::proof as gsi_proof;
+    let p = GsiParams::resolve(Some("nw4"), &[]).unwrap();
+    for (fault, expect) in [
+        (
+            faults::FLUSH_MISSES_SAME_CYCLE,
+            &["i5_md_conservation", "flush_amount"][..],
+        ),
+        (
+            faults::MS_REASON_UNNORMALISED,
+            &["i4_ms_sum", "i4_reason_counted"][..],
+        ),
+    ] {
+        let m = smrtl_hdl::faults::plant_module(&fault, || build(&p));
+        let verilog = smrtl_hdl::verilog::emit(&m, &[]);
+        let r = prove::prove(&verilog, &m.name, &m.ports(), &gsi_proof(&p)).unwrap();
+        assert!(!r.proven(), "{}", fault.name);
+        let cex = r.counterexample.as_ref().expect("a counterexample");
+        eprintln!(
+            "{}: {:?} fail at step {}",
+            fault.name, cex.properties, cex.step
+        );
+        assert_eq!(cex.run, Run::Bmc, "{}", fault.name);
+        assert!(
+            cex.properties.iter().any(|n| expect.contains(&n.as_str())),
+            "{}: {:?}",
+            fault.name,
+            cex.properties
+        );
+        // Reset, then a charged cycle with its flush (or a MEM_STRUCT cycle of reason 7).
+        assert!(
+            (1..=2).contains(&cex.step),
+            "{}: step {}",
+            fault.name,
+            cex.step
+        );
+        let vcd = String::from_utf8_lossy(&cex.vcd);
+        for needle in [format!("ok_{}", cex.properties[0]), "cls".to_string()] {
+            assert!(vcd.contains(&needle), "{needle} not in the VCD");
+        }
+        // The sum alone (without the exact updates, which fail first) fails one cycle later.
+        let sum = expect[0];
+        let mut only = gsi_proof(&p);
+        only.properties.retain(|x| x.name == sum);
+        let r = prove::prove(&verilog, &m.name, &m.ports(), &only).unwrap();
+        let cex = r.counterexample.as_ref().expect("the sum fails");
+        eprintln!("{} alone: {sum} fails at step {}", fault.name, cex.step);
+        assert_eq!(
+            (cex.run, &cex.properties[..]),
+            (Run::Bmc, &[sum.to_string()][..])
+        );
+    }
 }
