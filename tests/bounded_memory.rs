@@ -139,13 +139,7 @@ fn icarus_refuses_a_stimulus_above_its_bound_before_any_work() {
 #[test]
 fn sim_json_summarises_huge_grids() {
     let dir = tempfile::tempdir().unwrap();
-    let example = format!(
-        "{}/examples/sharing/fig5-owf.json",
-        env!("CARGO_MANIFEST_DIR")
-    );
-    let mut kernel: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&example).unwrap()).unwrap();
-    kernel["grid"] = 200_000.into();
+    let kernel = common::owf_kernel(200_000, 0);
     let big = dir.path().join("big.json");
     std::fs::write(&big, kernel.to_string()).unwrap();
     let args = ["sim", "--kernel", big.to_str().unwrap(), "--json"];
@@ -163,7 +157,7 @@ fn sim_json_summarises_huge_grids() {
     assert_eq!(v["tb_summary"]["listed"], false);
     assert!(v.get("tbs").is_none(), "no per-TB list above 10 000 TBs");
     assert!(v["tb_summary"]["turnaround_min"].as_u64().unwrap() > 0);
-    let small = report(&example);
+    let small = report("examples/sharing/fig5-owf.json");
     assert_eq!(small["tb_summary"]["listed"], true);
     assert_eq!(small["tbs"].as_array().unwrap().len(), 3);
 }

@@ -5,7 +5,6 @@
 mod common;
 
 use std::io::Write;
-use std::process::Command;
 
 fn idle(dir: &std::path::Path, n: usize) -> String {
     let path = dir.join("idle.jsonl");
@@ -36,18 +35,11 @@ fn a_long_run_on_a_terminal_shows_its_cycles() {
     }
     let dir = tempfile::tempdir().unwrap();
     let stim = idle(dir.path(), 1_000_000);
-    let log = dir.path().join("typescript");
     let cmd = format!(
         "{} run sm_core --stim {stim} --out /dev/null",
         env!("CARGO_BIN_EXE_smrtl")
     );
-    let o = Command::new("script")
-        .args(["-qec", &cmd])
-        .arg(&log)
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{:?}", o);
-    let text = String::from_utf8_lossy(&std::fs::read(&log).unwrap()).into_owned();
+    let text = common::on_a_terminal(&cmd, dir.path());
     assert!(
         text.contains("sm_core: ") && text.contains(" of 1000000 cycles ("),
         "progress in {text:?}"
@@ -62,34 +54,16 @@ fn a_long_sim_on_a_terminal_shows_its_cycles() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    let example = format!(
-        "{}/examples/sharing/fig5-owf.json",
-        env!("CARGO_MANIFEST_DIR")
-    );
-    let mut kernel: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&example).unwrap()).unwrap();
     // About 3 s: 350 000 TBs of 23 instructions per warp.
-    kernel["grid"] = 350_000.into();
-    let alu = serde_json::json!({"op": "alu", "dst": 3});
-    let warp = kernel["warps"][0].as_array_mut().unwrap();
-    for _ in 0..20 {
-        warp.insert(2, alu.clone());
-    }
+    let kernel = common::owf_kernel(350_000, 20);
     let path = dir.path().join("long.json");
     std::fs::write(&path, kernel.to_string()).unwrap();
-    let log = dir.path().join("typescript");
     let cmd = format!(
         "{} sim --kernel {}",
         env!("CARGO_BIN_EXE_smrtl"),
         path.display()
     );
-    let o = Command::new("script")
-        .args(["-qec", &cmd])
-        .arg(&log)
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{:?}", o);
-    let text = String::from_utf8_lossy(&std::fs::read(&log).unwrap()).into_owned();
+    let text = common::on_a_terminal(&cmd, dir.path());
     assert!(text.contains("sharing_sm: "), "progress in {text:?}");
     assert!(text.contains("350000 TBs"), "the report in {text:?}");
 }

@@ -6,7 +6,7 @@
 //! co-simulation on every backend, lint, Icarus, synthesis and the flip-flop inventory at
 //! every preset are the conformance suite's.
 
-use smrtl_cosim::blocks::stall_inspector::{cycle_of, CycleIn, Gsi, WarpPreds};
+use smrtl_cosim::blocks::stall_inspector::{cycle_of, write_cycle, CycleIn, Gsi, WarpPreds};
 use smrtl_hdl::blocks::stall_inspector::port::{Inputs, Outputs};
 use smrtl_hdl::blocks::stall_inspector::{addr, reason, src, status, Class, Params};
 use smrtl_hdl::BlockParams;
@@ -61,26 +61,7 @@ fn warp(kind: &str) -> WarpPreds {
 /// A cycle's port inputs from typed warps and cycle inputs, reading `rd_addr`.
 fn inputs(p: &Params, warps: &[WarpPreds], c: &CycleIn, rd_addr: u64) -> Inputs {
     let mut i = Inputs::new(p);
-    for (w, x) in warps.iter().enumerate() {
-        i.active[w] = x.active;
-        i.inst_avail[w] = x.inst_avail;
-        i.sync_wait[w] = x.sync_wait;
-        i.haz_load[w] = x.haz_load;
-        i.haz_comp[w] = x.haz_comp;
-        i.is_mem[w] = x.is_mem;
-        i.ms_block[w] = x.ms_block;
-        i.fu_block[w] = x.fu_block;
-        i.ms_reason[w] = u64::from(x.ms_reason);
-    }
-    i.en = c.en;
-    i.clear = c.clear;
-    i.n_issued = c.n_issued;
-    if let Some(l) = c.ldwb {
-        i.ldwb_valid = true;
-        i.ldwb_warp = l.warp as u64;
-        i.ldwb_src = u64::from(l.src);
-        i.ldwb_final = l.is_final;
-    }
+    write_cycle(&mut i, warps, c);
     i.rd_addr = rd_addr;
     i
 }

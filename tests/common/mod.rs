@@ -38,3 +38,34 @@ pub fn files(dir: &std::path::Path) -> Vec<String> {
     v.sort();
     v
 }
+
+/// examples/sharing/fig5-owf.json with its grid set to `grid` TBs and `extra` more ALU
+/// instructions per warp: a kernel as long as a test needs.
+pub fn owf_kernel(grid: u64, extra: usize) -> serde_json::Value {
+    let example = format!(
+        "{}/examples/sharing/fig5-owf.json",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let mut kernel: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(example).unwrap()).unwrap();
+    kernel["grid"] = grid.into();
+    let alu = serde_json::json!({"op": "alu", "dst": 3});
+    let warp = kernel["warps"][0].as_array_mut().unwrap();
+    for _ in 0..extra {
+        warp.insert(2, alu.clone());
+    }
+    kernel
+}
+
+/// Runs `command` (a shell line) under `script` (util-linux), which gives it a terminal;
+/// returns what it wrote to the terminal.
+pub fn on_a_terminal(command: &str, dir: &std::path::Path) -> String {
+    let log = dir.join("typescript");
+    let o = Command::new("script")
+        .args(["-qec", command])
+        .arg(&log)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{:?}", o);
+    String::from_utf8_lossy(&std::fs::read(&log).unwrap()).into_owned()
+}

@@ -5,7 +5,7 @@
 
 use super::{Backend, Failure};
 use serde_json::{json, Value};
-use smrtl_cosim::blocks::stall_inspector::{CycleIn, CycleOut, Gsi, WarpPreds};
+use smrtl_cosim::blocks::stall_inspector::{write_cycle, CycleIn, CycleOut, Gsi, WarpPreds};
 use smrtl_cosim::harness::backend::rusthdl::RustHdl;
 use smrtl_cosim::harness::{first_difference, hex};
 use smrtl_cosim::sm::stalls::{Breakdown, Snapshot, StallCheck, StallOptions, Stalls, CLASSES};
@@ -118,24 +118,7 @@ impl StallRtl {
 
     fn drive(&mut self, warps: &[WarpPreds], c: &CycleIn) {
         let i = &mut self.inputs;
-        for (w, x) in warps.iter().enumerate() {
-            i.active[w] = x.active;
-            i.inst_avail[w] = x.inst_avail;
-            i.sync_wait[w] = x.sync_wait;
-            i.haz_load[w] = x.haz_load;
-            i.haz_comp[w] = x.haz_comp;
-            i.is_mem[w] = x.is_mem;
-            i.ms_block[w] = x.ms_block;
-            i.fu_block[w] = x.fu_block;
-            i.ms_reason[w] = u64::from(x.ms_reason);
-        }
-        i.en = c.en;
-        i.clear = c.clear;
-        i.n_issued = c.n_issued;
-        i.ldwb_valid = c.ldwb.is_some();
-        i.ldwb_warp = c.ldwb.map_or(0, |l| l.warp as u64);
-        i.ldwb_src = c.ldwb.map_or(0, |l| u64::from(l.src));
-        i.ldwb_final = c.ldwb.is_some_and(|l| l.is_final);
+        write_cycle(i, warps, c);
         self.io.write_inputs(i, &mut self.buf);
     }
 
