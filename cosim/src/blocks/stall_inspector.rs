@@ -460,6 +460,18 @@ impl BlockModel for Model {
 /// The ports of a typed cycle, the inverse of [`cycle_of`] (`rd_addr` is left as it is): how
 /// an SM model drives the RTL in its loop.
 pub fn write_cycle(i: &mut Inputs, warps: &[WarpPreds], c: &CycleIn) {
+    write_preds(i, warps);
+    i.en = c.en;
+    i.clear = c.clear;
+    i.n_issued = c.n_issued;
+    i.ldwb_valid = c.ldwb.is_some();
+    i.ldwb_warp = c.ldwb.map_or(0, |l| l.warp as u64);
+    i.ldwb_src = c.ldwb.map_or(0, |l| u64::from(l.src));
+    i.ldwb_final = c.ldwb.is_some_and(|l| l.is_final);
+}
+
+/// The per-warp predicate ports of `warps` (the rest of `i` is left as it is).
+pub fn write_preds(i: &mut Inputs, warps: &[WarpPreds]) {
     for (w, x) in warps.iter().enumerate() {
         i.active[w] = x.active;
         i.inst_avail[w] = x.inst_avail;
@@ -471,13 +483,6 @@ pub fn write_cycle(i: &mut Inputs, warps: &[WarpPreds], c: &CycleIn) {
         i.fu_block[w] = x.fu_block;
         i.ms_reason[w] = u64::from(x.ms_reason);
     }
-    i.en = c.en;
-    i.clear = c.clear;
-    i.n_issued = c.n_issued;
-    i.ldwb_valid = c.ldwb.is_some();
-    i.ldwb_warp = c.ldwb.map_or(0, |l| l.warp as u64);
-    i.ldwb_src = c.ldwb.map_or(0, |l| u64::from(l.src));
-    i.ldwb_final = c.ldwb.is_some_and(|l| l.is_final);
 }
 
 /// The typed cycle of the ports as the inspector takes it (writes `warps` in place).

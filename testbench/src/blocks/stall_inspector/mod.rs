@@ -23,7 +23,7 @@ pub use proof::proof;
 
 use crate::design::Bench;
 use proptest::prelude::*;
-use smrtl_cosim::blocks::stall_inspector::{Gsi, Model, WarpPreds};
+use smrtl_cosim::blocks::stall_inspector::{write_preds, Gsi, Model, WarpPreds};
 use smrtl_hdl::blocks::stall_inspector::port::Inputs;
 use smrtl_hdl::blocks::stall_inspector::{Class, Params};
 use smrtl_hdl::netlist::mask;
@@ -261,17 +261,7 @@ impl Gen {
             self.preds[w] = self.predicates(&s, &mut r);
             self.warps[w] = s;
         }
-        for (w, x) in self.preds.iter().enumerate() {
-            c.active[w] = x.active;
-            c.inst_avail[w] = x.inst_avail;
-            c.sync_wait[w] = x.sync_wait;
-            c.haz_load[w] = x.haz_load;
-            c.haz_comp[w] = x.haz_comp;
-            c.is_mem[w] = x.is_mem;
-            c.ms_block[w] = x.ms_block;
-            c.fu_block[w] = x.fu_block;
-            c.ms_reason[w] = u64::from(x.ms_reason);
-        }
+        write_preds(&mut c, &self.preds);
         self.writeback(&mut c, final_of, &mut r);
         let ready = self
             .preds
