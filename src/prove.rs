@@ -138,7 +138,7 @@ fn print_report(d: &Design, r: &Report, cex_path: Option<&str>) {
     }
     let proven = r.outcomes.iter().filter(|o| o.verdict.is_proven()).count();
     println!(
-        "  {proven} of {} proven  (yosys {:.1} s, BMC depth {} {:.1} s, induction k {} {:.1} s)",
+        "  {proven} of {} proven  (yosys {:.1} s, BMC depth {} {:.1} s, induction up to k {} {:.1} s)",
         r.outcomes.len(),
         r.yosys_seconds,
         r.bmc_depth,

@@ -73,7 +73,7 @@ fn prove_rejects_bad_input_with_exit_2() {
     );
     assert_usage_error(
         &smrtl(&["prove", "share_cfg"]),
-        "block `share_cfg` declares no properties to prove at these params; blocks with properties: lock_table, rbmi_arb, qbmi_arb, milg",
+        "block `share_cfg` declares no properties to prove at these params; blocks with properties: lock_table, rbmi_arb, qbmi_arb, milg, mem_issue_ctl, stall_inspector",
     );
     assert_usage_error(
         &smrtl(&["prove", "lock_table", "--set", "PEND_W=0"]),
