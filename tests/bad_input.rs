@@ -3,11 +3,11 @@
 
 mod common;
 
-use common::{assert_usage_error, files, smrtl, stderr, stdout};
+use common::{assert_usage_error, files, smrtl, smrtl_in, stderr, stdout};
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 const FIG4: &str = "examples/traces/fig4_two_subwarps.json";
@@ -19,15 +19,6 @@ fn p(dir: &Path, name: &str) -> String {
 fn write(dir: &Path, name: &str, text: &str) -> String {
     fs::write(dir.join(name), text).unwrap();
     p(dir, name)
-}
-
-/// `smrtl` with `args`, run in `dir`.
-fn smrtl_in(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_smrtl"))
-        .current_dir(dir)
-        .args(args)
-        .output()
-        .expect("smrtl runs")
 }
 
 #[test]

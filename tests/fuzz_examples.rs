@@ -15,9 +15,9 @@
 
 mod common;
 
+use common::smrtl_in;
 use serde_json::Value;
-use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
 /// Cases per example file.
 const CASES: usize = 40;
@@ -162,15 +162,6 @@ fn mutate_text(base: &str, r: &mut Rng) -> String {
         }
     }
     String::from_utf8_lossy(&t).into_owned()
-}
-
-/// Runs smrtl in `dir`.
-fn smrtl_in(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_smrtl"))
-        .current_dir(dir)
-        .args(args)
-        .output()
-        .expect("smrtl runs")
 }
 
 /// The common properties of one run; returns its exit code.

@@ -5,8 +5,13 @@ use std::process::{Command, Output};
 
 /// Runs `smrtl` with `args` from the repository root.
 pub fn smrtl(args: &[&str]) -> Output {
+    smrtl_in(std::path::Path::new(env!("CARGO_MANIFEST_DIR")), args)
+}
+
+/// Runs `smrtl` with `args` in `dir`.
+pub fn smrtl_in(dir: &std::path::Path, args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_smrtl"))
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .current_dir(dir)
         .args(args)
         .output()
         .expect("smrtl runs")
