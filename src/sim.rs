@@ -111,6 +111,7 @@ pub fn run(o: SimArgs, m: &ArgMatches) -> Result<ExitCode> {
                 every: o.stalls_every.unwrap_or(0),
                 // Only the CSV and the JSON show the per-PC table.
                 per_pc: o.stalls_csv.is_some() || o.json,
+                audit: false,
             },
         }),
     };

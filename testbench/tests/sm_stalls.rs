@@ -12,10 +12,12 @@ use smrtl_testbench::external;
 use smrtl_testbench::systems::stalls::{StallRequest, StallRtl};
 use smrtl_testbench::systems::{system, Backend, Input, RunOptions};
 
-/// Every model-only account on (snapshots every 1,000 cycles, per PC).
+/// Every model-only account on (snapshots every 1,000 cycles, per PC), and the predicates the
+/// models keep at their events audited against their per-warp derivation every cycle.
 const OPTS: StallOptions = StallOptions {
     every: 1_000,
     per_pc: true,
+    audit: true,
 };
 
 /// What a test runs: a system, its input (a file's text of its first kind, or a profile)

@@ -584,7 +584,7 @@ fn model_invariants(p: &Params, cycles: &[Inputs]) -> usize {
             (issue_cycles, broke) = (0, 0);
             continue;
         }
-        g.update(&warps, &c, &o);
+        g.update(&c, &o);
         if c.en {
             issue_cycles += u64::from(c.n_issued != 0);
             if ready && c.n_issued == 0 {
@@ -821,7 +821,7 @@ fn stimulus_reaches_every_class_and_boundary() {
             if i.reset {
                 g.zero();
             } else {
-                g.update(&warps, &c, &o);
+                g.update(&c, &o);
             }
         }
         println!("{preset}: wcls {wcls:?} cls {cls:?} reasons {reasons:?} srcs {srcs:?} same-cycle flushes {same_cycle} beyond {beyond} status {status_seen:#b}");

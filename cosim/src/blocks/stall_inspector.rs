@@ -36,6 +36,75 @@ pub struct Writeback {
     pub is_final: bool,
 }
 
+/// Every warp slot's predicates of a cycle as bit planes, bit w = warp w (docs §3.2): how an SM
+/// model keeps them at its own events instead of rebuilding NW structs a cycle (spec §7.3 T-f).
+/// The memory-structural reasons are not here: only `ms_sel`'s is read (see [`Gsi::evaluate_planes`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Planes {
+    pub active: u128,
+    pub inst_avail: u128,
+    pub sync_wait: u128,
+    pub haz_load: u128,
+    pub haz_comp: u128,
+    pub is_mem: u128,
+    pub ms_block: u128,
+    pub fu_block: u128,
+}
+
+impl Planes {
+    /// The planes of `warps` (one entry per slot, at most 128).
+    pub fn of(warps: &[WarpPreds]) -> Planes {
+        let mut pl = Planes::default();
+        for (w, p) in warps.iter().enumerate() {
+            pl.set(w, p);
+        }
+        pl
+    }
+
+    /// Warp `w`'s bits to `p`'s (its reason is not kept).
+    pub fn set(&mut self, w: usize, p: &WarpPreds) {
+        let bit = 1u128 << w;
+        let put = |plane: &mut u128, on: bool| *plane = *plane & !bit | u128::from(on) << w;
+        put(&mut self.active, p.active);
+        put(&mut self.inst_avail, p.inst_avail);
+        put(&mut self.sync_wait, p.sync_wait);
+        put(&mut self.haz_load, p.haz_load);
+        put(&mut self.haz_comp, p.haz_comp);
+        put(&mut self.is_mem, p.is_mem);
+        put(&mut self.ms_block, p.ms_block);
+        put(&mut self.fu_block, p.fu_block);
+    }
+
+    /// Whether `self` and `o` differ in any bit (branch-free: a cycle asks it once).
+    fn differs(&self, o: &Planes) -> bool {
+        let x = (self.active ^ o.active)
+            | (self.inst_avail ^ o.inst_avail)
+            | (self.sync_wait ^ o.sync_wait)
+            | (self.haz_load ^ o.haz_load)
+            | (self.haz_comp ^ o.haz_comp)
+            | (self.is_mem ^ o.is_mem)
+            | (self.ms_block ^ o.ms_block)
+            | (self.fu_block ^ o.fu_block);
+        x != 0
+    }
+
+    /// Warp `w`'s predicates, with `ms_reason` as given.
+    pub fn warp(&self, w: usize, ms_reason: u8) -> WarpPreds {
+        let on = |plane: u128| plane >> w & 1 == 1;
+        WarpPreds {
+            active: on(self.active),
+            inst_avail: on(self.inst_avail),
+            sync_wait: on(self.sync_wait),
+            haz_load: on(self.haz_load),
+            haz_comp: on(self.haz_comp),
+            is_mem: on(self.is_mem),
+            ms_block: on(self.ms_block),
+            fu_block: on(self.fu_block),
+            ms_reason,
+        }
+    }
+}
+
 /// The SM's inputs of a cycle besides the warps' predicates.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct CycleIn {
@@ -89,6 +158,21 @@ pub struct Gsi {
     /// This cycle's warp classes (written by [`Gsi::evaluate`] while `keep_wcls`).
     wcls: Vec<Class>,
     keep_wcls: bool,
+    /// What the clock edge reads of this cycle's predicates (written by [`Gsi::evaluate_planes`]):
+    /// the load-hazard plane and `ms_sel`'s raw reason.
+    haz_load: u128,
+    sel_reason: u8,
+    /// The planes the masks were classified from, and what follows from them alone: the
+    /// warps per class, `md_sel`, `ms_sel` and the cycle class of a cycle without issue. A
+    /// cycle with the same planes reuses them (most stall cycles, spec §7.3 T-f).
+    classified: Planes,
+    /// Whether `classified` and what follows from it are valid.
+    fresh: bool,
+    /// How many times the planes were classified (a new classification, a new number).
+    generation: u64,
+    counts: [u32; 8],
+    sels: (Option<usize>, Option<usize>),
+    stall_cls: Class,
 }
 
 /// 2^bits − 1.
@@ -106,6 +190,21 @@ fn sat_add(a: u64, b: u64, max: u64) -> (u64, bool) {
         Some(s) if s <= max => (s, false),
         _ => (max, true),
     }
+}
+
+/// The warps in each mask, with the CPU's population-count instruction where it has one
+/// (baseline x86-64 has none: the portable form costs a dozen instructions a word).
+fn popcounts(masks: &[u128; 8]) -> [u32; 8] {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("popcnt") {
+        #[target_feature(enable = "popcnt")]
+        fn hw(m: &[u128; 8]) -> [u32; 8] {
+            m.map(u128::count_ones)
+        }
+        // SAFETY: the CPU has the instruction (checked above).
+        return unsafe { hw(masks) };
+    }
+    masks.map(u128::count_ones)
 }
 
 impl Gsi {
@@ -127,6 +226,14 @@ impl Gsi {
             masks: [0; 8],
             wcls: vec![Class::Idle; nw],
             keep_wcls: true,
+            haz_load: 0,
+            sel_reason: 0,
+            classified: Planes::default(),
+            fresh: false,
+            generation: 0,
+            counts: [0; 8],
+            sels: (None, None),
+            stall_cls: Class::Idle,
         }
     }
 
@@ -140,6 +247,16 @@ impl Gsi {
     /// This cycle's warps of class `c`, bit w = warp w.
     pub fn class_mask(&self, c: Class) -> u128 {
         self.masks[c as usize]
+    }
+
+    /// This cycle's warps per class (the population counts of the class masks).
+    pub fn class_counts(&self) -> [u32; 8] {
+        self.counts
+    }
+
+    /// Changes whenever this cycle's classes differ from the last evaluated cycle's may.
+    pub fn generation(&self) -> u64 {
+        self.generation
     }
 
     /// Warp `w`'s class this cycle.
@@ -195,82 +312,84 @@ impl Gsi {
     }
 
     /// Alg. 1 on every warp at once (docs §3.3), one bit per warp: each test of `warp_order`
-    /// takes the warps it holds for among those not yet classified.
-    fn classify(&mut self, warps: &[WarpPreds]) -> u128 {
-        // Packed 64 warps a word: a u128 shift by a variable amount costs a branch.
-        let mut planes = [[0u64; 2]; 8];
-        for (half, chunk) in warps.chunks(64).enumerate() {
-            for (b, p) in chunk.iter().enumerate() {
-                let bits = [
-                    p.active,
-                    p.inst_avail,
-                    p.sync_wait,
-                    p.haz_load,
-                    p.haz_comp,
-                    p.is_mem,
-                    p.ms_block,
-                    p.fu_block,
-                ];
-                for (plane, bit) in planes.iter_mut().zip(bits) {
-                    plane[half] |= u64::from(bit) << b;
-                }
-            }
-        }
-        let [active, avail, sync, hl, hc, mem, msb, fub] =
-            planes.map(|[lo, hi]| u128::from(lo) | u128::from(hi) << 64);
-        let all = u128::MAX >> (128 - warps.len());
-        let mut rest = active;
+    /// takes the warps it holds for among those not yet classified. Then Alg. 2 without the
+    /// issue count: the lowest warps of the memory classes and the cycle's stall class.
+    fn classify(&mut self, pl: &Planes) {
+        let all = u128::MAX >> (128 - self.blame.len());
+        let mut holds = [0u128; 8];
+        holds[Class::Control as usize] = !pl.inst_avail;
+        holds[Class::Sync as usize] = pl.sync_wait;
+        holds[Class::MemData as usize] = pl.haz_load;
+        holds[Class::MemStruct as usize] = pl.is_mem & pl.ms_block;
+        holds[Class::CompData as usize] = pl.haz_comp;
+        holds[Class::CompStruct as usize] = !pl.is_mem & pl.fu_block;
+        let mut rest = pl.active & all;
         self.masks = [0; 8];
         for &c in &self.p.warp_order.0 {
-            let holds = match c {
-                Class::Control => !avail,
-                Class::Sync => sync,
-                Class::MemData => hl,
-                Class::MemStruct => mem & msb,
-                Class::CompData => hc,
-                Class::CompStruct => !mem & fub,
-                Class::NoStall | Class::Idle => 0,
-            };
-            self.masks[c as usize] = holds & rest;
-            rest &= !holds;
+            let m = holds[c as usize] & rest;
+            self.masks[c as usize] = m;
+            rest &= !m;
         }
         self.masks[Class::NoStall as usize] = rest;
-        self.masks[Class::Idle as usize] = !active & all;
-        active
+        self.masks[Class::Idle as usize] = !pl.active & all;
+        self.counts = popcounts(&self.masks);
+        let low = |m: u128| (m != 0).then(|| m.trailing_zeros() as usize);
+        self.sels = (
+            low(self.masks[Class::MemData as usize]),
+            low(self.masks[Class::MemStruct as usize]),
+        );
+        // At cycle level IDLE means "no warp active" (D4), not "some warp IDLE".
+        let seen = |k: Class| match k {
+            Class::Idle => pl.active & all == 0,
+            k => self.masks[k as usize] != 0,
+        };
+        self.stall_cls = self
+            .p
+            .cycle_order
+            .0
+            .iter()
+            .copied()
+            .find(|&k| seen(k))
+            .unwrap_or(Class::Idle);
+        self.classified = *pl;
+        self.fresh = true;
+        self.generation += 1;
     }
 
     /// The outputs of a cycle from its inputs and the start-of-cycle state (docs §3.3); fills
     /// [`Gsi::class_mask`] (and [`Gsi::wcls`] while kept). `warps` has one entry per warp slot.
     pub fn evaluate(&mut self, warps: &[WarpPreds], c: &CycleIn) -> CycleOut {
         assert_eq!(warps.len(), self.wcls.len(), "one WarpPreds per warp slot");
-        let active = self.classify(warps);
-        if self.keep_wcls {
-            for w in 0..warps.len() {
-                self.wcls[w] = self.wcls_of(w);
+        self.evaluate_planes(&Planes::of(warps), |w| warps[w].ms_reason, c)
+    }
+
+    /// [`Gsi::evaluate`] on the predicates as planes; `ms_reason(w)` is warp w's LSU reason,
+    /// asked only of `ms_sel` (a warp of the MEM_STRUCT class) when there is one.
+    pub fn evaluate_planes(
+        &mut self,
+        pl: &Planes,
+        ms_reason: impl Fn(usize) -> u8,
+        c: &CycleIn,
+    ) -> CycleOut {
+        if !self.fresh || self.classified.differs(pl) {
+            self.classify(pl);
+            if self.keep_wcls {
+                for w in 0..self.wcls.len() {
+                    self.wcls[w] = self.wcls_of(w);
+                }
             }
         }
-        let low = |m: u128| (m != 0).then(|| m.trailing_zeros() as usize);
-        let md_sel = low(self.masks[Class::MemData as usize]);
-        let ms_sel = low(self.masks[Class::MemStruct as usize]);
-        // At cycle level IDLE means "no warp active" (D4), not "some warp IDLE".
-        let any = |k: Class| match k {
-            Class::Idle => active == 0,
-            k => self.masks[k as usize] != 0,
-        };
+        let (md_sel, ms_sel) = self.sels;
         let cls = if c.n_issued != 0 {
             Class::NoStall
         } else {
-            self.p
-                .cycle_order
-                .0
-                .iter()
-                .copied()
-                .find(|&k| any(k))
-                .unwrap_or(Class::Idle)
+            self.stall_cls
         };
+        self.sel_reason = ms_sel.map_or(0, |w| ms_reason(w) & 7);
+        self.haz_load = pl.haz_load;
         let (md_sel, ms_sel) = (md_sel.unwrap_or(0), ms_sel.unwrap_or(0));
         let ms_cyc_reason = if cls == Class::MemStruct {
-            match warps[ms_sel].ms_reason & 7 {
+            match self.sel_reason {
                 0 | 7 => reason::OTHER as u8,
                 r => r,
             }
@@ -306,8 +425,8 @@ impl Gsi {
     }
 
     /// The clock edge (docs §3.3): counters, blame and status from the cycle's inputs and its
-    /// outputs `o` (from [`Gsi::evaluate`] on the same inputs).
-    pub fn update(&mut self, warps: &[WarpPreds], c: &CycleIn, o: &CycleOut) {
+    /// outputs `o` (from [`Gsi::evaluate`] or [`Gsi::evaluate_planes`] on the same inputs).
+    pub fn update(&mut self, c: &CycleIn, o: &CycleOut) {
         if c.clear {
             self.zero();
             return;
@@ -330,8 +449,9 @@ impl Gsi {
                 count(&mut self.ms_sub[r], 1, cmax, status::COUNTER_SAT);
             }
             if self.p.warp_counters {
-                for (v, m) in self.wc.iter_mut().zip(self.masks) {
-                    count(v, u64::from(m.count_ones()), cmax, status::COUNTER_SAT);
+                let n = self.class_counts();
+                for (v, m) in self.wc.iter_mut().zip(n) {
+                    count(v, u64::from(m), cmax, status::COUNTER_SAT);
                 }
             }
         }
@@ -365,12 +485,12 @@ impl Gsi {
             if issued && !ready {
                 flags |= 1 << status::ISSUED_NOT_READY;
             }
-            if o.cls == Class::MemStruct && matches!(warps[o.ms_sel].ms_reason & 7, 0 | 7) {
+            if o.cls == Class::MemStruct && matches!(self.sel_reason, 0 | 7) {
                 flags |= 1 << status::BAD_REASON;
             }
         }
         if let Some(w) = fl {
-            if !warps[w].haz_load {
+            if self.haz_load >> w & 1 == 0 {
                 flags |= 1 << status::FINAL_WITHOUT_HAZARD;
             }
         }
@@ -380,7 +500,7 @@ impl Gsi {
     /// [`Gsi::evaluate`] then [`Gsi::update`]: one cycle.
     pub fn step(&mut self, warps: &[WarpPreds], c: &CycleIn) -> CycleOut {
         let o = self.evaluate(warps, c);
-        self.update(warps, c, &o);
+        self.update(c, &o);
         o
     }
 
@@ -538,7 +658,7 @@ impl Simulator for Model {
         if i.reset {
             self.gsi.zero();
         } else {
-            self.gsi.update(&self.warps, &c, &r);
+            self.gsi.update(&c, &r);
         }
     }
 }

@@ -6,9 +6,13 @@
 //! snapshots every K cycles and the classification per instruction (PC).
 //!
 //! The probe only observes (I8): a model with a probe attached runs the same cycles. Nothing
-//! allocates per cycle unless snapshots or the per-PC table are asked for.
+//! allocates per cycle unless snapshots or the per-PC table are asked for. The predicates are
+//! bit planes ([`Planes`]) a model keeps at its own events, so a cycle costs a few word
+//! operations whatever the number of warps (spec §7.3 T-f, docs/stall-inspector.md §7.5).
 
-use crate::blocks::stall_inspector::{Class, CycleIn, CycleOut, Gsi, Params, WarpPreds, Writeback};
+use crate::blocks::stall_inspector::{
+    Class, CycleIn, CycleOut, Gsi, Params, Planes, WarpPreds, Writeback,
+};
 use std::collections::HashMap;
 
 /// The classes in code order (index = [`Class::code`]).
@@ -37,7 +41,13 @@ pub struct StallOptions {
     pub every: u64,
     /// Charge each cycle's class to the PC of the warp it was taken from.
     pub per_pc: bool,
+    /// Check the planes a model keeps at its events against its per-warp derivation every
+    /// cycle (a test of the model's bookkeeping; slow).
+    pub audit: bool,
 }
+
+/// The most reason groups of a cycle ([`Stalls::block`]).
+const GROUPS: usize = 4;
 
 /// The stacks at the end of a window of cycles (cumulative from cycle 0).
 #[derive(Clone, Debug, PartialEq)]
@@ -50,17 +60,103 @@ pub struct Snapshot {
     pub fractional: [f64; 8],
 }
 
+/// Predicates kept at a model's events (docs/stall-inspector.md §7.5): each warp's bits as of
+/// its last event, and its compute hazard, which ends by itself at a known cycle, on a timing
+/// wheel. [`Tracked::latch`] gives the planes of a cycle in a few word operations.
+#[derive(Clone, Debug, Default)]
+struct Tracked {
+    planes: Planes,
+    /// Each warp's compute hazard holds in cycles before this one.
+    until: Vec<u64>,
+    /// `wheel[x % len]`: the warps whose compute hazard ends at cycle x.
+    wheel: Vec<u128>,
+    /// The first cycle not latched yet.
+    next: u64,
+}
+
+impl Tracked {
+    fn new(nw: usize, horizon: u64, next: u64) -> Tracked {
+        Tracked {
+            planes: Planes::default(),
+            until: vec![0; nw],
+            wheel: vec![0; horizon.max(1).next_power_of_two() as usize],
+            next,
+        }
+    }
+
+    fn slot(&self, x: u64) -> usize {
+        (x & (self.wheel.len() as u64 - 1)) as usize
+    }
+
+    /// Warp `w` after an event: its predicates `p` (its `haz_comp` is not read) and the cycle
+    /// its compute hazard lasts until (exclusive; at most the horizon ahead).
+    fn set(&mut self, w: usize, p: &WarpPreds, comp_until: u64) {
+        let bit = 1u128 << w;
+        let old = self.until[w];
+        if old >= self.next {
+            let i = self.slot(old);
+            self.wheel[i] &= !bit;
+        }
+        let pending = comp_until >= self.next;
+        if pending {
+            assert!(
+                comp_until - self.next < self.wheel.len() as u64,
+                "a compute hazard beyond the probe's horizon"
+            );
+            let i = self.slot(comp_until);
+            self.wheel[i] |= bit;
+        }
+        self.planes.set(
+            w,
+            &WarpPreds {
+                haz_comp: pending,
+                ..*p
+            },
+        );
+        self.until[w] = comp_until;
+    }
+
+    /// The planes of cycle `t` (cycles latch in order): the hazards ending by `t` expire.
+    fn latch(&mut self, t: u64) -> Planes {
+        let n = self.wheel.len() as u64;
+        for x in self.next..=t.min(self.next + n - 1) {
+            let i = self.slot(x);
+            self.planes.haz_comp &= !self.wheel[i];
+            self.wheel[i] = 0;
+        }
+        self.next = t + 1;
+        self.planes
+    }
+}
+
 /// The probe: the inspector, this cycle's predicates (the system writes them), and what is
 /// kept beside the counters.
 pub struct Stalls {
     gsi: Gsi,
-    warps: Vec<WarpPreds>,
+    planes: Planes,
+    /// This cycle's memory-structural blocks: (warps, their LSU reason), from [`Stalls::block`].
+    groups: [(u128, u8); GROUPS],
+    n_groups: usize,
     /// Each warp's head PC this cycle (a system's own key: kernel and PC packed).
     pcs: Vec<u64>,
     ldwb: Option<Writeback>,
     opts: StallOptions,
     t: u64,
-    fractional: [f64; 8],
+    /// The next cycle count at which a snapshot is taken (`u64::MAX`: none).
+    next_snapshot: u64,
+    /// GCStack's stack kept exactly: `split[n][c]` = warps of class c summed over the stall
+    /// cycles with n warps active; whole cycles (NO_STALL, IDLE) in `whole`.
+    split: Vec<[u64; 8]>,
+    whole: [u64; 8],
+    /// Stall cycles not yet added to `split`, all with the classes of `run_gen`: `run_per`
+    /// warps of each class.
+    run: u64,
+    run_gen: u64,
+    run_per: [u32; 8],
+    /// The predicates as structs, for a check or an audit.
+    scratch: Vec<WarpPreds>,
+    /// The predicates a model keeps at its events ([`Stalls::track_events`]).
+    tracked: Tracked,
     snapshots: Vec<Snapshot>,
     per_pc: HashMap<u64, [u64; 8]>,
     /// Final writebacks with blame beyond the one per cycle the inspector takes (spec §3.2 step
@@ -81,12 +177,25 @@ impl Stalls {
         gsi.keep_wcls(false);
         Stalls {
             gsi,
-            warps: vec![WarpPreds::default(); nw],
+            planes: Planes::default(),
+            groups: [(0, 0); GROUPS],
+            n_groups: 0,
             pcs: vec![0; nw],
             ldwb: None,
             opts,
             t: 0,
-            fractional: [0.0; 8],
+            next_snapshot: if opts.every == 0 {
+                u64::MAX
+            } else {
+                opts.every
+            },
+            split: vec![[0; 8]; nw + 1],
+            whole: [0; 8],
+            run: 0,
+            run_gen: 0,
+            run_per: [0; 8],
+            scratch: vec![WarpPreds::default(); nw],
+            tracked: Tracked::default(),
             snapshots: vec![],
             per_pc: HashMap::new(),
             collisions: 0,
@@ -102,14 +211,97 @@ impl Stalls {
         self
     }
 
-    /// This cycle's predicates, one per warp slot, to be written by the system.
-    pub fn warps_mut(&mut self) -> &mut [WarpPreds] {
-        &mut self.warps
+    /// Warp slots.
+    pub fn nw(&self) -> usize {
+        self.pcs.len()
+    }
+
+    /// This cycle's predicates, to be written by the system (a model keeping them at its
+    /// events writes only what changed; `ms_block` through [`Stalls::block`]).
+    pub fn planes_mut(&mut self) -> &mut Planes {
+        &mut self.planes
     }
 
     /// This cycle's predicates.
-    pub fn warps(&self) -> &[WarpPreds] {
-        &self.warps
+    pub fn planes(&self) -> &Planes {
+        &self.planes
+    }
+
+    /// Warps `mask` are blocked at the LSU this cycle for `reason` (spec §2.6); a warp keeps
+    /// the first reason given for it. At most four reasons a cycle.
+    pub fn block(&mut self, mask: u128, reason: u8) {
+        let fresh = mask & !self.planes.ms_block;
+        if fresh == 0 {
+            return;
+        }
+        assert!(
+            self.n_groups < GROUPS,
+            "at most {GROUPS} LSU reasons a cycle"
+        );
+        self.groups[self.n_groups] = (fresh, reason);
+        self.n_groups += 1;
+        self.planes.ms_block |= fresh;
+    }
+
+    /// Warp `w`'s LSU reason this cycle (0 unless blocked).
+    fn reason(&self, w: usize) -> u8 {
+        reason_in(&self.groups[..self.n_groups], w)
+    }
+
+    /// The model keeps the predicates at its events from cycle `next` on ([`Stalls::track`],
+    /// [`Stalls::latch`]): compute hazards last at most `horizon` cycles past the event.
+    pub fn track_events(&mut self, horizon: u64, next: u64) {
+        self.tracked = Tracked::new(self.nw(), horizon, next);
+    }
+
+    /// Warp `w` after one of the model's events: its predicates (`haz_comp` not read) and the
+    /// cycle before which its compute hazard holds.
+    pub fn track(&mut self, w: usize, p: &WarpPreds, comp_until: u64) {
+        self.tracked.set(w, p, comp_until);
+    }
+
+    /// This cycle's (`t`) predicates are the ones kept at the events (`ms_block` and
+    /// `fu_block` as the events left them, usually 0; blocks through [`Stalls::block`]).
+    pub fn latch(&mut self, t: u64) {
+        self.planes = self.tracked.latch(t);
+    }
+
+    /// Whether the planes are to be checked against the model's per-warp derivation.
+    pub fn audits(&self) -> bool {
+        self.opts.audit
+    }
+
+    /// An audit's finding: the model's planes `kept` differ from its derivation `derived` in
+    /// this cycle (the first difference is kept and fails [`Stalls::finish`]).
+    pub fn audit(&mut self, kept: &Planes, derived: &Planes) {
+        if self.error.is_some() {
+            return;
+        }
+        let named = |p: &Planes| {
+            [
+                ("active", p.active),
+                ("inst_avail", p.inst_avail),
+                ("sync_wait", p.sync_wait),
+                ("haz_load", p.haz_load),
+                ("haz_comp", p.haz_comp),
+                ("is_mem", p.is_mem),
+                ("ms_block", p.ms_block),
+                ("fu_block", p.fu_block),
+            ]
+        };
+        let diff = named(kept)
+            .into_iter()
+            .zip(named(derived))
+            .find(|(k, d)| k.1 != d.1);
+        if let Some(((name, k), (_, d))) = diff {
+            let w = (k ^ d).trailing_zeros();
+            self.error = Some(format!(
+                "stall probe audit, cycle {}: warp {w}'s {name} is {} as kept at the model's events, {} as derived from its state",
+                self.t,
+                k >> w & 1,
+                d >> w & 1
+            ));
+        }
     }
 
     /// Each warp's head PC this cycle (used only with [`StallOptions::per_pc`]).
@@ -147,7 +339,8 @@ impl Stalls {
         self.cycle(true, n_issued);
     }
 
-    /// A cycle, counted if `en` (an uncounted one only moves a flush, spec §4.3).
+    /// A cycle, counted if `en` (an uncounted one only moves a flush, spec §4.3). The blocks
+    /// of [`Stalls::block`] end with it.
     pub fn cycle(&mut self, en: bool, n_issued: u64) {
         let c = CycleIn {
             en,
@@ -155,45 +348,86 @@ impl Stalls {
             n_issued,
             ldwb: self.ldwb.take(),
         };
-        let o = self.gsi.evaluate(&self.warps, &c);
-        if let (Some(check), None) = (self.check.as_deref_mut(), &self.error) {
-            if let Err(e) = check.cycle(self.t, &self.warps, &c, &o, &self.gsi) {
-                self.error = Some(e);
-            }
+        let groups = &self.groups[..self.n_groups];
+        let reason = |w: usize| reason_in(groups, w);
+        let o = self.gsi.evaluate_planes(&self.planes, reason, &c);
+        if self.check.is_some() && self.error.is_none() {
+            self.run_check(&c, &o);
         }
         if en {
             self.fractional(o.cls);
+            if self.opts.per_pc {
+                self.charge_pc(&o);
+            }
         }
-        if en && self.opts.per_pc {
-            self.charge_pc(&o);
-        }
-        self.gsi.update(&self.warps, &c, &o);
+        self.gsi.update(&c, &o);
+        self.planes.ms_block = 0;
+        self.n_groups = 0;
         if !en {
             return;
         }
         self.issue_cycles += u64::from(n_issued != 0);
         self.t += 1;
-        if self.opts.every != 0 && self.t.is_multiple_of(self.opts.every) {
+        if self.t == self.next_snapshot {
+            self.next_snapshot += self.opts.every;
+            self.settle();
             self.snapshots.push(self.snapshot());
         }
     }
 
+    /// The check beside the model, on the predicates as structs.
+    fn run_check(&mut self, c: &CycleIn, o: &CycleOut) {
+        for w in 0..self.scratch.len() {
+            self.scratch[w] = self.planes.warp(w, self.reason(w));
+        }
+        if let Some(check) = self.check.as_deref_mut() {
+            if let Err(e) = check.cycle(self.t, &self.scratch, c, o, &self.gsi) {
+                self.error = Some(e);
+            }
+        }
+    }
+
     /// GCStack's rule (item 4): an issuing cycle is NO_STALL; otherwise the cycle is split
-    /// equally over the active warps' classes (IDLE when none is active).
+    /// equally over the active warps' classes (IDLE when none is active). Kept as integer
+    /// sums per number of active warps: exact, and no division per cycle; stall cycles with
+    /// the same classes are added up first.
     fn fractional(&mut self, cls: Class) {
         if cls == Class::NoStall || cls == Class::Idle {
-            self.fractional[cls as usize] += 1.0;
+            self.whole[cls as usize] += 1;
             return;
         }
-        // Active warps are never IDLE: the other masks split them.
-        let per = CLASSES.map(|c| match c {
-            Class::Idle => 0,
-            c => self.gsi.class_mask(c).count_ones(),
-        });
-        let n: u32 = per.iter().sum();
-        for (f, &m) in self.fractional.iter_mut().zip(&per) {
-            *f += f64::from(m) / f64::from(n);
+        if self.gsi.generation() != self.run_gen {
+            self.settle();
+            self.run_gen = self.gsi.generation();
+            // Active warps are never IDLE: the other classes split them.
+            self.run_per = self.gsi.class_counts();
+            self.run_per[Class::Idle as usize] = 0;
         }
+        self.run += 1;
+    }
+
+    /// Adds the stall cycles counted since the classes last changed to `split`.
+    fn settle(&mut self) {
+        if self.run == 0 {
+            return;
+        }
+        let per = self.run_per;
+        let n: u32 = per.iter().sum();
+        for (f, m) in self.split[n as usize].iter_mut().zip(per) {
+            *f += u64::from(m) * self.run;
+        }
+        self.run = 0;
+    }
+
+    /// The fractional stack so far (after [`Stalls::settle`]).
+    fn fractional_stack(&self) -> [f64; 8] {
+        let mut f = self.whole.map(|x| x as f64);
+        for (n, row) in self.split.iter().enumerate().skip(1) {
+            for (x, &m) in f.iter_mut().zip(row) {
+                *x += m as f64 / n as f64;
+            }
+        }
+        f
     }
 
     /// The cycle's class charged to the PC of the warp it came from: `md_sel` / `ms_sel` for
@@ -217,7 +451,7 @@ impl Stalls {
             top: CLASSES.map(|c| g.top(c)),
             md_sub: std::array::from_fn(|s| g.md_sub(s as u64)),
             ms_sub: std::array::from_fn(|r| g.ms_sub(r as u64)),
-            fractional: self.fractional,
+            fractional: self.fractional_stack(),
         }
     }
 
@@ -229,6 +463,7 @@ impl Stalls {
         if let Some(check) = self.check.as_deref_mut() {
             check.finish(&self.gsi)?;
         }
+        self.settle();
         let last = self.snapshot();
         let mut per_pc: Vec<(u64, [u64; 8])> = self.per_pc.into_iter().collect();
         per_pc.sort_unstable_by_key(|e| e.0);
@@ -331,4 +566,10 @@ impl std::fmt::Debug for ProbeSlot {
             if self.0.is_some() { "attached" } else { "none" }
         )
     }
+}
+
+/// Warp `w`'s reason among this cycle's blocks (0 if in none).
+fn reason_in(groups: &[(u128, u8)], w: usize) -> u8 {
+    let bit = 1u128 << w;
+    groups.iter().find(|g| g.0 & bit != 0).map_or(0, |g| g.1)
 }

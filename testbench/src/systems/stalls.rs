@@ -32,13 +32,16 @@ impl StallRequest {
         opts: StallOptions {
             every: 0,
             per_pc: false,
+            audit: false,
         },
     };
 }
 
-/// The probe for inspector `p` on `backend`: the model alone, or with the RTL in the loop.
+/// The probe for inspector `p` on `backend`: the model alone, or with the RTL in the loop
+/// (and then the predicates the model keeps at its events audited every cycle too).
 pub fn probe(p: &Params, req: &StallRequest, backend: Backend) -> Result<Stalls, String> {
-    let s = Stalls::new(p, req.opts);
+    let audit = backend != Backend::Model;
+    let s = Stalls::new(p, StallOptions { audit, ..req.opts });
     Ok(match backend {
         Backend::Model => s,
         b => s.with_check(Box::new(StallRtl::new(p, b)?)),

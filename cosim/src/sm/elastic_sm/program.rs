@@ -22,6 +22,9 @@ pub(super) struct Program {
     pub(super) inflight: Vec<usize>,
     pub(super) has_next: u64,
     pub(super) is_mem: u64,
+    /// Warps whose instruction in flight is a memory one (SMEM, GLD, GST): the stall probe's
+    /// load hazard (docs/stall-inspector.md §5.2).
+    pub(super) inflight_mem: u64,
     lanes: usize,
     latency: u64,
     /// Returns: (first cycle it may be presented, warp, sw).
@@ -47,7 +50,7 @@ impl Program {
         self.icnt.clear();
         // At most one instruction in flight per warp: ≤ W·S returns outstanding.
         self.icnt.reserve(w * p.pipe.subwarps as usize);
-        (self.has_next, self.is_mem) = (0, 0);
+        (self.has_next, self.is_mem, self.inflight_mem) = (0, 0, 0);
         for w in 0..w {
             self.update(w);
         }
@@ -79,6 +82,9 @@ impl Source for Program {
 
     fn decided(&mut self, w: usize) {
         self.inflight[w] = self.next[w];
+        let bit = 1u64 << w;
+        let mem = self.warps[w][self.next[w]].op.is_mem();
+        self.inflight_mem = self.inflight_mem & !bit | u64::from(mem) << w;
         self.next[w] += 1;
         self.update(w);
     }

@@ -18,7 +18,7 @@
 
 use super::program::SmCore;
 use super::record::SmEvents;
-use crate::blocks::stall_inspector::{reason, src, Params, WarpPreds, Writeback};
+use crate::blocks::stall_inspector::{reason, src, Params, Planes, WarpPreds, Writeback};
 use crate::sm::stalls::Stalls;
 use smrtl_hdl::blocks::elastic_pipeline::{Cause, Kind};
 use smrtl_hdl::BlockParams as _;
@@ -34,7 +34,7 @@ impl SmCore {
     /// Attaches the stall probe `s` (built for [`SmCore::stall_params`]); it stays across
     /// kernels.
     pub fn attach_stalls(&mut self, s: Stalls) {
-        assert_eq!(s.warps().len(), self.params().warps as usize);
+        assert_eq!(s.nw(), self.params().warps as usize);
         self.stalls.0 = Some(Box::new(s));
     }
 
@@ -48,25 +48,31 @@ impl SmCore {
         self.program.warps[w][self.program.inflight[w]].op
     }
 
-    /// Every warp's predicates from the start-of-cycle state (module doc), the blocks left for
-    /// [`SmCore::stall_step`]: the probe, taken out of its slot for the cycle, and `ready'`.
+    /// Every warp's predicates from the start-of-cycle state (module doc), as planes from the
+    /// core's own bit vectors, the blocks left for [`SmCore::stall_step`]: the probe, taken out
+    /// of its slot for the cycle, and `ready'`.
     pub(super) fn stall_preds(&mut self) -> Option<(Box<Stalls>, u64)> {
         let mut s = self.stalls.0.take()?;
         let (has_next, is_mem) = (self.program.has_next, self.program.is_mem);
         let (busy, current, ready_m) = self.core.sched_view(has_next, is_mem);
-        for (w, p) in s.warps_mut().iter_mut().enumerate() {
-            let bit = 1u64 << w;
-            let feeding = current.filter(|c| c.0 as usize == w);
-            let waiting = busy & bit != 0 && feeding.is_none();
-            let load = waiting && self.inflight_kind(w).is_mem();
-            *p = WarpPreds {
-                active: (has_next | busy) & bit != 0,
-                inst_avail: true,
-                haz_load: load,
-                haz_comp: waiting && !load,
-                is_mem: feeding.map_or(is_mem & bit != 0, |c| c.1.is_mem()),
-                ..WarpPreds::default()
-            };
+        // The warp being fed is not waiting on itself; its head is the instruction in feed.
+        let feed = current.map_or(0, |c| 1u64 << c.0);
+        let feed_mem = current.filter(|c| c.1.is_mem()).map_or(0, |_| feed);
+        let waiting = busy & !feed;
+        let load = waiting & self.program.inflight_mem;
+        let all = u64::MAX >> (64 - s.nw());
+        *s.planes_mut() = Planes {
+            active: u128::from(has_next | busy),
+            inst_avail: u128::from(all),
+            haz_load: u128::from(load),
+            haz_comp: u128::from(waiting & !load),
+            is_mem: u128::from(is_mem & !feed | feed_mem),
+            ..Planes::default()
+        };
+        if s.audits() {
+            let derived = self.derive(has_next, is_mem, busy, current);
+            let kept = *s.planes();
+            s.audit(&kept, &derived);
         }
         if s.wants_pcs() {
             for (w, pc) in s.pcs_mut().iter_mut().enumerate() {
@@ -82,6 +88,33 @@ impl SmCore {
         Some((s, ready_m))
     }
 
+    /// The predicates warp by warp, as the module doc states them (the audit's reference).
+    fn derive(
+        &self,
+        has_next: u64,
+        is_mem: u64,
+        busy: u64,
+        current: Option<(u32, Kind)>,
+    ) -> Planes {
+        let mut pl = Planes::default();
+        for w in 0..self.params().warps as usize {
+            let bit = 1u64 << w;
+            let feeding = current.filter(|c| c.0 as usize == w);
+            let waiting = busy & bit != 0 && feeding.is_none();
+            let load = waiting && self.inflight_kind(w).is_mem();
+            let p = WarpPreds {
+                active: (has_next | busy) & bit != 0,
+                inst_avail: true,
+                haz_load: load,
+                haz_comp: waiting && !load,
+                is_mem: feeding.map_or(is_mem & bit != 0, |c| c.1.is_mem()),
+                ..WarpPreds::default()
+            };
+            pl.set(w, &p);
+        }
+        pl
+    }
+
     /// After the cycle `ev`: the heads that could not enter, the writeback, the step.
     pub(super) fn stall_step(&mut self, probe: Option<(Box<Stalls>, u64)>, ev: &SmEvents) {
         let Some((mut s, ready_m)) = probe else {
@@ -89,23 +122,20 @@ impl SmCore {
         };
         let issued = ev.issue.is_some();
         if !issued {
-            let why = match ev.cause {
-                Cause::BankConflict => reason::BANK_CONFLICT,
-                _ => reason::OTHER,
-            } as u8;
-            for (w, p) in s.warps_mut().iter_mut().enumerate() {
-                let ready = p.active && !p.haz_load && !p.haz_comp;
-                if !ready {
-                    continue;
-                }
-                if ev.fe_hold {
-                    p.ms_block = p.is_mem;
-                    p.fu_block = !p.is_mem;
-                    p.ms_reason = if p.is_mem { why } else { 0 };
-                } else if ready_m & 1 << w == 0 && p.is_mem {
-                    p.ms_block = true;
-                    p.ms_reason = reason::BANK_CONFLICT as u8;
-                }
+            let pl = *s.planes();
+            let ready = pl.active & !pl.haz_load & !pl.haz_comp;
+            if ev.fe_hold {
+                let why = match ev.cause {
+                    Cause::BankConflict => reason::BANK_CONFLICT,
+                    _ => reason::OTHER,
+                } as u8;
+                s.block(ready & pl.is_mem, why);
+                s.planes_mut().fu_block = ready & !pl.is_mem;
+            } else {
+                s.block(
+                    ready & pl.is_mem & !u128::from(ready_m),
+                    reason::BANK_CONFLICT as u8,
+                );
             }
         }
         if let Some(w) = ev.warp_done {

@@ -194,6 +194,7 @@ impl MemPipeline {
             warp.ready_at = t + 1;
         }
         self.maybe_finish(w as usize, t);
+        self.stall_touch(w as usize);
     }
 
     /// Retires warp `w` if it issued its last instruction and nothing is outstanding; a TB
@@ -376,6 +377,7 @@ impl MemPipeline {
         self.counters[k].compute += 1;
         self.advance(s, w, t, false);
         self.maybe_finish(w, t);
+        self.stall_touch(w);
     }
 
     fn issue_mem(&mut self, s: usize, w: usize, t: u64) {
@@ -420,5 +422,6 @@ impl MemPipeline {
         self.ev.issue[k] = true;
         self.mem_reg = Some(m);
         self.advance(s, w, t, true);
+        self.stall_touch(w);
     }
 }

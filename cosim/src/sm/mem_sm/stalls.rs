@@ -22,8 +22,8 @@
 
 use super::l1d::Outcome;
 use super::params::SCHEDULERS;
-use super::{MemPipeline, NEVER};
-use crate::blocks::stall_inspector::{reason, Params, WarpPreds, Writeback};
+use super::{MemPipeline, Warp, NEVER};
+use crate::blocks::stall_inspector::{reason, Params, Planes, WarpPreds, Writeback};
 use crate::sm::stalls::Stalls;
 use smrtl_hdl::BlockParams as _;
 
@@ -36,13 +36,15 @@ impl MemPipeline {
             .map_err(|e| format!("the stall inspector cannot take this workload: {e}"))
     }
 
-    /// Attaches the stall probe `s` (built for [`MemPipeline::stall_params`]).
-    pub fn attach_stalls(&mut self, s: Stalls) {
-        assert_eq!(
-            s.warps().len(),
-            self.warps.len().max(1),
-            "one slot per warp"
-        );
+    /// Attaches the stall probe `s` (built for [`MemPipeline::stall_params`]): the predicates
+    /// are kept at the pipeline's events from now on (module doc).
+    pub fn attach_stalls(&mut self, mut s: Stalls) {
+        assert_eq!(s.nw(), self.warps.len().max(1), "one slot per warp");
+        s.track_events(u64::from(self.p.alu_lat), self.t);
+        for w in 0..self.warps.len() {
+            let (p, until) = track_of(&self.warps[w]);
+            s.track(w, &p, until);
+        }
         self.stalls = Some(Box::new(s));
     }
 
@@ -51,30 +53,25 @@ impl MemPipeline {
         self.stalls.take().map(|s| *s)
     }
 
-    /// Every warp's predicates from S(t) (module doc), before phase 1.
+    /// Warp `w` changed (launch, issue, completion, retirement): its predicates to the probe.
+    pub(super) fn stall_touch(&mut self, w: usize) {
+        if let Some(s) = self.stalls.as_deref_mut() {
+            let (p, until) = track_of(&self.warps[w]);
+            s.track(w, &p, until);
+        }
+    }
+
+    /// Every warp's predicates of S(t) (module doc), before phase 1: the ones kept at the
+    /// events (checked against [`MemPipeline::derive`] when the probe audits).
     pub(super) fn stall_preds(&mut self) {
         let Some(mut s) = self.stalls.take() else {
             return;
         };
         let t = self.t;
-        for (p, warp) in s.warps_mut().iter_mut().zip(&self.warps) {
-            *p = if warp.live {
-                let head = warp.pc < warp.len;
-                WarpPreds {
-                    active: true,
-                    inst_avail: true,
-                    haz_load: if head {
-                        warp.ready_at == NEVER
-                    } else {
-                        warp.outstanding > 0
-                    },
-                    haz_comp: head && warp.ready_at != NEVER && warp.ready_at > t,
-                    is_mem: head && warp.mem_next,
-                    ..WarpPreds::default()
-                }
-            } else {
-                WarpPreds::default()
-            };
+        s.latch(t);
+        if s.audits() {
+            let kept = *s.planes();
+            s.audit(&kept, &self.derive(t));
         }
         if s.wants_pcs() {
             for (pc, warp) in s.pcs_mut().iter_mut().zip(&self.warps) {
@@ -82,6 +79,22 @@ impl MemPipeline {
             }
         }
         self.stalls = Some(s);
+    }
+
+    /// Every warp's predicates in cycle `t` from its state, as the module doc states them.
+    fn derive(&self, t: u64) -> Planes {
+        let mut pl = Planes::default();
+        for (w, warp) in self.warps.iter().enumerate() {
+            let (p, until) = track_of(warp);
+            pl.set(
+                w,
+                &WarpPreds {
+                    haz_comp: until > t,
+                    ..p
+                },
+            );
+        }
+        pl
     }
 
     /// The completion of warp `w`'s memory instruction `seq` with data from `from`, before
@@ -117,13 +130,11 @@ impl MemPipeline {
         let winner = self
             .sched_view
             .iter()
-            .find_map(|v| v.issued.filter(|i| i.1).map(|i| usize::from(i.0)));
-        for (w, p) in s.warps_mut().iter_mut().enumerate() {
-            if p.is_mem && !p.haz_load && !p.haz_comp && winner != Some(w) {
-                p.ms_block = true;
-                p.ms_reason = why;
-            }
-        }
+            .find_map(|v| v.issued.filter(|i| i.1).map(|i| 1u128 << i.0))
+            .unwrap_or(0);
+        let pl = s.planes();
+        let blocked = pl.is_mem & !pl.haz_load & !pl.haz_comp & !winner;
+        s.block(blocked, why);
         let n: u64 = self.issued.iter().map(|&i| u64::from(i)).sum();
         s.step(n);
         self.stalls = Some(s);
@@ -138,4 +149,30 @@ impl MemPipeline {
             _ => reason::OTHER,
         }
     }
+}
+
+/// A warp's predicates as its last event left them (module doc), and the cycle before which its
+/// compute hazard holds (0: none).
+fn track_of(warp: &Warp) -> (WarpPreds, u64) {
+    if !warp.live {
+        return (WarpPreds::default(), 0);
+    }
+    let head = warp.pc < warp.len;
+    let p = WarpPreds {
+        active: true,
+        inst_avail: true,
+        haz_load: if head {
+            warp.ready_at == NEVER
+        } else {
+            warp.outstanding > 0
+        },
+        is_mem: head && warp.mem_next,
+        ..WarpPreds::default()
+    };
+    let until = if head && warp.ready_at != NEVER {
+        warp.ready_at
+    } else {
+        0
+    };
+    (p, until)
 }

@@ -132,6 +132,7 @@ impl MemPipeline {
                 rng: seed | 1,
             };
             self.warps[slot as usize].mem_next = self.is_mem(slot as usize, 0);
+            self.stall_touch(slot as usize);
             let s = slot as usize % SCHEDULERS;
             let order = &mut self.order[s];
             match self.p.sched {

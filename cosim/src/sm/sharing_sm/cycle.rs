@@ -99,6 +99,7 @@ impl<'k> SharingSm<'k> {
             idle_cycles: 0,
             busy_until: 0,
             stalls: Default::default(),
+            preds: Default::default(),
         })
     }
 
@@ -142,6 +143,7 @@ impl<'k> SharingSm<'k> {
                 global_dst: 0,
             };
             self.visits[w * self.branches..(w + 1) * self.branches].fill(0);
+            self.preds.touch(w);
             self.age_next += 1;
         }
         self.stats.tbs.push(TbLife {

@@ -147,6 +147,7 @@ impl SharingSm<'_> {
             }
             _ => pc + 1,
         };
+        self.preds.touch(w);
         let wp = &mut self.warps[w];
         if ins.op == Op::Bar {
             wp.at_bar = true;
@@ -184,7 +185,9 @@ impl SharingSm<'_> {
             let s32 = s as u32;
             self.slot_tb[s] = None;
             for i in 0..self.wpt {
-                self.warps[(s32 * self.wpt + i) as usize].valid = false;
+                let w = (s32 * self.wpt + i) as usize;
+                self.warps[w].valid = false;
+                self.preds.touch(w);
             }
             self.stats.tbs_completed += 1;
             self.stats.cycles = self.stats.cycles.max(self.stats.tbs[tb as usize].finish);
@@ -256,6 +259,7 @@ impl SharingSm<'_> {
             {
                 for w in warps {
                     self.warps[w].at_bar = false;
+                    self.preds.touch(w);
                 }
             }
         }

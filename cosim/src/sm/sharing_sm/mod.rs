@@ -107,4 +107,6 @@ pub struct SharingSm<'k> {
     busy_until: u64,
     /// The stall probe, when attached (docs/stall-inspector.md §5): it only observes.
     stalls: crate::sm::stalls::ProbeSlot,
+    /// The probe's predicates kept between the warps' events (`stalls.rs`).
+    preds: stalls::PredCache,
 }

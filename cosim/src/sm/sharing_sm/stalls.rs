@@ -20,7 +20,7 @@
 
 use super::{Phase, SharingSm};
 use crate::blocks::sharing_core::Outputs;
-use crate::blocks::stall_inspector::{src, Params, WarpPreds, Writeback};
+use crate::blocks::stall_inspector::{src, Params, Planes, WarpPreds, Writeback};
 use crate::sm::stalls::Stalls;
 use smrtl_hdl::BlockParams as _;
 
@@ -34,7 +34,12 @@ impl SharingSm<'_> {
 
     /// Attaches the stall probe `s` (built for [`SharingSm::stall_params`]).
     pub fn attach_stalls(&mut self, s: Stalls) {
-        assert_eq!(s.warps().len(), self.warps.len(), "one slot per warp");
+        assert_eq!(s.nw(), self.warps.len(), "one slot per warp");
+        self.preds = PredCache {
+            touched: u128::MAX,
+            base: Planes::default(),
+            until: vec![0; self.warps.len()],
+        };
         self.stalls.0 = Some(Box::new(s));
     }
 
@@ -43,28 +48,25 @@ impl SharingSm<'_> {
         self.stalls.0.take().map(|s| *s)
     }
 
-    /// Kernel cycle `c` with the core's picks `o`: every warp's predicates, the writeback and
-    /// the probe's step.
+    /// Kernel cycle `c` with the core's picks `o`: every warp's predicates (those of warps
+    /// changed or due recomputed, module doc), the writebacks and the probe's step.
     pub(super) fn stall_cycle(&mut self, c: u64, o: &Outputs) {
         let Some(mut s) = self.stalls.0.take() else {
             return;
         };
         debug_assert!(matches!(self.phase, Phase::Run(_)));
-        let ns = self.p.shape.nsched as usize;
-        let mut nacked = 0u64;
-        for q in 0..ns {
-            if o.iss_valid[q] && !o.issued[q] {
-                nacked |= 1 << q;
-            }
+        let mut due = std::mem::take(&mut self.preds.touched);
+        for (w, &u) in self.preds.until.iter().enumerate() {
+            due |= u128::from(u <= c) << w;
         }
-        for w in 0..self.warps.len() {
-            let (p, last) = self.preds(w, c);
-            let nack = nacked >> (w % ns) & 1 == 1;
-            let ready = p.active && p.inst_avail && !p.sync_wait && !p.haz_load && !p.haz_comp;
-            s.warps_mut()[w] = WarpPreds {
-                sync_wait: p.sync_wait || nack && ready,
-                ..p
-            };
+        due &= u128::MAX >> (128 - self.warps.len());
+        while due != 0 {
+            let w = due.trailing_zeros() as usize;
+            due &= due - 1;
+            let (p, last, until) = self.preds(w, c);
+            self.preds.base.set(w, &p);
+            self.preds.until[w] = until;
+            // `last` holds only in the cycle computed: `until` brings it back then.
             if let Some(from) = last {
                 s.writeback(Writeback {
                     warp: w,
@@ -73,6 +75,23 @@ impl SharingSm<'_> {
                 });
             }
         }
+        let base = self.preds.base;
+        if s.audits() {
+            let derived = self.derive(c);
+            s.audit(&base, &derived);
+        }
+        // A NACKed pick costs its scheduler the cycle (module doc).
+        let ns = self.p.shape.nsched as usize;
+        let mut nacked_warps = 0u128;
+        for q in (0..ns).filter(|&q| o.iss_valid[q] && !o.issued[q]) {
+            nacked_warps |= self.preds.sched_mask(q, ns, self.warps.len());
+        }
+        let ready =
+            base.active & base.inst_avail & !base.sync_wait & !base.haz_load & !base.haz_comp;
+        *s.planes_mut() = Planes {
+            sync_wait: base.sync_wait | nacked_warps & ready,
+            ..base
+        };
         if s.wants_pcs() {
             for (w, pc) in s.pcs_mut().iter_mut().enumerate() {
                 let wp = &self.warps[w];
@@ -84,29 +103,43 @@ impl SharingSm<'_> {
         self.stalls.0 = Some(s);
     }
 
-    /// Warp `w`'s predicates in kernel cycle `c` (without the NACK), and the source of its
-    /// final writeback if its last pending load register is ready at the next edge.
-    fn preds(&self, w: usize, c: u64) -> (WarpPreds, Option<u64>) {
+    /// Every warp's predicates in kernel cycle `c` (without the NACK), recomputed (the
+    /// audit's reference).
+    fn derive(&self, c: u64) -> Planes {
+        let mut pl = Planes::default();
+        for w in 0..self.warps.len() {
+            pl.set(w, &self.preds(w, c).0);
+        }
+        pl
+    }
+
+    /// Warp `w`'s predicates in kernel cycle `c` (without the NACK), the source of its final
+    /// writeback if its last pending load register is ready at the next edge, and the first
+    /// cycle after `c` at which either can change without an event of the warp.
+    fn preds(&self, w: usize, c: u64) -> (WarpPreds, Option<u64>, u64) {
         let wp = &self.warps[w];
-        if !wp.valid || wp.live == 0 || c < wp.start {
-            return (WarpPreds::default(), None);
+        if !wp.valid || wp.live == 0 {
+            return (WarpPreds::default(), None, u64::MAX);
+        }
+        if c < wp.start {
+            return (WarpPreds::default(), None, wp.start);
         }
         let Some(ins) = self.k.stream(wp.index as usize).get(wp.pc as usize) else {
-            return (
-                WarpPreds {
-                    active: true,
-                    ..WarpPreds::default()
-                },
-                None,
-            );
+            let p = WarpPreds {
+                active: true,
+                ..WarpPreds::default()
+            };
+            return (p, None, u64::MAX);
         };
         let (mut load_last, mut load_src, mut comp) = (0u64, None, false);
+        let mut until = u64::MAX;
         let srcs = ins.src_mask();
         for r in (0..32).filter(|r| srcs >> r & 1 == 1) {
             let at = wp.ready_at[r as usize];
             if at <= c {
                 continue;
             }
+            until = until.min(at);
             let bit = 1u32 << r;
             let from = if wp.shared_dst & bit != 0 {
                 Some(src::LOCAL_SPM)
@@ -121,6 +154,10 @@ impl SharingSm<'_> {
                 None => comp = true,
             }
         }
+        // The writeback cycle, one before the last load register is ready.
+        if load_last > c + 1 {
+            until = until.min(load_last - 1);
+        }
         let p = WarpPreds {
             active: true,
             inst_avail: true,
@@ -131,6 +168,30 @@ impl SharingSm<'_> {
             ..WarpPreds::default()
         };
         let last = (load_last == c + 1).then_some(load_src).flatten();
-        (p, last)
+        (p, last, until)
+    }
+}
+
+/// The predicates of the warps as last computed (docs/stall-inspector.md §7.5): a warp's are
+/// recomputed only after an event of it (`touch`) or when time alone changes them (`until`),
+/// so a cycle does not rescan the registers of every warp.
+#[derive(Clone, Debug, Default)]
+pub(super) struct PredCache {
+    /// Warps changed since the last probe step.
+    touched: u128,
+    base: Planes,
+    /// Recompute warp w's in cycle `until[w]`.
+    until: Vec<u64>,
+}
+
+impl PredCache {
+    /// Warp `w` changed (launch, issue, barrier, retirement).
+    pub(super) fn touch(&mut self, w: usize) {
+        self.touched |= 1 << w;
+    }
+
+    /// The warps of scheduler `q` of `ns` among `nw` (warp w goes to scheduler w mod ns).
+    fn sched_mask(&self, q: usize, ns: usize, nw: usize) -> u128 {
+        (q..nw).step_by(ns).fold(0, |m, w| m | 1 << w)
     }
 }
