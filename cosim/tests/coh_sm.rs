@@ -472,3 +472,51 @@ fn runs_are_deterministic_and_feed_the_inspector_consistently() {
         }
     }
 }
+
+#[test]
+fn lines_of_one_load_in_one_l1_bank_serialise_as_bank_conflict() {
+    let p = params(1, Protocol::Gpu);
+    let same_bank = Pat {
+        base: 0,
+        stride: 8 * LINE,
+        lanes: 4,
+    };
+    let prog = vec![Op::Ld {
+        dst: 0,
+        at: same_bank,
+    }];
+    let (sys, trace) = run(&p, vec![vec![prog]]);
+    assert_eq!(sys.stats(0).lsu_stuck[reason::BANK_CONFLICT as usize], 3);
+    assert_eq!(
+        sources(&trace, 0, 0),
+        [src::MAIN_MEM],
+        "one register, tagged by its last part"
+    );
+}
+
+#[test]
+fn barrier_holds_warps_as_sync_until_all_arrive() {
+    let p = params(1, Protocol::Gpu);
+    let early = vec![Op::Barrier, use_reg(0)];
+    let late = vec![delay(1, 20), use_reg(1), Op::Barrier];
+    let (_, trace) = run(&p, vec![vec![early, late]]);
+    let sync = trace.iter().filter(|c| c[0].warps[0].sync_wait).count();
+    assert!((18..=22).contains(&sync), "{sync}");
+}
+
+#[test]
+fn kernel_end_flushes_the_store_buffer() {
+    let p = params(1, Protocol::Denovo);
+    let prog = vec![Op::St {
+        src: NONE,
+        at: Pat::one(3 * LINE),
+    }];
+    let (sys, trace) = run(&p, vec![vec![prog]]);
+    assert!(
+        trace.len() as u64 >= p.l2_latency(0),
+        "{} cycles",
+        trace.len()
+    );
+    assert_eq!(sys.owner(3), Some(0), "registered at kernel end");
+    assert_eq!(sys.occupancy(0), (1, 0));
+}

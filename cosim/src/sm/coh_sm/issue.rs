@@ -71,7 +71,7 @@ impl Sm {
                 && !v.sync_wait
                 && !v.haz_load
                 && !v.haz_comp
-                && !(v.is_mem && v.ms_block)
+                && (!v.is_mem || !v.ms_block)
                 && !v.fu_block
         };
         let pick = (1..=nw)

@@ -66,11 +66,8 @@ impl Sm {
                 }
             }
             Op::StashMap { spm, global, bytes } => {
-                if self.spm.map(spm, global, bytes) {
-                    reason::NONE
-                } else {
-                    reason::OTHER
-                }
+                self.spm.map(spm, global, bytes);
+                reason::NONE
             }
             Op::Dma {
                 spm,

@@ -5,7 +5,7 @@
 
 use super::l2::{Kind, Served, L2};
 use super::owned::Owned;
-use super::params::CohParams;
+use super::params::{CohParams, LANES};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
@@ -53,7 +53,10 @@ pub struct Net {
 impl Net {
     pub fn new(p: &CohParams) -> Net {
         let n = p.sms as usize;
-        let cap = n * (p.mshrs + p.sb_entries + p.warps * 2) as usize;
+        // In flight per SM at most: one response per MSHR entry and store-buffer entry, an
+        // atomic per lane of every warp, a hit per lane for `hit_lat` cycles.
+        let lanes = LANES as u32;
+        let cap = n * (p.mshrs + p.sb_entries + (p.warps + p.hit_lat) * lanes) as usize;
         Net {
             p: p.clone(),
             l2: L2::new(p),

@@ -126,7 +126,7 @@ impl Sm {
             done: false,
             view: SmView {
                 warps: vec![WarpView::default(); nw],
-                wbs: Vec::with_capacity(4 * nw),
+                wbs: Vec::with_capacity(nw * REGS),
                 issued: 0,
             },
             stats: SmStats::default(),

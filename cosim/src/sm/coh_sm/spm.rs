@@ -103,19 +103,24 @@ impl Spm {
             .any(|r| r.live && lo < r.spm + r.bytes && r.spm < hi)
     }
 
-    /// Adds a stash map (refused when the table is full); the chunks it covers become invalid.
-    pub fn map(&mut self, spm: u64, global: u64, bytes: u64) -> bool {
-        if self.n_maps == MAX_MAPS {
-            return false;
+    /// Adds a stash map: it replaces a map of the same stash offset, else the oldest one when
+    /// the table is full [D]; the chunks it covers become invalid.
+    pub fn map(&mut self, spm: u64, global: u64, bytes: u64) {
+        let m = Map { spm, global, bytes };
+        if let Some(i) = self.maps[..self.n_maps].iter().position(|x| x.spm == spm) {
+            self.maps[i] = m;
+        } else if self.n_maps == MAX_MAPS {
+            self.maps.copy_within(1.., 0);
+            self.maps[MAX_MAPS - 1] = m;
+        } else {
+            self.maps[self.n_maps] = m;
+            self.n_maps += 1;
         }
-        self.maps[self.n_maps] = Map { spm, global, bytes };
-        self.n_maps += 1;
         let first = (spm / LINE_BYTES) as usize;
         let last = (spm + bytes).div_ceil(LINE_BYTES) as usize;
         for c in first..last.min(self.chunk.len()) {
             self.chunk[c] = Chunk::Invalid;
         }
-        true
     }
 
     /// The global line stash chunk `c` mirrors, if mapped (the latest map wins).
