@@ -2,7 +2,7 @@
 //! §2.5 tagging and §2.6 blocking rules on small per-warp programs, one per sub-class, and the
 //! stall inspector fed from the views (I1, I5, status 0).
 
-use smrtl_cosim::blocks::stall_inspector::{Class, Gsi, Params, WarpPreds};
+use smrtl_cosim::blocks::stall_inspector::{Class, Gsi, Params};
 use smrtl_cosim::sm::coh_sm::params::{CohParams, Protocol};
 use smrtl_cosim::sm::coh_sm::prog::{Op, Pat, NONE};
 use smrtl_cosim::sm::coh_sm::view::{reason, src, SmView};
@@ -134,13 +134,32 @@ fn remote_read(protocol: Protocol) -> (CohSystem, Vec<Vec<SmView>>) {
     run(&p, vec![vec![reader], vec![writer]])
 }
 
+/// The inspector's md_sub of SM `s` over a run.
+fn md_sub(p: &CohParams, trace: &[Vec<SmView>], s: usize) -> [u64; 8] {
+    let mut gsi = Gsi::new(&Params {
+        nw: p.warps,
+        ..Params::default()
+    });
+    let mut feed = probe::Feed::new(p.warps as usize);
+    for c in trace {
+        feed.step(&mut gsi, &c[s]);
+    }
+    std::array::from_fn(|k| gsi.md_sub(k as u64))
+}
+
 #[test]
 fn denovo_load_of_a_line_owned_elsewhere_is_remote_l1_and_l2_under_gpu() {
     let (sys, trace) = remote_read(Protocol::Denovo);
     assert_eq!(sources(&trace, 0, 0), [src::REMOTE_L1]);
+    let md = md_sub(sys.params(), &trace, 0);
+    assert!(md[src::REMOTE_L1 as usize] >= 35, "{md:?}");
+    assert_eq!(md.iter().sum::<u64>(), md[src::REMOTE_L1 as usize]);
     assert_eq!(sys.owner(5), Some(1), "the reader does not take ownership");
     let (sys, trace) = remote_read(Protocol::Gpu);
     assert_eq!(sources(&trace, 0, 0), [src::L2]);
+    let md = md_sub(sys.params(), &trace, 0);
+    assert_eq!(md[src::REMOTE_L1 as usize], 0, "{md:?}");
+    assert!(md[src::L2 as usize] >= 29, "{md:?}");
     for s in 0..2 {
         assert_eq!(sys.stats(s).served[src::REMOTE_L1 as usize], 0, "I6");
     }
@@ -453,10 +472,9 @@ fn runs_are_deterministic_and_feed_the_inspector_consistently() {
         };
         for s in 0..4 {
             let mut gsi = Gsi::new(&ip);
-            let mut preds = vec![WarpPreds::default(); p.warps as usize];
+            let mut feed = probe::Feed::new(p.warps as usize);
             for c in &a {
-                let ci = probe::cycle(&c[s], &mut preds);
-                gsi.step(&preds, &ci);
+                feed.step(&mut gsi, &c[s]);
             }
             assert_eq!(gsi.status(), 0, "{protocol:?} SM {s}: status");
             let total: u64 = Class::ALL.iter().map(|&c| gsi.top(c)).sum();

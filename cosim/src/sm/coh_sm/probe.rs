@@ -2,7 +2,7 @@
 //! §10.5): a cycle's [`SmView`] as the inspector's per-warp predicates and writebacks.
 
 use super::view::{SmView, WarpView, Wb};
-use crate::blocks::stall_inspector::{CycleIn, WarpPreds, Writeback};
+use crate::blocks::stall_inspector::{CycleIn, CycleOut, Gsi, WarpPreds, Writeback};
 
 /// A warp's view as the inspector's predicates.
 pub fn preds(v: &WarpView) -> WarpPreds {
@@ -45,5 +45,25 @@ pub fn cycle(v: &SmView, out: &mut [WarpPreds]) -> CycleIn {
         clear: false,
         n_issued: u64::from(v.issued),
         ldwb,
+    }
+}
+
+/// Steps an inspector model with one SM's cycles (the tests' I1–I6 checks).
+pub struct Feed {
+    preds: Vec<WarpPreds>,
+}
+
+impl Feed {
+    /// For `nw` warp slots.
+    pub fn new(nw: usize) -> Feed {
+        Feed {
+            preds: vec![WarpPreds::default(); nw],
+        }
+    }
+
+    /// One cycle of `v` into `gsi`.
+    pub fn step(&mut self, gsi: &mut Gsi, v: &SmView) -> CycleOut {
+        let c = cycle(v, &mut self.preds);
+        gsi.step(&self.preds, &c)
     }
 }
