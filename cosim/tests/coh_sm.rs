@@ -538,3 +538,144 @@ fn kernel_end_flushes_the_store_buffer() {
     assert_eq!(sys.owner(3), Some(0), "registered at kernel end");
     assert_eq!(sys.occupancy(0), (1, 0));
 }
+
+#[test]
+fn denovo_registration_of_a_line_owned_elsewhere_moves_ownership() {
+    let x = 12 * LINE;
+    let write = |wait: u8| {
+        vec![
+            delay(1, wait),
+            Op::St {
+                src: 1,
+                at: Pat::one(x),
+            },
+            Op::Release,
+        ]
+    };
+    let p = params(2, Protocol::Denovo);
+    let (sys, trace) = run(&p, vec![vec![write(1)], vec![write(150)]]);
+    assert_eq!(sys.owner(12), Some(1));
+    assert_eq!(sys.occupancy(0).0, 0, "SM 0 lost the line");
+    assert_eq!(sys.occupancy(1).0, 1);
+    // SM 1's release waits for the forwarded registration (remote latency).
+    let sync1 = trace.iter().filter(|c| c[1].warps[0].sync_wait).count() as u64;
+    assert!(sync1 >= p.remote_lat as u64, "{sync1}");
+}
+
+#[test]
+fn a_load_needs_a_destination() {
+    let p = params(1, Protocol::Gpu);
+    let bad = vec![Op::Ld {
+        dst: NONE,
+        at: Pat::one(0),
+    }];
+    let err = CohSystem::new(&p, vec![vec![bad]]).err().expect("refused");
+    assert!(err.contains("destination"), "{err}");
+}
+
+/// xorshift64*.
+fn rand(s: &mut u64) -> u64 {
+    *s ^= *s >> 12;
+    *s ^= *s << 25;
+    *s ^= *s >> 27;
+    s.wrapping_mul(0x2545_f491_4f6c_dd1d)
+}
+
+/// A random program of `n` operations over a small address space (so lines are shared).
+fn random_prog(s: &mut u64, n: usize) -> Vec<Op> {
+    (0..n)
+        .map(|_| {
+            let r = (rand(s) % 8) as u8;
+            let line = rand(s) % 48;
+            let at = Pat {
+                base: line * LINE + rand(s) % 4 * 4,
+                stride: [0, 4, 8, 64, 128][(rand(s) % 5) as usize],
+                lanes: 1 + (rand(s) % 32) as u8,
+            };
+            let sp = Pat {
+                base: rand(s) % 64 * 128,
+                ..at
+            };
+            match rand(s) % 14 {
+                0 | 1 => Op::Ld { dst: r, at },
+                2 => Op::St { src: r, at },
+                3 => Op::Atom {
+                    dst: r,
+                    src: NONE,
+                    at,
+                },
+                4 => Op::Acquire,
+                5 => Op::Release,
+                6 => Op::SpLd { dst: r, at: sp },
+                7 => Op::SpSt { src: r, at: sp },
+                8 => Op::StashMap {
+                    spm: rand(s) % 8 * 1024,
+                    global: (1 << 20) + rand(s) % 8 * 1024,
+                    bytes: 1024,
+                },
+                9 => Op::StashLd { dst: r, at: sp },
+                10 => Op::StashSt { src: r, at: sp },
+                11 => Op::Dma {
+                    spm: rand(s) % 8 * 1024,
+                    global: rand(s) % 64 * LINE,
+                    bytes: 128 * (1 + rand(s) % 8),
+                    to_spm: rand(s).is_multiple_of(2),
+                },
+                _ => Op::Comp {
+                    dst: r,
+                    a: (rand(s) % 8) as u8,
+                    b: NONE,
+                    lat: 1 + (rand(s) % 8) as u8,
+                    ii: 1 + (rand(s) % 2) as u8,
+                },
+            }
+        })
+        .collect()
+}
+
+#[test]
+fn random_programs_finish_and_keep_the_inspector_invariants() {
+    let mut seed = 0x5eed_u64;
+    let mut collisions = 0;
+    let cases = std::env::var("COH_FUZZ_CASES").map_or(24, |v| v.parse().unwrap_or(24));
+    for case in 0..cases {
+        let protocol = if case % 2 == 0 {
+            Protocol::Gpu
+        } else {
+            Protocol::Denovo
+        };
+        let sms = 1 + case % 3;
+        let p = CohParams {
+            mshrs: [4, 32][case as usize % 2],
+            sb_entries: [2, 32][case as usize / 2 % 2],
+            ..params(sms, protocol)
+        };
+        let progs: Vec<Vec<Vec<Op>>> = (0..sms)
+            .map(|_| (0..4).map(|_| random_prog(&mut seed, 40)).collect())
+            .collect();
+        let (sys, trace) = run(&p, progs);
+        for s in 0..sms as usize {
+            let mut gsi = Gsi::new(&Params {
+                nw: p.warps,
+                ..Params::default()
+            });
+            let mut feed = probe::Feed::new(p.warps as usize);
+            for c in &trace {
+                feed.step(&mut gsi, &c[s]);
+            }
+            assert_eq!(gsi.status(), 0, "case {case} SM {s}");
+            assert_eq!(gsi.top(Class::NoStall), sys.stats(s).issued, "case {case}");
+            let md: u64 = (0..8).map(|k| gsi.md_sub(k)).sum();
+            let left: u64 = gsi.blame().iter().sum();
+            assert_eq!(md + left, gsi.top(Class::MemData), "case {case}: I5");
+            if feed.collisions == 0 {
+                assert_eq!(left, 0, "case {case}: blame left without a collision");
+            }
+            collisions += feed.collisions;
+            if protocol == Protocol::Gpu {
+                assert_eq!(gsi.md_sub(3), 0, "case {case}: I6");
+            }
+        }
+    }
+    eprintln!("{collisions} final writebacks with blame beyond one per cycle");
+}

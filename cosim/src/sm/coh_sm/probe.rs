@@ -2,7 +2,7 @@
 //! §10.5): a cycle's [`SmView`] as the inspector's per-warp predicates and writebacks.
 
 use super::view::{SmView, WarpView, Wb};
-use crate::blocks::stall_inspector::{CycleIn, CycleOut, Gsi, WarpPreds, Writeback};
+use crate::blocks::stall_inspector::{Class, CycleIn, CycleOut, Gsi, WarpPreds, Writeback};
 
 /// A warp's view as the inspector's predicates.
 pub fn preds(v: &WarpView) -> WarpPreds {
@@ -48,9 +48,14 @@ pub fn cycle(v: &SmView, out: &mut [WarpPreds]) -> CycleIn {
     }
 }
 
-/// Steps an inspector model with one SM's cycles (the tests' I1–I6 checks).
+/// Steps an inspector model with one SM's cycles (the tests' I1–I6 checks). Of several final
+/// writebacks in a cycle it passes the one whose warp carries the most blame, as the §7 probe
+/// does, and counts the others that carried blame (their blame waits for the warp's next
+/// final writeback).
 pub struct Feed {
     preds: Vec<WarpPreds>,
+    /// Final writebacks with blame left out (one writeback per cycle, spec §3.2 step 3).
+    pub collisions: u64,
 }
 
 impl Feed {
@@ -58,12 +63,35 @@ impl Feed {
     pub fn new(nw: usize) -> Feed {
         Feed {
             preds: vec![WarpPreds::default(); nw],
+            collisions: 0,
         }
     }
 
     /// One cycle of `v` into `gsi`.
     pub fn step(&mut self, gsi: &mut Gsi, v: &SmView) -> CycleOut {
-        let c = cycle(v, &mut self.preds);
-        gsi.step(&self.preds, &c)
+        let mut c = cycle(v, &mut self.preds);
+        // The blame a flush would move: the warp's blame plus this cycle's MEM_DATA charge.
+        c.ldwb = None;
+        let o = gsi.evaluate(&self.preds, &c);
+        let amt = |w: &Wb| {
+            let charged = o.cls == Class::MemData && o.md_sel == w.warp;
+            gsi.blame().get(w.warp).copied().unwrap_or(0) + u64::from(charged)
+        };
+        let best = v
+            .wbs
+            .iter()
+            .filter(|w| w.is_final)
+            .fold(None::<&Wb>, |b, w| match b {
+                Some(b) if amt(b) >= amt(w) => Some(b),
+                _ => Some(w),
+            });
+        if let Some(b) = best {
+            c.ldwb = Some(writeback(b));
+            let left = v.wbs.iter().filter(|w| w.is_final && !std::ptr::eq(*w, b));
+            self.collisions += left.filter(|w| amt(w) > 0).count() as u64;
+        }
+        let o = gsi.evaluate(&self.preds, &c);
+        gsi.update(&self.preds, &c, &o);
+        o
     }
 }

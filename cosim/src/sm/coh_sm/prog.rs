@@ -169,6 +169,15 @@ pub fn check(ops: &[Op]) -> Result<(), String> {
         if op.regs().iter().any(|&r| r != NONE && r as usize >= REGS) {
             return Err(format!("op {pc}: registers are 0..{REGS}"));
         }
+        let writes = matches!(
+            op,
+            Op::Comp { .. } | Op::Ld { .. } | Op::SpLd { .. } | Op::StashLd { .. }
+        );
+        if writes && op.regs()[0] == NONE {
+            return Err(format!(
+                "op {pc}: a compute or load needs a destination register"
+            ));
+        }
         let pat = match op {
             Op::Ld { at, .. }
             | Op::St { at, .. }
