@@ -121,27 +121,56 @@ fn a_cycle_allocates_nothing() {
     }
 }
 
-/// The rate of the model alone on 15 SMs × 48 warps (docs/stall-inspector.md §10.6):
+/// The rate of the model alone and with an inspector model fed from every SM's views on 15
+/// SMs × 48 warps (docs/stall-inspector.md §10.6):
 /// `cargo test --release -p smrtl-cosim --test coh_sm_alloc -- --ignored --nocapture`.
 #[test]
 #[ignore]
 fn rate_on_fifteen_sms() {
+    use smrtl_cosim::blocks::stall_inspector::{Gsi, Params};
+    use smrtl_cosim::sm::coh_sm::probe::Feed;
     for protocol in [Protocol::Gpu, Protocol::Denovo] {
         let p = CohParams {
             protocol,
             ..CohParams::default()
         };
-        let progs = (0..15)
-            .map(|s| (0..48).map(|w| prog(s, w % 8 + 8 * (w / 8))).collect())
-            .collect();
-        let mut sys = CohSystem::new(&p, progs).expect("valid");
-        let t0 = std::time::Instant::now();
-        let cycles = sys.run(10_000_000).expect("finishes");
-        let secs = t0.elapsed().as_secs_f64();
-        let st = sys.stats(0);
+        let progs = || {
+            (0..15)
+                .map(|s| (0..48).map(|w| prog(s, w)).collect())
+                .collect()
+        };
+        let best = |with_gsi: bool| {
+            (0..3)
+                .map(|_| {
+                    let mut sys = CohSystem::new(&p, progs()).expect("valid");
+                    let ip = Params {
+                        nw: p.warps,
+                        ..Params::default()
+                    };
+                    let mut gsi: Vec<Gsi> = (0..15).map(|_| Gsi::new(&ip)).collect();
+                    let mut feed: Vec<Feed> = (0..15).map(|_| Feed::new(48)).collect();
+                    let t0 = std::time::Instant::now();
+                    let cycles = sys
+                        .run_with(10_000_000, |s| {
+                            if with_gsi {
+                                for i in 0..15 {
+                                    feed[i].step(&mut gsi[i], s.view(i));
+                                }
+                            }
+                        })
+                        .expect("finishes");
+                    (t0.elapsed().as_secs_f64(), cycles, sys.stats(0).clone())
+                })
+                .min_by(|a, b| a.0.total_cmp(&b.0))
+                .expect("three runs")
+        };
+        let (alone, cycles, st) = best(false);
+        let (with, _, _) = best(true);
         eprintln!(
-            "{protocol:?}: {cycles} cycles, {:.2} M SM-cycles/s; SM 0 issued {}, served {:?}, LSU stuck {:?}",
-            15.0 * cycles as f64 / secs / 1e6,
+            "{protocol:?}: {cycles} cycles; model {:.2} M SM-cycles/s, with the inspector {:.2} (x{:.2}); SM 0 issued {}, served {:?}, LSU stuck {:?}",
+            15.0 * cycles as f64 / alone / 1e6,
+            15.0 * cycles as f64 / with / 1e6,
+            with / alone,
             st.issued,
             st.served,
             st.lsu_stuck

@@ -150,4 +150,15 @@ mod tests {
         assert_eq!(p.remote_latency(5, 5, 5), 35);
         assert_eq!(CohParams::hops(0, 15), 6);
     }
+
+    #[test]
+    fn params_parse_by_name_and_name_the_bad_one() {
+        let p = CohParams::resolve_pairs(None, &[("protocol", "denovo"), ("mshrs", "256")])
+            .expect("valid");
+        assert_eq!((p.protocol, p.mshrs, p.sms), (Protocol::Denovo, 256, 15));
+        let e = CohParams::resolve_pairs(None, &[("sms", "17")]).expect_err("17 SMs");
+        assert!(e.to_string().contains("sms"), "{e}");
+        let p = CohParams::resolve_pairs(Some("implicit"), &[]).expect("preset");
+        assert_eq!((p.protocol, p.sms), (Protocol::Denovo, 1));
+    }
 }

@@ -70,6 +70,9 @@ impl Feed {
     /// One cycle of `v` into `gsi`.
     pub fn step(&mut self, gsi: &mut Gsi, v: &SmView) -> CycleOut {
         let mut c = cycle(v, &mut self.preds);
+        if v.wbs.iter().filter(|w| w.is_final).count() <= 1 {
+            return gsi.step(&self.preds, &c);
+        }
         // The blame a flush would move: the warp's blame plus this cycle's MEM_DATA charge.
         c.ldwb = None;
         let o = gsi.evaluate(&self.preds, &c);
