@@ -167,7 +167,8 @@ fn rate_on_fifteen_sms() {
         let (alone, cycles, st) = best(false);
         let (with, _, _) = best(true);
         eprintln!(
-            "{protocol:?}: {cycles} cycles; model {:.2} M SM-cycles/s, with the inspector {:.2} (x{:.2}); SM 0 issued {}, served {:?}, LSU stuck {:?}",
+            "{protocol:?}: {cycles} cycles; model {:.2} M SM-cycles/s, with the inspector \
+             {:.2} (x{:.2}); SM 0 issued {}, served {:?}, LSU stuck {:?}",
             15.0 * cycles as f64 / alone / 1e6,
             15.0 * cycles as f64 / with / 1e6,
             with / alone,

@@ -1,7 +1,8 @@
 //! The shared L2 (docs/stall-inspector.md §10.3; spec §6): 16 banks, one per node of the 4×4
 //! mesh (line `l` in bank `l mod 16`), set-associative with LRU, the DeNovo owner of each line,
 //! one request accepted per bank per cycle. It answers with the time the data reaches the
-//! requester and the §2.5 source of whoever supplied it. Memory has no bandwidth limit [D].
+//! requester and the §2.5 source of whoever supplied it. Memory has no bandwidth limit
+//! (project decision).
 
 use super::params::{CohParams, L2_BANKS};
 use super::view::src;
@@ -14,7 +15,8 @@ const NOBODY: u8 = u8::MAX;
 pub enum Kind {
     /// A read (L1 miss, stash fill, DMA into the scratchpad).
     Read,
-    /// A write-through or DMA write of a line (no fetch: lines are written whole) [D].
+    /// A write-through or DMA write of a line (no fetch: lines are written whole; project
+    /// decision).
     Write,
     /// DeNovo ownership registration of a line (no fetch).
     Own,
@@ -92,7 +94,8 @@ impl L2 {
             .map(|x| x.owner)
     }
 
-    /// Drops `sm`'s registration of `line` (its owned lines evicted it; written back) [D].
+    /// Drops `sm`'s registration of `line` (its owned lines evicted it; written back without
+    /// timing: project decision).
     pub fn disown(&mut self, line: u64, sm: u8) {
         let b = self.set_base(line);
         if let Some(x) = self.e[b..b + self.ways]

@@ -1,6 +1,7 @@
 //! DeNovo ownership held by one SM (docs/stall-inspector.md §10.3): the lines whose
 //! registration the L2 acknowledged, kept apart from the L1 tags so a self-invalidation spares
-//! them. Fixed capacity, least recently used out (its L2 registration is dropped) [D].
+//! them. Fixed capacity, least recently used out (its L2 registration is dropped; project
+//! decision).
 
 /// The owned lines of one SM.
 pub struct Owned {

@@ -97,7 +97,8 @@ impl CohParams {
     }
 
     /// A request forwarded by the L2 to the owner: `h` = half the hops of the triangle
-    /// requester → bank → owner → requester, rounded up (in 0..=6 on the 4×4 mesh) [D].
+    /// requester → bank → owner → requester, rounded up (in 0..=6 on the 4×4 mesh; project
+    /// decision).
     pub fn remote_latency(&self, req: u32, bank: u32, owner: u32) -> u64 {
         let tri = Self::hops(req, bank) + Self::hops(bank, owner) + Self::hops(owner, req);
         u64::from(self.remote_lat) + u64::from(self.remote_hop) * u64::from(tri.div_ceil(2))

@@ -104,7 +104,7 @@ impl Spm {
     }
 
     /// Adds a stash map: it replaces a map of the same stash offset, else the oldest one when
-    /// the table is full [D]; the chunks it covers become invalid.
+    /// the table is full (project decision); the chunks it covers become invalid.
     pub fn map(&mut self, spm: u64, global: u64, bytes: u64) {
         let m = Map { spm, global, bytes };
         if let Some(i) = self.maps[..self.n_maps].iter().position(|x| x.spm == spm) {
