@@ -1,6 +1,8 @@
 //! The L1D of the SM memory pipeline (docs/memory-issue-control.md §1.1, §1.4): tag array with
 //! LRU and allocate-on-miss reservations, the MSHR table with merging, and the miss queue.
-//! Fixed-size tables, allocated once: an access allocates nothing.
+//! Fixed-size tables, allocated once: an access allocates nothing. The seed-003 memory system
+//! (`coh_sm`) reuses it through [`L1d::with_geometry`], [`L1d::invalidate_valid`] and the
+//! bypass MSHR entries ([`L1d::reserve_mshr`]), none of which this pipeline calls.
 
 use super::params::{PipeParams, SetIndex};
 use std::collections::VecDeque;
