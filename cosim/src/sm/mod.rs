@@ -6,8 +6,12 @@
 //!   around the `sharing_core` model: launches, kernels' instruction streams, TBs retiring;
 //! - [`mem_sm`]: the seed-004 SM memory pipeline (docs/memory-issue-control.md §1–§2):
 //!   schedulers, the memory-issue slot, LSU, L1D and lower memory around `mem_issue_ctl`;
+//! - [`coh_sm`]: the seed-003 coherent multi-SM memory system (docs/stall-inspector.md §10):
+//!   SMs with L1, store buffer, scratchpad / stash and DMA over a banked L2, GPU coherence or
+//!   DeNovo;
 //! - [`stalls`]: the stall probe each of them can carry (docs/stall-inspector.md §5).
 
+pub mod coh_sm;
 pub mod elastic_sm;
 pub mod mem_sm;
 pub mod sharing_sm;

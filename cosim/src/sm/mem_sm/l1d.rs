@@ -1,6 +1,8 @@
 //! The L1D of the SM memory pipeline (docs/memory-issue-control.md §1.1, §1.4): tag array with
 //! LRU and allocate-on-miss reservations, the MSHR table with merging, and the miss queue.
-//! Fixed-size tables, allocated once: an access allocates nothing.
+//! Fixed-size tables, allocated once: an access allocates nothing. The seed-003 memory system
+//! (`coh_sm`) reuses it through [`L1d::with_geometry`], [`L1d::invalidate_valid`] and the
+//! bypass MSHR entries ([`L1d::reserve_mshr`]), none of which this pipeline calls.
 
 use super::params::{PipeParams, SetIndex};
 use std::collections::VecDeque;
@@ -68,6 +70,18 @@ pub struct Request {
     pub mshr: u32,
 }
 
+/// An L1D's sizes (§1.1): what [`L1d::new`] takes from the pipeline's params.
+#[derive(Clone, Copy, Debug)]
+pub struct Geometry {
+    pub sets: u32,
+    pub ways: u32,
+    pub index: SetIndex,
+    pub mshrs: u32,
+    pub max_merge: u32,
+    pub mq_depth: u32,
+    pub mq_reserve: u32,
+}
+
 /// Tag array, MSHRs and miss queue.
 pub struct L1d {
     sets: usize,
@@ -90,23 +104,36 @@ pub struct L1d {
 
 impl L1d {
     pub fn new(p: &PipeParams) -> L1d {
-        let (sets, ways, mshrs) = (p.l1d_sets as usize, p.l1d_ways as usize, p.mshrs as usize);
+        L1d::with_geometry(Geometry {
+            sets: p.l1d_sets,
+            ways: p.l1d_ways,
+            index: p.set_index,
+            mshrs: p.mshrs,
+            max_merge: p.max_merge,
+            mq_depth: p.mq_depth,
+            mq_reserve: p.mq_reserve,
+        })
+    }
+
+    /// An L1D of geometry `g` (the seed-003 memory system's L1 reuses it).
+    pub fn with_geometry(g: Geometry) -> L1d {
+        let (sets, ways, mshrs) = (g.sets as usize, g.ways as usize, g.mshrs as usize);
         L1d {
             sets,
             ways,
-            set_bits: p.l1d_sets.trailing_zeros(),
-            index: p.set_index,
+            set_bits: g.sets.trailing_zeros(),
+            index: g.index,
             tags: vec![Way::default(); sets * ways],
             lru_clock: 0,
-            max_merge: p.max_merge as usize,
+            max_merge: g.max_merge as usize,
             mshr_line: vec![0; mshrs],
             mshr_way: vec![0; mshrs],
             mshr_n: vec![0; mshrs],
-            mshr_acc: vec![0; mshrs * p.max_merge as usize],
+            mshr_acc: vec![0; mshrs * g.max_merge as usize],
             mshr_free: (0..mshrs as u32).rev().collect(),
-            mq: VecDeque::with_capacity(p.mq_depth as usize),
-            mq_depth: p.mq_depth as usize,
-            mq_reserve: p.mq_reserve as usize,
+            mq: VecDeque::with_capacity(g.mq_depth as usize),
+            mq_depth: g.mq_depth as usize,
+            mq_reserve: g.mq_reserve as usize,
         }
     }
 
@@ -265,5 +292,33 @@ impl L1d {
         (base..base + self.ways)
             .filter(|&i| self.tags[i].state == RESERVED)
             .count()
+    }
+
+    /// Invalidates every valid line (an acquire, docs/stall-inspector.md §10.3); lines with a
+    /// fill pending stay reserved. `keep` spares lines (DeNovo: owned ones).
+    pub fn invalidate_valid(&mut self, keep: impl Fn(u64) -> bool) {
+        for w in &mut self.tags {
+            if w.state == VALID && !keep(w.tag) {
+                w.state = INVALID;
+            }
+        }
+    }
+
+    /// Takes an MSHR entry for a request that bypasses the tag array (stash fill, DMA).
+    pub fn reserve_mshr(&mut self) -> Option<u32> {
+        let e = self.mshr_free.pop()?;
+        self.mshr_n[e as usize] = 0;
+        Some(e)
+    }
+
+    /// Returns an entry taken by [`L1d::reserve_mshr`].
+    pub fn release_mshr(&mut self, e: u32) {
+        debug_assert_eq!(self.mshr_n[e as usize], 0);
+        self.mshr_free.push(e);
+    }
+
+    /// Free MSHR entries.
+    pub fn mshrs_free(&self) -> usize {
+        self.mshr_free.len()
     }
 }

@@ -1,0 +1,100 @@
+//! The one place the memory system meets the stall probe's API (docs/stall-inspector.md
+//! §10.5): a cycle's [`SmView`] as the inspector's per-warp predicates and writebacks.
+
+use super::view::{SmView, WarpView, Wb};
+use crate::blocks::stall_inspector::{Class, CycleIn, CycleOut, Gsi, WarpPreds, Writeback};
+
+/// A warp's view as the inspector's predicates.
+pub fn preds(v: &WarpView) -> WarpPreds {
+    WarpPreds {
+        active: v.active,
+        inst_avail: v.inst_avail,
+        sync_wait: v.sync_wait,
+        haz_load: v.haz_load,
+        haz_comp: v.haz_comp,
+        is_mem: v.is_mem,
+        ms_block: v.ms_block,
+        fu_block: v.fu_block,
+        ms_reason: v.ms_reason,
+    }
+}
+
+/// A writeback as the inspector's.
+pub fn writeback(w: &Wb) -> Writeback {
+    Writeback {
+        warp: w.warp,
+        src: w.src,
+        is_final: w.is_final,
+    }
+}
+
+/// Writes one SM's cycle into `out` (one entry per warp) and returns its cycle inputs; with
+/// several writebacks the first final one is taken (the probe has its own rule).
+pub fn cycle(v: &SmView, out: &mut [WarpPreds]) -> CycleIn {
+    for (o, w) in out.iter_mut().zip(&v.warps) {
+        *o = preds(w);
+    }
+    let ldwb = v
+        .wbs
+        .iter()
+        .find(|w| w.is_final)
+        .or(v.wbs.first())
+        .map(writeback);
+    CycleIn {
+        en: true,
+        clear: false,
+        n_issued: u64::from(v.issued),
+        ldwb,
+    }
+}
+
+/// Steps an inspector model with one SM's cycles (the tests' I1–I6 checks). Of several final
+/// writebacks in a cycle it passes the one whose warp carries the most blame, as the §7 probe
+/// does, and counts the others that carried blame (their blame waits for the warp's next
+/// final writeback).
+pub struct Feed {
+    preds: Vec<WarpPreds>,
+    /// Final writebacks with blame left out (one writeback per cycle, spec §3.2 step 3).
+    pub collisions: u64,
+}
+
+impl Feed {
+    /// For `nw` warp slots.
+    pub fn new(nw: usize) -> Feed {
+        Feed {
+            preds: vec![WarpPreds::default(); nw],
+            collisions: 0,
+        }
+    }
+
+    /// One cycle of `v` into `gsi`.
+    pub fn step(&mut self, gsi: &mut Gsi, v: &SmView) -> CycleOut {
+        let mut c = cycle(v, &mut self.preds);
+        if v.wbs.iter().filter(|w| w.is_final).count() <= 1 {
+            return gsi.step(&self.preds, &c);
+        }
+        // The blame a flush would move: the warp's blame plus this cycle's MEM_DATA charge.
+        c.ldwb = None;
+        let o = gsi.evaluate(&self.preds, &c);
+        let amt = |w: &Wb| {
+            let charged = o.cls == Class::MemData && o.md_sel == w.warp;
+            gsi.blame().get(w.warp).copied().unwrap_or(0) + u64::from(charged)
+        };
+        let best = v
+            .wbs
+            .iter()
+            .filter(|w| w.is_final)
+            .fold(None::<&Wb>, |b, w| match b {
+                Some(b) if amt(b) >= amt(w) => Some(b),
+                _ => Some(w),
+            });
+        if let Some(b) = best {
+            c.ldwb = Some(writeback(b));
+            let left = v.wbs.iter().filter(|w| w.is_final && !std::ptr::eq(*w, b));
+            self.collisions += left.filter(|w| amt(w) > 0).count() as u64;
+        }
+        let o = gsi.evaluate(&self.preds, &c);
+        gsi.update(&self.preds, &c, &o);
+        o
+    }
+}
