@@ -49,6 +49,14 @@ pub struct StallOptions {
 /// The most reason groups of a cycle ([`Stalls::block`]).
 const GROUPS: usize = 4;
 
+/// The final writebacks of a cycle the probe chooses among (more: the least blamed drop out).
+const FINALS: usize = 8;
+const NO_WB: Writeback = Writeback {
+    warp: 0,
+    src: 0,
+    is_final: false,
+};
+
 /// The stacks at the end of a window of cycles (cumulative from cycle 0).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Snapshot {
@@ -139,7 +147,11 @@ pub struct Stalls {
     n_groups: usize,
     /// Each warp's head PC this cycle (a system's own key: kernel and PC packed).
     pcs: Vec<u64>,
-    ldwb: Option<Writeback>,
+    /// This cycle's final writebacks (the inspector takes one, [`Stalls::writeback`]) and its
+    /// first other one.
+    finals: [Writeback; FINALS],
+    n_finals: usize,
+    other: Option<Writeback>,
     opts: StallOptions,
     t: u64,
     /// The next cycle count at which a snapshot is taken (`u64::MAX`: none).
@@ -181,7 +193,9 @@ impl Stalls {
             groups: [(0, 0); GROUPS],
             n_groups: 0,
             pcs: vec![0; nw],
-            ldwb: None,
+            finals: [NO_WB; FINALS],
+            n_finals: 0,
+            other: None,
             opts,
             t: 0,
             next_snapshot: if opts.every == 0 {
@@ -315,22 +329,74 @@ impl Stalls {
     }
 
     /// A load writeback of this cycle. The inspector takes one per cycle (spec §3.2 step 3): a
-    /// final one before any other, and among final ones the one whose warp carries the most
-    /// blame (the first on a tie); a final one left out with blame is counted as a collision
-    /// (its blame waits for the warp's next final writeback, so conservation holds).
+    /// final one before any other, and among final ones the one that flushes the most blame
+    /// (the warp's, plus this cycle's MEM_DATA charge; the first on a tie); a final one left
+    /// out with blame is counted as a collision (its blame waits for the warp's next final
+    /// writeback, so conservation holds).
     pub fn writeback(&mut self, wb: Writeback) {
-        let blame = |w: &Writeback| self.gsi.blame().get(w.warp).copied().unwrap_or(0);
-        let (keep, drop) = match self.ldwb {
-            None => (wb, None),
-            Some(old) if !old.is_final => (wb, None),
-            Some(old) if !wb.is_final => (old, None),
-            Some(old) if blame(&wb) > blame(&old) => (wb, Some(old)),
-            Some(old) => (old, Some(wb)),
-        };
-        if drop.is_some_and(|d| blame(&d) > 0) {
-            self.collisions += 1;
+        if !wb.is_final {
+            self.other = self.other.or(Some(wb));
+            return;
         }
-        self.ldwb = Some(keep);
+        if self.n_finals == FINALS {
+            // Beyond the room of a cycle: the least blamed one drops out now.
+            let blame = |w: &Writeback| self.gsi.blame().get(w.warp).copied().unwrap_or(0);
+            let (i, least) = (0..FINALS).fold((0, u64::MAX), |(i, b), j| {
+                let bj = blame(&self.finals[j]);
+                if bj < b {
+                    (j, bj)
+                } else {
+                    (i, b)
+                }
+            });
+            let drop = if blame(&wb) > least {
+                self.finals[i]
+            } else {
+                wb
+            };
+            self.collisions += u64::from(blame(&drop) > 0);
+            if blame(&wb) > least {
+                self.finals[i] = wb;
+            }
+            return;
+        }
+        self.finals[self.n_finals] = wb;
+        self.n_finals += 1;
+    }
+
+    /// The writeback the inspector takes this cycle (module doc of [`Stalls::writeback`]).
+    fn chosen_writeback(&mut self, en: bool, n_issued: u64) -> Option<Writeback> {
+        let n = std::mem::take(&mut self.n_finals);
+        let other = self.other.take();
+        if n <= 1 {
+            return if n == 1 { Some(self.finals[0]) } else { other };
+        }
+        // This cycle's classes without a writeback: which warp MEM_DATA charges.
+        let c = CycleIn {
+            en,
+            clear: false,
+            n_issued,
+            ldwb: None,
+        };
+        let groups = &self.groups[..self.n_groups];
+        let o = self
+            .gsi
+            .evaluate_planes(&self.planes, |w| reason_in(groups, w), &c);
+        let charged = |w: usize| en && o.cls == Class::MemData && o.md_sel == w;
+        let amt = |w: &Writeback| {
+            self.gsi.blame().get(w.warp).copied().unwrap_or(0) + u64::from(charged(w.warp))
+        };
+        let finals = &self.finals[..n];
+        let best = (1..n).fold(0, |b, j| {
+            if amt(&finals[j]) > amt(&finals[b]) {
+                j
+            } else {
+                b
+            }
+        });
+        let left = (0..n).filter(|&j| j != best && amt(&finals[j]) > 0).count();
+        self.collisions += left as u64;
+        Some(finals[best])
     }
 
     /// One counted cycle issuing `n_issued` (the predicates and writeback written before):
@@ -346,7 +412,7 @@ impl Stalls {
             en,
             clear: false,
             n_issued,
-            ldwb: self.ldwb.take(),
+            ldwb: self.chosen_writeback(en, n_issued),
         };
         let groups = &self.groups[..self.n_groups];
         let reason = |w: usize| reason_in(groups, w);

@@ -94,7 +94,7 @@ impl Feed {
             self.collisions += left.filter(|w| amt(w) > 0).count() as u64;
         }
         let o = gsi.evaluate(&self.preds, &c);
-        gsi.update(&self.preds, &c, &o);
+        gsi.update(&c, &o);
         o
     }
 }
