@@ -254,6 +254,16 @@ impl Gsi {
         self.counts
     }
 
+    /// Whether `pl` differs from the planes last evaluated.
+    pub fn changed(&self, pl: &Planes) -> bool {
+        !self.fresh || self.classified.differs(pl)
+    }
+
+    /// The raw LSU reason of the last evaluated cycle's `ms_sel` (0 if none).
+    pub fn sel_reason(&self) -> u8 {
+        self.sel_reason
+    }
+
     /// Changes whenever this cycle's classes differ from the last evaluated cycle's may.
     pub fn generation(&self) -> u64 {
         self.generation
@@ -371,7 +381,7 @@ impl Gsi {
         ms_reason: impl Fn(usize) -> u8,
         c: &CycleIn,
     ) -> CycleOut {
-        if !self.fresh || self.classified.differs(pl) {
+        if self.changed(pl) {
             self.classify(pl);
             if self.keep_wcls {
                 for w in 0..self.wcls.len() {
@@ -427,6 +437,20 @@ impl Gsi {
     /// The clock edge (docs §3.3): counters, blame and status from the cycle's inputs and its
     /// outputs `o` (from [`Gsi::evaluate`] or [`Gsi::evaluate_planes`] on the same inputs).
     pub fn update(&mut self, c: &CycleIn, o: &CycleOut) {
+        self.update_times(c, o, 1);
+    }
+
+    /// `k` clock edges of the same cycle (`c` without writeback or `clear`) in one: the
+    /// counters move by `k` times the cycle's step, clipped as `k` single edges would be.
+    pub fn repeat(&mut self, c: &CycleIn, o: &CycleOut, k: u64) {
+        assert!(
+            c.ldwb.is_none() && !c.clear,
+            "only a cycle without events repeats"
+        );
+        self.update_times(c, o, k);
+    }
+
+    fn update_times(&mut self, c: &CycleIn, o: &CycleOut, k: u64) {
         if c.clear {
             self.zero();
             return;
@@ -441,17 +465,18 @@ impl Gsi {
         };
         let cmax = self.cmax;
         if c.en {
-            count(&mut self.cyc_total, 1, cmax, status::COUNTER_SAT);
-            count(&mut self.top[o.cls as usize], 1, cmax, status::COUNTER_SAT);
-            count(&mut self.inst_issued, c.n_issued, cmax, status::COUNTER_SAT);
+            count(&mut self.cyc_total, k, cmax, status::COUNTER_SAT);
+            count(&mut self.top[o.cls as usize], k, cmax, status::COUNTER_SAT);
+            let issued = c.n_issued.saturating_mul(k);
+            count(&mut self.inst_issued, issued, cmax, status::COUNTER_SAT);
             if o.cls == Class::MemStruct {
                 let r = o.ms_cyc_reason as usize;
-                count(&mut self.ms_sub[r], 1, cmax, status::COUNTER_SAT);
+                count(&mut self.ms_sub[r], k, cmax, status::COUNTER_SAT);
             }
             if self.p.warp_counters {
                 let n = self.class_counts();
                 for (v, m) in self.wc.iter_mut().zip(n) {
-                    count(v, u64::from(m), cmax, status::COUNTER_SAT);
+                    count(v, u64::from(m).saturating_mul(k), cmax, status::COUNTER_SAT);
                 }
             }
         }
@@ -463,7 +488,7 @@ impl Gsi {
         // Only `md_sel` is charged; the flushed warp's charge is in the flush amount (clipped
         // there, lost too).
         if Self::charged(c, o.cls, o.md_sel, o.md_sel) {
-            count(&mut self.blame[o.md_sel], 1, bmax, status::BLAME_SAT);
+            count(&mut self.blame[o.md_sel], k, bmax, status::BLAME_SAT);
         }
         if let Some(w) = fl {
             self.blame[w] = 0;

@@ -169,6 +169,10 @@ pub struct Stalls {
     scratch: Vec<WarpPreds>,
     /// The predicates a model keeps at its events ([`Stalls::track_events`]).
     tracked: Tracked,
+    /// The last counted cycle without writeback (its inputs and outputs), and how many cycles
+    /// since repeated it exactly and are not yet on the inspector's counters.
+    last: Option<(CycleIn, CycleOut)>,
+    repeats: u64,
     snapshots: Vec<Snapshot>,
     per_pc: HashMap<u64, [u64; 8]>,
     /// Final writebacks with blame beyond the one per cycle the inspector takes (spec §3.2 step
@@ -210,6 +214,8 @@ impl Stalls {
             run_per: [0; 8],
             scratch: vec![WarpPreds::default(); nw],
             tracked: Tracked::default(),
+            last: None,
+            repeats: 0,
             snapshots: vec![],
             per_pc: HashMap::new(),
             collisions: 0,
@@ -340,6 +346,7 @@ impl Stalls {
         }
         if self.n_finals == FINALS {
             // Beyond the room of a cycle: the least blamed one drops out now.
+            self.settle_repeats();
             let blame = |w: &Writeback| self.gsi.blame().get(w.warp).copied().unwrap_or(0);
             let (i, least) = (0..FINALS).fold((0, u64::MAX), |(i, b), j| {
                 let bj = blame(&self.finals[j]);
@@ -408,6 +415,11 @@ impl Stalls {
     /// A cycle, counted if `en` (an uncounted one only moves a flush, spec §4.3). The blocks
     /// of [`Stalls::block`] end with it.
     pub fn cycle(&mut self, en: bool, n_issued: u64) {
+        if en && self.repeats_last(n_issued) {
+            self.repeat_last();
+            return;
+        }
+        self.settle_repeats();
         let c = CycleIn {
             en,
             clear: false,
@@ -427,6 +439,7 @@ impl Stalls {
             }
         }
         self.gsi.update(&c, &o);
+        self.last = (en && c.ldwb.is_none() && self.check.is_none()).then_some((c, o));
         self.planes.ms_block = 0;
         self.n_groups = 0;
         if !en {
@@ -439,6 +452,54 @@ impl Stalls {
             self.settle();
             self.snapshots.push(self.snapshot());
         }
+    }
+
+    /// Whether this cycle is the last one again: no writeback, the same issue count, the same
+    /// planes and the same LSU reason at `ms_sel` (so the same outputs, spec §4.3).
+    fn repeats_last(&self, n_issued: u64) -> bool {
+        let Some((c, o)) = &self.last else {
+            return false;
+        };
+        self.n_finals == 0
+            && self.other.is_none()
+            && c.n_issued == n_issued
+            && !self.gsi.changed(&self.planes)
+            && (o.cls != Class::MemStruct
+                || reason_in(&self.groups[..self.n_groups], o.ms_sel) == self.gsi.sel_reason())
+    }
+
+    /// A repeated cycle: counted now, on the inspector's counters at the next other cycle.
+    fn repeat_last(&mut self) {
+        let (n_issued, cls) = self
+            .last
+            .as_ref()
+            .map_or((0, Class::Idle), |l| (l.0.n_issued, l.1.cls));
+        self.repeats += 1;
+        self.fractional(cls);
+        if self.opts.per_pc {
+            let o = self.last.as_ref().map(|l| l.1);
+            if let Some(o) = o {
+                self.charge_pc(&o);
+            }
+        }
+        self.planes.ms_block = 0;
+        self.n_groups = 0;
+        self.issue_cycles += u64::from(n_issued != 0);
+        self.t += 1;
+        if self.t == self.next_snapshot {
+            self.next_snapshot += self.opts.every;
+            self.settle();
+            self.settle_repeats();
+            self.snapshots.push(self.snapshot());
+        }
+    }
+
+    /// The repeated cycles onto the inspector's counters.
+    fn settle_repeats(&mut self) {
+        if let (Some((c, o)), k @ 1..) = (&self.last, self.repeats) {
+            self.gsi.repeat(c, o, k);
+        }
+        self.repeats = 0;
     }
 
     /// The check beside the model, on the predicates as structs.
@@ -497,13 +558,17 @@ impl Stalls {
     }
 
     /// The cycle's class charged to the PC of the warp it came from: `md_sel` / `ms_sel` for
-    /// the memory classes, else the lowest warp of that class (none for IDLE).
+    /// the memory classes, else the lowest warp of that class (none for IDLE, nor for an issue
+    /// with no warp ready: the status bit ISSUED_NOT_READY).
     fn charge_pc(&mut self, o: &CycleOut) {
         let w = match o.cls {
             Class::MemData => Some(o.md_sel),
             Class::MemStruct => Some(o.ms_sel),
             Class::Idle => None,
-            cls => Some(self.gsi.class_mask(cls).trailing_zeros() as usize),
+            cls => {
+                let m = self.gsi.class_mask(cls);
+                (m != 0).then(|| m.trailing_zeros() as usize)
+            }
         };
         if let Some(w) = w {
             self.per_pc.entry(self.pcs[w]).or_insert([0; 8])[o.cls as usize] += 1;
@@ -526,6 +591,7 @@ impl Stalls {
         if let Some(e) = self.error.take() {
             return Err(e);
         }
+        self.settle_repeats();
         if let Some(check) = self.check.as_deref_mut() {
             check.finish(&self.gsi)?;
         }
@@ -638,4 +704,94 @@ impl std::fmt::Debug for ProbeSlot {
 fn reason_in(groups: &[(u128, u8)], w: usize) -> u8 {
     let bit = 1u128 << w;
     groups.iter().find(|g| g.0 & bit != 0).map_or(0, |g| g.1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::blocks::stall_inspector::reason;
+    use smrtl_hdl::BlockParams as _;
+
+    /// A check that accepts every cycle: it makes the probe step the inspector cycle by cycle.
+    struct Accept;
+    impl StallCheck for Accept {
+        fn cycle(
+            &mut self,
+            _: u64,
+            _: &[WarpPreds],
+            _: &CycleIn,
+            _: &CycleOut,
+            _: &Gsi,
+        ) -> Result<(), String> {
+            Ok(())
+        }
+        fn finish(&mut self, _: &Gsi) -> Result<(), String> {
+            Ok(())
+        }
+    }
+
+    /// Repeated cycles batched onto the counters give the breakdown of stepping every cycle:
+    /// random planes held for random stretches, writebacks, blocks, issue counts, snapshots.
+    #[test]
+    fn repeated_cycles_batch_exactly() {
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        let mut rnd = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        for (nw, cw, bw) in [("8", "32", "16"), ("5", "8", "3")] {
+            let p = Params::resolve_pairs(None, &[("NW", nw), ("CW", cw), ("BW", bw)]).unwrap();
+            let opts = StallOptions {
+                every: 37,
+                per_pc: true,
+                audit: false,
+            };
+            let mut a = Stalls::new(&p, opts);
+            let mut b = Stalls::new(&p, opts).with_check(Box::new(Accept));
+            let mut pl = Planes::default();
+            for t in 0..20_000u64 {
+                if rnd() % 4 == 0 {
+                    let r = [rnd(), rnd(), rnd(), rnd()];
+                    pl = Planes {
+                        active: u128::from(r[0] | r[1]),
+                        inst_avail: u128::from(r[1] | r[2] | r[3]),
+                        sync_wait: u128::from(r[2] & r[3] & r[0]),
+                        haz_load: u128::from(r[3] & r[1]),
+                        haz_comp: u128::from(r[0] & r[2]),
+                        is_mem: u128::from(r[1] ^ r[3]),
+                        ms_block: 0,
+                        fu_block: u128::from(r[2] & r[1]),
+                    };
+                }
+                let draw = rnd();
+                let n = u64::from(draw % 5 == 0);
+                let block = u128::from(draw >> 8) & pl.is_mem;
+                let why = [reason::MSHR_FULL, reason::OTHER, 0][(draw >> 20) as usize % 3] as u8;
+                let wb = (draw >> 30) % 9 == 0;
+                for s in [&mut a, &mut b] {
+                    *s.pcs_mut().first_mut().unwrap() = t % 3;
+                    *s.planes_mut() = pl;
+                    s.block(block, why);
+                    if wb {
+                        s.writeback(Writeback {
+                            warp: (draw >> 40) as usize % s.nw(),
+                            src: (draw >> 50) as u8 & 7,
+                            is_final: draw >> 60 & 1 == 1,
+                        });
+                    }
+                    s.step(n);
+                }
+            }
+            let (a, mut b) = (a.finish().unwrap(), b.finish().unwrap());
+            b.checked = false;
+            assert_eq!(a, b, "NW {nw} CW {cw} BW {bw}");
+            assert!(a.status & 1 << status_sat() != 0 || cw == "32");
+        }
+    }
+
+    fn status_sat() -> u32 {
+        crate::blocks::stall_inspector::status::COUNTER_SAT
+    }
 }
