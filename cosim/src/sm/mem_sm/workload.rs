@@ -147,19 +147,73 @@ pub struct Bench {
 /// and `stride` for ax (streaming lines 16384 lines apart fall in 2 of the 32 xor-indexed
 /// sets, ATAX's column walk: line-allocation failures make its rsfail rate the highest).
 pub const BENCHES: [Bench; 13] = [
-    bench("cp", 128, 28, 4116, 4, 2, 0.45, 0.04, false, 0.7488, 2, None, 1),
-    bench("hs", 256, 36, 3072, 7, 3, 0.97, 1.53, false, 0.2091, 3, Some(325), 1),
-    bench("dc", 64, 36, 2048, 5, 1, 0.09, 0.17, false, 0.9185, 2, None, 1),
-    bench("pf", 256, 16, 2048, 6, 2, 0.99, 0.00, false, 0.108, 2, Some(800), 1),
-    bench("bp", 256, 12, 1088, 6, 2, 0.80, 0.33, false, 0.62, 2, Some(620), 1),
+    bench(
+        "cp", 128, 28, 4116, 4, 2, 0.45, 0.04, false, 0.7488, 2, None, 1,
+    ),
+    bench(
+        "hs",
+        256,
+        36,
+        3072,
+        7,
+        3,
+        0.97,
+        1.53,
+        false,
+        0.2091,
+        3,
+        Some(325),
+        1,
+    ),
+    bench(
+        "dc", 64, 36, 2048, 5, 1, 0.09, 0.17, false, 0.9185, 2, None, 1,
+    ),
+    bench(
+        "pf",
+        256,
+        16,
+        2048,
+        6,
+        2,
+        0.99,
+        0.00,
+        false,
+        0.108,
+        2,
+        Some(800),
+        1,
+    ),
+    bench(
+        "bp",
+        256,
+        12,
+        1088,
+        6,
+        2,
+        0.80,
+        0.33,
+        false,
+        0.62,
+        2,
+        Some(620),
+        1,
+    ),
     bench("bs", 512, 16, 0, 4, 1, 1.00, 0.00, false, 0.001, 2, None, 1),
-    bench("st", 512, 16, 0, 4, 1, 0.67, 1.15, false, 0.6553, 2, None, 1),
+    bench(
+        "st", 512, 16, 0, 4, 1, 0.67, 1.15, false, 0.6553, 2, None, 1,
+    ),
     bench("3m", 256, 12, 0, 2, 1, 0.63, 5.45, true, 0.898, 4, None, 1),
     bench("sv", 192, 16, 0, 3, 3, 0.78, 5.23, true, 0.6367, 3, None, 1),
     bench("cd", 64, 64, 0, 9, 6, 0.96, 7.23, true, 0.2559, 6, None, 1),
-    bench("s2", 128, 16, 0, 2, 2, 0.92, 6.80, true, 0.9414, 24, None, 1),
-    bench("ks", 256, 12, 0, 3, 17, 1.00, 7.96, true, 0.001, 17, None, 1),
-    bench("ax", 256, 12, 0, 2, 11, 0.97, 79.70, true, 0.045, 11, None, 16384),
+    bench(
+        "s2", 128, 16, 0, 2, 2, 0.92, 6.80, true, 0.9414, 24, None, 1,
+    ),
+    bench(
+        "ks", 256, 12, 0, 3, 17, 1.00, 7.96, true, 0.001, 17, None, 1,
+    ),
+    bench(
+        "ax", 256, 12, 0, 2, 11, 0.97, 79.70, true, 0.045, 11, None, 16384,
+    ),
 ];
 
 #[allow(clippy::too_many_arguments)]
@@ -562,7 +616,10 @@ fn kernel(v: &Value, budget: &mut usize) -> Result<KernelSpec, String> {
             return Err(format!("`alu_lat` = {a}; allowed: 1..={MAX_ALU_LAT}"));
         }
         if !(1..=MAX_STRIDE).contains(&s.stride) {
-            return Err(format!("`stride` = {}; allowed: 1..={MAX_STRIDE}", s.stride));
+            return Err(format!(
+                "`stride` = {}; allowed: 1..={MAX_STRIDE}",
+                s.stride
+            ));
         }
         if !(1..=MAX_ITERS).contains(&s.iters) {
             return Err(format!("`iters` = {}; allowed: 1..={MAX_ITERS}", s.iters));
@@ -643,6 +700,35 @@ mod tests {
         let Body::Synth(g) = sv.body else { panic!() };
         assert_eq!((g.cinst, g.req, g.iters, g.store_frac), (3, 3, ITERS, 0.0));
         assert!(g.hot_lines >= g.req);
+    }
+
+    #[test]
+    fn calibrated_alu_lat_and_stride_carry_into_the_kernel_and_override() {
+        let p = PipeParams::default();
+        let bp = bench_named("bp").unwrap().kernel();
+        assert_eq!(bp.alu_lat(p.alu_lat), 620);
+        assert_eq!(
+            bench_named("sv").unwrap().kernel().alu_lat(p.alu_lat),
+            p.alu_lat
+        );
+        let w = parse(
+            r#"{"kernels": [{"bench": "ax", "alu_lat": 9}, {"bench": "bp", "stride": 3}], "cycles": 1}"#,
+            &[],
+        )
+        .unwrap();
+        let (Body::Synth(ax), Body::Synth(bp)) = (&w.kernels[0].body, &w.kernels[1].body) else {
+            panic!()
+        };
+        assert_eq!(
+            (ax.alu_lat, ax.stride, ax.stream_line(2)),
+            (Some(9), 16384, 32768)
+        );
+        assert_eq!((bp.alu_lat, bp.stride), (Some(620), 3));
+        for (bad, field) in [(r#""alu_lat": 0"#, "alu_lat"), (r#""stride": 0"#, "stride")] {
+            let text = format!(r#"{{"kernels": [{{"bench": "bp", {bad}}}], "cycles": 1}}"#);
+            let e = parse(&text, &[]).unwrap_err();
+            assert!(e.contains(field), "{e}");
+        }
     }
 
     #[test]
