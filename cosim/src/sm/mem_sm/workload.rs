@@ -594,36 +594,7 @@ fn kernel(v: &Value, budget: &mut usize) -> Result<KernelSpec, String> {
             .or(b.map(|b| b.hot_lines))
             .unwrap_or(s.req.max(4));
         let s = Synth { hot_lines, ..s };
-        if s.cinst > 1024 {
-            return Err(format!("`cinst` = {}; allowed: 0..=1024", s.cinst));
-        }
-        if !(1..=MAX_ACCESSES as u32).contains(&s.req) {
-            return Err(format!("`req` = {}; allowed: 1..=32", s.req));
-        }
-        if !(0.0..=1.0).contains(&s.reuse_p) {
-            return Err(format!("`reuse_p` = {}; allowed: 0..=1", s.reuse_p));
-        }
-        if !(0.0..=1.0).contains(&s.store_frac) {
-            return Err(format!("`store_frac` = {}; allowed: 0..=1", s.store_frac));
-        }
-        if s.hot_lines < s.req || s.hot_lines > 1 << 16 {
-            return Err(format!(
-                "`hot_lines` = {}; allowed: req ({})..=65536",
-                s.hot_lines, s.req
-            ));
-        }
-        if let Some(a) = s.alu_lat.filter(|a| !(1..=MAX_ALU_LAT).contains(a)) {
-            return Err(format!("`alu_lat` = {a}; allowed: 1..={MAX_ALU_LAT}"));
-        }
-        if !(1..=MAX_STRIDE).contains(&s.stride) {
-            return Err(format!(
-                "`stride` = {}; allowed: 1..={MAX_STRIDE}",
-                s.stride
-            ));
-        }
-        if !(1..=MAX_ITERS).contains(&s.iters) {
-            return Err(format!("`iters` = {}; allowed: 1..={MAX_ITERS}", s.iters));
-        }
+        check_synth(&s)?;
         Body::Synth(s)
     };
     let threads = match (&body, f.threads.or(base.map(|b| b.threads))) {
@@ -679,6 +650,41 @@ fn instruction(f: &InstFile) -> Result<Inst, String> {
         dep: f.dep,
         lines,
     })
+}
+
+/// Refuses a generator whose numbers are out of range, naming the field.
+fn check_synth(s: &Synth) -> Result<(), String> {
+    if s.cinst > 1024 {
+        return Err(format!("`cinst` = {}; allowed: 0..=1024", s.cinst));
+    }
+    if !(1..=MAX_ACCESSES as u32).contains(&s.req) {
+        return Err(format!("`req` = {}; allowed: 1..=32", s.req));
+    }
+    if !(0.0..=1.0).contains(&s.reuse_p) {
+        return Err(format!("`reuse_p` = {}; allowed: 0..=1", s.reuse_p));
+    }
+    if !(0.0..=1.0).contains(&s.store_frac) {
+        return Err(format!("`store_frac` = {}; allowed: 0..=1", s.store_frac));
+    }
+    if s.hot_lines < s.req || s.hot_lines > 1 << 16 {
+        return Err(format!(
+            "`hot_lines` = {}; allowed: req ({})..=65536",
+            s.hot_lines, s.req
+        ));
+    }
+    if let Some(a) = s.alu_lat.filter(|a| !(1..=MAX_ALU_LAT).contains(a)) {
+        return Err(format!("`alu_lat` = {a}; allowed: 1..={MAX_ALU_LAT}"));
+    }
+    if !(1..=MAX_STRIDE).contains(&s.stride) {
+        return Err(format!(
+            "`stride` = {}; allowed: 1..={MAX_STRIDE}",
+            s.stride
+        ));
+    }
+    if !(1..=MAX_ITERS).contains(&s.iters) {
+        return Err(format!("`iters` = {}; allowed: 1..={MAX_ITERS}", s.iters));
+    }
+    Ok(())
 }
 
 fn fits(spec: &KernelSpec, n: u32, p: &PipeParams) -> Result<(), String> {
