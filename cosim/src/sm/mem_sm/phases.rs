@@ -356,7 +356,8 @@ impl MemPipeline {
         let pc = self.warps[w].pc;
         let dep_next = self.depends(w, pc + 1);
         let mem_next = self.is_mem(w, pc + 1);
-        let alu = u64::from(self.p.alu_lat);
+        let k = self.warps[w].kernel as usize;
+        let alu = u64::from(self.kernels[k].alu_lat(self.p.alu_lat));
         let warp = &mut self.warps[w];
         warp.last_seq = pc;
         warp.pc = pc + 1;
@@ -366,7 +367,6 @@ impl MemPipeline {
             (true, false) => t + alu,
             (true, true) => NEVER,
         };
-        let k = warp.kernel as usize;
         self.issued[k] += 1;
         self.wq[k] = self.wq[k].saturating_sub(1);
         self.last[s] = Some(w as u16);
@@ -403,7 +403,7 @@ impl MemPipeline {
                         region | (warp.gid * u64::from(sy.hot_lines) + hot)
                     } else {
                         self.stream_line[k] += 1;
-                        region | 1 << 52 | self.stream_line[k]
+                        region | 1 << 52 | sy.stream_line(self.stream_line[k])
                     };
                     m.lines[j as usize] = line;
                 }

@@ -26,6 +26,10 @@ pub struct Row {
     pub tbs: u32,
     pub reuse_p: f64,
     pub hot_lines: u32,
+    /// Its compute latency (the pipeline's `alu_lat` unless the benchmark sets its own).
+    pub alu_lat: u32,
+    /// Lines between its consecutive streaming lines.
+    pub stride: u32,
     pub ipc: f64,
     pub cinst_per_minst: f64,
     pub req_per_minst: f64,
@@ -87,6 +91,8 @@ pub fn measure(b: &'static Bench, p: &PipeParams, cycles: u64, seed: u64) -> Res
         tbs,
         reuse_p: b.reuse_p,
         hot_lines: b.hot_lines,
+        alu_lat: spec.alu_lat(p.alu_lat),
+        stride: b.stride,
         ipc: k.ipc,
         cinst_per_minst: k.cinst_per_minst,
         req_per_minst: k.req_per_minst,
@@ -239,21 +245,22 @@ fn rsfail_order(rows: &[Row]) -> Check {
     }
 }
 
-/// "(ax highest)".
+/// "(ax highest)": ax above every other kernel.
 fn ax_highest(rows: &[Row]) -> Check {
-    let top = rows
-        .iter()
-        .max_by(|a, b| a.rsfail_rate.total_cmp(&b.rsfail_rate));
     let ax = rows.iter().find(|r| r.name == "ax");
-    let (pass, detail) = match (ax, top) {
-        (Some(ax), Some(top)) => (
-            top.name == "ax",
+    let next = rows
+        .iter()
+        .filter(|r| r.name != "ax")
+        .max_by(|a, b| a.rsfail_rate.total_cmp(&b.rsfail_rate));
+    let (pass, detail) = match (ax, next) {
+        (Some(ax), Some(next)) => (
+            ax.rsfail_rate > next.rsfail_rate,
             format!(
-                "ax has the highest rsfail rate: ax {:.2}, highest {} {:.2}",
-                ax.rsfail_rate, top.name, top.rsfail_rate
+                "ax has the highest rsfail rate: ax {:.2}, highest other {} {:.2}",
+                ax.rsfail_rate, next.name, next.rsfail_rate
             ),
         ),
-        _ => (false, "needs ax".into()),
+        _ => (false, "needs ax and another kernel".into()),
     };
     Check {
         id: "ax",
@@ -270,11 +277,13 @@ pub fn text(rows: &[Row], checks: &[Check], cycles: u64, seed: u64) -> String {
     );
     let _ = writeln!(
         s,
-        "{:<5} {:>3} {:>7} {:>3} {:>10} {:>11} {:>13} {:>13} {:>9} {:>7} {:>5}",
+        "{:<5} {:>3} {:>7} {:>3} {:>4} {:>6} {:>10} {:>11} {:>13} {:>13} {:>9} {:>7} {:>5}",
         "bench",
         "TBs",
         "reuse_p",
         "hot",
+        "alu",
+        "stride",
         "Cinst/Minst",
         "Req/Minst",
         "miss",
@@ -287,11 +296,13 @@ pub fn text(rows: &[Row], checks: &[Check], cycles: u64, seed: u64) -> String {
         let t = &r.table2;
         let _ = writeln!(
             s,
-            "{:<5} {:>3} {:>7} {:>3} {:>10} {:>11} {:>13} {:>13} {:>8.1}% {:>7.1} {:>5}",
+            "{:<5} {:>3} {:>7} {:>3} {:>4} {:>6} {:>10} {:>11} {:>13} {:>13} {:>8.1}% {:>7.1} {:>5}",
             r.name,
             r.tbs,
             r.reuse_p,
             r.hot_lines,
+            r.alu_lat,
+            r.stride,
             format!("{:.2} ({})", r.cinst_per_minst, t.cinst_per_minst),
             format!("{:.2} ({})", r.req_per_minst, t.req_per_minst),
             format!("{:.3} ({:.2})", r.miss_rate, t.miss_rate),
