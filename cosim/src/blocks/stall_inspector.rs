@@ -162,17 +162,25 @@ pub struct Gsi {
     /// the load-hazard plane and `ms_sel`'s raw reason.
     haz_load: u128,
     sel_reason: u8,
-    /// The planes the masks were classified from, and what follows from them alone: the
-    /// warps per class, `md_sel`, `ms_sel` and the cycle class of a cycle without issue. A
-    /// cycle with the same planes reuses them (most stall cycles, spec §7.3 T-f).
+    /// The planes the masks were classified from, and what follows from them alone: `md_sel`,
+    /// `ms_sel` and (once asked) the class of a cycle without issue. A cycle with the same
+    /// planes reuses them (most stall cycles, spec §7.3 T-f).
     classified: Planes,
     /// Whether `classified` and what follows from it are valid.
     fresh: bool,
     /// How many times the planes were classified (a new classification, a new number).
     generation: u64,
-    counts: [u32; 8],
     sels: (Option<usize>, Option<usize>),
-    stall_cls: Class,
+    stall_cls: Option<Class>,
+    /// This cycle's ready warps (NO_STALL), whatever the order: the warps no test of Alg. 1
+    /// holds for.
+    ready: u128,
+    /// The planes of the last evaluated cycle (valid once `evaluated`).
+    last_planes: Planes,
+    evaluated: bool,
+    /// Classify every cycle; else a cycle with issue, which needs only `ready`, skips it
+    /// (its class masks and warp classes are then the last classified cycle's).
+    eager: bool,
 }
 
 /// 2^bits − 1.
@@ -207,6 +215,35 @@ fn popcounts(masks: &[u128; 8]) -> [u32; 8] {
     masks.map(u128::count_ones)
 }
 
+/// The warps each test of Alg. 1 holds for, by class code (NO_STALL and IDLE: none).
+fn holds(pl: &Planes) -> [u128; 8] {
+    let mut h = [0u128; 8];
+    h[Class::Control as usize] = !pl.inst_avail;
+    h[Class::Sync as usize] = pl.sync_wait;
+    h[Class::MemData as usize] = pl.haz_load;
+    h[Class::MemStruct as usize] = pl.is_mem & pl.ms_block;
+    h[Class::CompData as usize] = pl.haz_comp;
+    h[Class::CompStruct as usize] = !pl.is_mem & pl.fu_block;
+    h
+}
+
+/// Alg. 2 without the issue count (docs §3.3): the first class of `cycle_order` some warp is
+/// in; at cycle level IDLE means "no warp active" (D4), not "some warp IDLE".
+fn stall_class(p: &Params, masks: &[u128; 8]) -> Class {
+    let nw = p.nw;
+    let idle = masks[Class::Idle as usize] == u128::MAX >> (128 - nw);
+    let seen = |k: Class| match k {
+        Class::Idle => idle,
+        k => masks[k as usize] != 0,
+    };
+    p.cycle_order
+        .0
+        .iter()
+        .copied()
+        .find(|&k| seen(k))
+        .unwrap_or(Class::Idle)
+}
+
 impl Gsi {
     /// The reset state of the inspector `p` (validated params).
     pub fn new(p: &Params) -> Gsi {
@@ -231,9 +268,12 @@ impl Gsi {
             classified: Planes::default(),
             fresh: false,
             generation: 0,
-            counts: [0; 8],
             sels: (None, None),
-            stall_cls: Class::Idle,
+            stall_cls: None,
+            ready: 0,
+            last_planes: Planes::default(),
+            evaluated: false,
+            eager: true,
         }
     }
 
@@ -244,6 +284,18 @@ impl Gsi {
         self.keep_wcls = keep;
     }
 
+    /// Whether a cycle with issue may skip the classification (see [`Gsi::ready_mask`]); a
+    /// caller reading the class masks or warp classes of every cycle keeps it eager (the
+    /// default), as the RTL check does.
+    pub fn set_eager(&mut self, eager: bool) {
+        self.eager = eager;
+    }
+
+    /// This cycle's ready warps (NO_STALL), in every cycle.
+    pub fn ready_mask(&self) -> u128 {
+        self.ready
+    }
+
     /// This cycle's warps of class `c`, bit w = warp w.
     pub fn class_mask(&self, c: Class) -> u128 {
         self.masks[c as usize]
@@ -251,15 +303,21 @@ impl Gsi {
 
     /// This cycle's warps per class (the population counts of the class masks).
     pub fn class_counts(&self) -> [u32; 8] {
-        self.counts
+        popcounts(&self.masks)
     }
 
-    /// Whether `pl` differs from the planes last evaluated.
-    pub fn changed(&self, pl: &Planes) -> bool {
+    /// Whether `pl` differs from the planes last classified.
+    fn changed(&self, pl: &Planes) -> bool {
         !self.fresh || self.classified.differs(pl)
     }
 
-    /// The raw LSU reason of the last evaluated cycle's `ms_sel` (0 if none).
+    /// Whether `pl` differs from the last evaluated cycle's planes.
+    pub fn planes_changed(&self, pl: &Planes) -> bool {
+        !self.evaluated || self.last_planes.differs(pl)
+    }
+
+    /// The raw LSU reason of the last evaluated cycle's `ms_sel` (0 if none; stale after a
+    /// cycle with issue that skipped the classification).
     pub fn sel_reason(&self) -> u8 {
         self.sel_reason
     }
@@ -326,13 +384,7 @@ impl Gsi {
     /// issue count: the lowest warps of the memory classes and the cycle's stall class.
     fn classify(&mut self, pl: &Planes) {
         let all = u128::MAX >> (128 - self.blame.len());
-        let mut holds = [0u128; 8];
-        holds[Class::Control as usize] = !pl.inst_avail;
-        holds[Class::Sync as usize] = pl.sync_wait;
-        holds[Class::MemData as usize] = pl.haz_load;
-        holds[Class::MemStruct as usize] = pl.is_mem & pl.ms_block;
-        holds[Class::CompData as usize] = pl.haz_comp;
-        holds[Class::CompStruct as usize] = !pl.is_mem & pl.fu_block;
+        let holds = holds(pl);
         let mut rest = pl.active & all;
         self.masks = [0; 8];
         for &c in &self.p.warp_order.0 {
@@ -342,25 +394,12 @@ impl Gsi {
         }
         self.masks[Class::NoStall as usize] = rest;
         self.masks[Class::Idle as usize] = !pl.active & all;
-        self.counts = popcounts(&self.masks);
         let low = |m: u128| (m != 0).then(|| m.trailing_zeros() as usize);
         self.sels = (
             low(self.masks[Class::MemData as usize]),
             low(self.masks[Class::MemStruct as usize]),
         );
-        // At cycle level IDLE means "no warp active" (D4), not "some warp IDLE".
-        let seen = |k: Class| match k {
-            Class::Idle => pl.active & all == 0,
-            k => self.masks[k as usize] != 0,
-        };
-        self.stall_cls = self
-            .p
-            .cycle_order
-            .0
-            .iter()
-            .copied()
-            .find(|&k| seen(k))
-            .unwrap_or(Class::Idle);
+        self.stall_cls = None;
         self.classified = *pl;
         self.fresh = true;
         self.generation += 1;
@@ -381,7 +420,17 @@ impl Gsi {
         ms_reason: impl Fn(usize) -> u8,
         c: &CycleIn,
     ) -> CycleOut {
-        if self.changed(pl) {
+        let all = u128::MAX >> (128 - self.blame.len());
+        // The union of Alg. 1's tests (holds) written out: no test holds for a ready warp.
+        let stalled = !pl.inst_avail
+            | pl.sync_wait
+            | pl.haz_load
+            | pl.haz_comp
+            | pl.is_mem & pl.ms_block
+            | !pl.is_mem & pl.fu_block;
+        self.ready = pl.active & all & !stalled;
+        let needed = c.n_issued == 0 || self.eager || self.p.warp_counters;
+        if needed && self.changed(pl) {
             self.classify(pl);
             if self.keep_wcls {
                 for w in 0..self.wcls.len() {
@@ -393,10 +442,14 @@ impl Gsi {
         let cls = if c.n_issued != 0 {
             Class::NoStall
         } else {
-            self.stall_cls
+            *self
+                .stall_cls
+                .get_or_insert_with(|| stall_class(&self.p, &self.masks))
         };
         self.sel_reason = ms_sel.map_or(0, |w| ms_reason(w) & 7);
         self.haz_load = pl.haz_load;
+        self.last_planes = *pl;
+        self.evaluated = true;
         let (md_sel, ms_sel) = (md_sel.unwrap_or(0), ms_sel.unwrap_or(0));
         let ms_cyc_reason = if cls == Class::MemStruct {
             match self.sel_reason {
@@ -501,7 +554,7 @@ impl Gsi {
                 status::COUNTER_SAT,
             );
         }
-        let ready = self.masks[Class::NoStall as usize] != 0;
+        let ready = self.ready != 0;
         let issued = c.n_issued != 0;
         if c.en {
             if ready && !issued {

@@ -189,8 +189,10 @@ impl Stalls {
     pub fn new(p: &Params, opts: StallOptions) -> Stalls {
         let nw = p.nw as usize;
         let mut gsi = Gsi::new(p);
-        // The classes are read through the class masks.
+        // The classes are read through the class masks, and only in stall cycles (a check
+        // beside the model makes it eager again).
         gsi.keep_wcls(false);
+        gsi.set_eager(false);
         Stalls {
             gsi,
             planes: Planes::default(),
@@ -228,6 +230,7 @@ impl Stalls {
     /// Runs `check` beside the model every cycle from now on.
     pub fn with_check(mut self, check: Box<dyn StallCheck>) -> Stalls {
         self.check = Some(check);
+        self.gsi.set_eager(true);
         self
     }
 
@@ -463,7 +466,7 @@ impl Stalls {
         self.n_finals == 0
             && self.other.is_none()
             && c.n_issued == n_issued
-            && !self.gsi.changed(&self.planes)
+            && !self.gsi.planes_changed(&self.planes)
             && (o.cls != Class::MemStruct
                 || reason_in(&self.groups[..self.n_groups], o.ms_sel) == self.gsi.sel_reason())
     }
@@ -566,7 +569,11 @@ impl Stalls {
             Class::MemStruct => Some(o.ms_sel),
             Class::Idle => None,
             cls => {
-                let m = self.gsi.class_mask(cls);
+                // A cycle with issue may skip the classification: its ready warps are kept.
+                let m = match cls {
+                    Class::NoStall => self.gsi.ready_mask(),
+                    cls => self.gsi.class_mask(cls),
+                };
                 (m != 0).then(|| m.trailing_zeros() as usize)
             }
         };

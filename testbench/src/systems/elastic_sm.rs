@@ -639,10 +639,11 @@ impl Loaded for WorkloadInput {
         })
     }
 
+    /// The model as `smrtl sim` runs it (each cycle's record built and shown to no one).
     fn model_pass(&self) -> Result<u64, String> {
-        let run = smrtl_cosim::sm::elastic_sm::run(&self.workload)
+        let stats = smrtl_cosim::sm::elastic_sm::run_each(&self.workload, &mut |_| {})
             .map_err(|e| format!("{}: {e}", self.source))?;
-        Ok(run.stats.cycles)
+        Ok(stats.cycles)
     }
 
     fn stalls_pass(&self) -> Result<Option<u64>, String> {
@@ -654,9 +655,9 @@ impl Loaded for WorkloadInput {
             &stalls::StallRequest::SIM,
             Backend::Model,
         )?);
-        let run = core.run_kernel(&w.warps)?;
+        let stats = core.run_kernel_each(&w.warps, &mut |_| {})?;
         core.take_stalls().expect("attached").finish()?;
-        Ok(Some(run.stats.cycles))
+        Ok(Some(stats.cycles))
     }
 
     fn rtl_passes(&self, backend: Backend) -> Result<RtlPasses<'_>, String> {

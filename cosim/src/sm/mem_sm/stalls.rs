@@ -40,7 +40,9 @@ impl MemPipeline {
     /// are kept at the pipeline's events from now on (module doc).
     pub fn attach_stalls(&mut self, mut s: Stalls) {
         assert_eq!(s.nw(), self.warps.len().max(1), "one slot per warp");
-        s.track_events(u64::from(self.p.alu_lat), self.t);
+        // A compute hazard lasts at most the longest compute latency of the kernels.
+        let alu = self.kernels.iter().map(|k| k.alu_lat(self.p.alu_lat));
+        s.track_events(u64::from(alu.max().unwrap_or(1)), self.t);
         for w in 0..self.warps.len() {
             let (p, until) = track_of(&self.warps[w]);
             s.track(w, &p, until);
