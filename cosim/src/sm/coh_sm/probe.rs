@@ -1,45 +1,16 @@
 //! The one place the memory system meets the stall probe's API (docs/stall-inspector.md
 //! §10.5): a cycle's [`SmView`] as the inspector's per-warp predicates and writebacks.
 
-use super::view::{SmView, WarpView, Wb};
-use crate::blocks::stall_inspector::{Class, CycleIn, CycleOut, Gsi, WarpPreds, Writeback};
-
-/// A warp's view as the inspector's predicates.
-pub fn preds(v: &WarpView) -> WarpPreds {
-    WarpPreds {
-        active: v.active,
-        inst_avail: v.inst_avail,
-        sync_wait: v.sync_wait,
-        haz_load: v.haz_load,
-        haz_comp: v.haz_comp,
-        is_mem: v.is_mem,
-        ms_block: v.ms_block,
-        fu_block: v.fu_block,
-        ms_reason: v.ms_reason,
-    }
-}
-
-/// A writeback as the inspector's.
-pub fn writeback(w: &Wb) -> Writeback {
-    Writeback {
-        warp: w.warp,
-        src: w.src,
-        is_final: w.is_final,
-    }
-}
+use super::view::{SmView, Wb};
+use crate::blocks::stall_inspector::{Class, CycleIn, CycleOut, Gsi, WarpPreds};
 
 /// Writes one SM's cycle into `out` (one entry per warp) and returns its cycle inputs; with
 /// several writebacks the first final one is taken (the probe has its own rule).
 pub fn cycle(v: &SmView, out: &mut [WarpPreds]) -> CycleIn {
     for (o, w) in out.iter_mut().zip(&v.warps) {
-        *o = preds(w);
+        *o = *w;
     }
-    let ldwb = v
-        .wbs
-        .iter()
-        .find(|w| w.is_final)
-        .or(v.wbs.first())
-        .map(writeback);
+    let ldwb = v.wbs.iter().find(|w| w.is_final).or(v.wbs.first()).copied();
     CycleIn {
         en: true,
         clear: false,
@@ -89,7 +60,7 @@ impl Feed {
                 _ => Some(w),
             });
         if let Some(b) = best {
-            c.ldwb = Some(writeback(b));
+            c.ldwb = Some(*b);
             let left = v.wbs.iter().filter(|w| w.is_final && !std::ptr::eq(*w, b));
             self.collisions += left.filter(|w| amt(w) > 0).count() as u64;
         }
