@@ -215,6 +215,18 @@ fn popcounts(masks: &[u128; 8]) -> [u32; 8] {
     masks.map(u128::count_ones)
 }
 
+/// The ready warps of `nw` (NO_STALL), whatever the order: the union of Alg. 1's tests written
+/// out, none of which holds for a ready warp.
+fn ready_of(pl: &Planes, nw: usize) -> u128 {
+    let stalled = !pl.inst_avail
+        | pl.sync_wait
+        | pl.haz_load
+        | pl.haz_comp
+        | pl.is_mem & pl.ms_block
+        | !pl.is_mem & pl.fu_block;
+    pl.active & u128::MAX >> (128 - nw) & !stalled
+}
+
 /// The warps each test of Alg. 1 holds for, by class code (NO_STALL and IDLE: none).
 fn holds(pl: &Planes) -> [u128; 8] {
     let mut h = [0u128; 8];
@@ -420,15 +432,7 @@ impl Gsi {
         ms_reason: impl Fn(usize) -> u8,
         c: &CycleIn,
     ) -> CycleOut {
-        let all = u128::MAX >> (128 - self.blame.len());
-        // The union of Alg. 1's tests (holds) written out: no test holds for a ready warp.
-        let stalled = !pl.inst_avail
-            | pl.sync_wait
-            | pl.haz_load
-            | pl.haz_comp
-            | pl.is_mem & pl.ms_block
-            | !pl.is_mem & pl.fu_block;
-        self.ready = pl.active & all & !stalled;
+        self.ready = ready_of(pl, self.blame.len());
         let needed = c.n_issued == 0 || self.eager || self.p.warp_counters;
         if needed && self.changed(pl) {
             self.classify(pl);
@@ -491,6 +495,31 @@ impl Gsi {
     /// outputs `o` (from [`Gsi::evaluate`] or [`Gsi::evaluate_planes`] on the same inputs).
     pub fn update(&mut self, c: &CycleIn, o: &CycleOut) {
         self.update_times(c, o, 1);
+    }
+
+    /// A counted cycle with issue, without writeback or `clear` (the common cycle of a busy
+    /// SM), evaluated and clocked at once: it is NO_STALL and moves `cyc_total`, NO_STALL and
+    /// `inst_issued` and at most ISSUED_NOT_READY, as [`Gsi::evaluate_planes`] then
+    /// [`Gsi::update`] would. Declined (false, nothing done) where the class masks must follow
+    /// every cycle: eager, or with warp counters.
+    pub fn step_issue(&mut self, pl: &Planes, n_issued: u64) -> bool {
+        if self.eager || self.p.warp_counters || n_issued == 0 {
+            return false;
+        }
+        // Nothing of this cycle is kept for the next: a cycle after it evaluates afresh.
+        let ready = ready_of(pl, self.blame.len());
+        let cmax = self.cmax;
+        let (t, c1) = sat_add(self.cyc_total, 1, cmax);
+        let (ns, c2) = sat_add(self.top[Class::NoStall as usize], 1, cmax);
+        let (ii, c3) = sat_add(self.inst_issued, n_issued, cmax);
+        (
+            self.cyc_total,
+            self.top[Class::NoStall as usize],
+            self.inst_issued,
+        ) = (t, ns, ii);
+        self.status |= u8::from(c1 | c2 | c3) << status::COUNTER_SAT
+            | u8::from(ready == 0) << status::ISSUED_NOT_READY;
+        true
     }
 
     /// `k` clock edges of the same cycle (`c` without writeback or `clear`) in one: the
