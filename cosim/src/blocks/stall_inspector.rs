@@ -77,15 +77,22 @@ impl Planes {
 
     /// Whether `self` and `o` differ in any bit (branch-free: a cycle asks it once).
     fn differs(&self, o: &Planes) -> bool {
-        let x = (self.active ^ o.active)
-            | (self.inst_avail ^ o.inst_avail)
-            | (self.sync_wait ^ o.sync_wait)
-            | (self.haz_load ^ o.haz_load)
-            | (self.haz_comp ^ o.haz_comp)
-            | (self.is_mem ^ o.is_mem)
-            | (self.ms_block ^ o.ms_block)
-            | (self.fu_block ^ o.fu_block);
-        x != 0
+        let (a, b) = (self.named(), o.named());
+        a.iter().zip(&b).fold(0, |x, (a, b)| x | a.1 ^ b.1) != 0
+    }
+
+    /// The planes with their port names, in port order.
+    pub fn named(&self) -> [(&'static str, u128); 8] {
+        [
+            ("active", self.active),
+            ("inst_avail", self.inst_avail),
+            ("sync_wait", self.sync_wait),
+            ("haz_load", self.haz_load),
+            ("haz_comp", self.haz_comp),
+            ("is_mem", self.is_mem),
+            ("ms_block", self.ms_block),
+            ("fu_block", self.fu_block),
+        ]
     }
 
     /// Warp `w`'s predicates, with `ms_reason` as given.

@@ -300,21 +300,10 @@ impl Stalls {
         if self.error.is_some() {
             return;
         }
-        let named = |p: &Planes| {
-            [
-                ("active", p.active),
-                ("inst_avail", p.inst_avail),
-                ("sync_wait", p.sync_wait),
-                ("haz_load", p.haz_load),
-                ("haz_comp", p.haz_comp),
-                ("is_mem", p.is_mem),
-                ("ms_block", p.ms_block),
-                ("fu_block", p.fu_block),
-            ]
-        };
-        let diff = named(kept)
+        let diff = kept
+            .named()
             .into_iter()
-            .zip(named(derived))
+            .zip(derived.named())
             .find(|(k, d)| k.1 != d.1);
         if let Some(((name, k), (_, d))) = diff {
             let w = (k ^ d).trailing_zeros();
