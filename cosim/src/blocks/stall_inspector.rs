@@ -510,14 +510,28 @@ impl Gsi {
     /// [`Gsi::update`] would. Declined (false, nothing done) where the class masks must follow
     /// every cycle: eager, or with warp counters.
     pub fn step_issue(&mut self, pl: &Planes, n_issued: u64) -> bool {
-        if self.eager || self.p.warp_counters || n_issued == 0 {
+        if !self.batches_issue() || n_issued == 0 {
             return false;
         }
-        // Nothing of this cycle is kept for the next: a cycle after it evaluates afresh.
         let ready = ready_of(pl, self.blame.len());
+        self.step_issues(1, n_issued, ready == 0);
+        true
+    }
+
+    /// Whether [`Gsi::step_issues`] may count issue cycles without their classes: nothing
+    /// reads them (not eager, no warp counters).
+    #[inline]
+    pub fn batches_issue(&self) -> bool {
+        !self.eager && !self.p.warp_counters
+    }
+
+    /// `k` cycles with issue counted at once (`n_issued` instructions in all; `not_ready`: one
+    /// of them had no ready warp, ISSUED_NOT_READY), clipped as `k` single edges would be.
+    /// Only where [`Gsi::batches_issue`]: a cycle after it evaluates afresh.
+    pub fn step_issues(&mut self, k: u64, n_issued: u64, not_ready: bool) {
         let cmax = self.cmax;
-        let (t, c1) = sat_add(self.cyc_total, 1, cmax);
-        let (ns, c2) = sat_add(self.top[Class::NoStall as usize], 1, cmax);
+        let (t, c1) = sat_add(self.cyc_total, k, cmax);
+        let (ns, c2) = sat_add(self.top[Class::NoStall as usize], k, cmax);
         let (ii, c3) = sat_add(self.inst_issued, n_issued, cmax);
         (
             self.cyc_total,
@@ -525,8 +539,7 @@ impl Gsi {
             self.inst_issued,
         ) = (t, ns, ii);
         self.status |= u8::from(c1 | c2 | c3) << status::COUNTER_SAT
-            | u8::from(ready == 0) << status::ISSUED_NOT_READY;
-        true
+            | u8::from(not_ready) << status::ISSUED_NOT_READY;
     }
 
     /// `k` clock edges of the same cycle (`c` without writeback or `clear`) in one: the

@@ -173,6 +173,11 @@ pub struct Stalls {
     /// since repeated it exactly and are not yet on the inspector's counters.
     last: Option<(CycleIn, CycleOut)>,
     repeats: u64,
+    /// The model's summary of the last cycle's planes and blocks ([`Stalls::repeat_keyed`]).
+    key: Option<Key>,
+    /// Issue cycles counted but not yet on the inspector's counters
+    /// ([`Stalls::step_issue_unseen`]): cycles, instructions, whether one had no ready warp.
+    pend: (u64, u64, bool),
     snapshots: Vec<Snapshot>,
     per_pc: HashMap<u64, [u64; 8]>,
     /// Final writebacks with blame beyond the one per cycle the inspector takes (spec §3.2 step
@@ -218,6 +223,8 @@ impl Stalls {
             tracked: Tracked::default(),
             last: None,
             repeats: 0,
+            key: None,
+            pend: (0, 0, false),
             snapshots: vec![],
             per_pc: HashMap::new(),
             collisions: 0,
@@ -235,6 +242,7 @@ impl Stalls {
     }
 
     /// Warp slots.
+    #[inline]
     pub fn nw(&self) -> usize {
         self.pcs.len()
     }
@@ -290,6 +298,7 @@ impl Stalls {
     }
 
     /// Whether the planes are to be checked against the model's per-warp derivation.
+    #[inline]
     pub fn audits(&self) -> bool {
         self.opts.audit
     }
@@ -322,6 +331,7 @@ impl Stalls {
     }
 
     /// Whether PCs are used.
+    #[inline]
     pub fn wants_pcs(&self) -> bool {
         self.opts.per_pc
     }
@@ -404,9 +414,59 @@ impl Stalls {
         self.cycle(true, n_issued);
     }
 
+    /// A counted cycle with `n_issued` issues whose planes the model did not build, knowing
+    /// only whether any warp was ready: counted (`true`) when nothing needs this cycle's
+    /// classes (no writeback, no check, no per-PC table, no audit, no warp counters), in a batch
+    /// the inspector's counters take at the next other cycle; else `false` and nothing moved:
+    /// build the planes and call [`Stalls::step`].
+    #[inline]
+    pub fn step_issue_unseen(&mut self, n_issued: u64, any_ready: bool) -> bool {
+        if n_issued == 0 || !self.plain() || self.opts.audit || !self.gsi.batches_issue() {
+            return false;
+        }
+        if self.repeats != 0 {
+            self.settle_repeats();
+        }
+        self.pend.0 += 1;
+        self.pend.1 += n_issued;
+        self.pend.2 |= !any_ready;
+        self.last = None;
+        self.key = None;
+        self.whole[Class::NoStall as usize] += 1;
+        self.end_counted(true);
+        true
+    }
+
+    /// A counted cycle without issue and without writeback whose planes and blocks the model
+    /// summarises as `key` (equal keys mean equal planes and blocks): counted as the last
+    /// cycle again, without the planes, when the last cycle had this key and can repeat
+    /// (`true`; not with a per-PC table or an audit); else `false` and nothing moved: build
+    /// the planes, block, call
+    /// [`Stalls::step`], then [`Stalls::keep_key`].
+    #[inline]
+    pub fn repeat_keyed(&mut self, key: Key) -> bool {
+        let hit = self.key == Some(key)
+            && !self.opts.per_pc
+            && !self.opts.audit
+            && self.last.as_ref().is_some_and(|l| l.0.n_issued == 0)
+            && self.n_finals == 0
+            && self.other.is_none()
+            && self.n_groups == 0;
+        if hit {
+            self.repeat_last();
+        }
+        hit
+    }
+
+    /// The key of the cycle just stepped ([`Stalls::repeat_keyed`]).
+    pub fn keep_key(&mut self, key: Key) {
+        self.key = self.last.is_some().then_some(key);
+    }
+
     /// A cycle, counted if `en` (an uncounted one only moves a flush, spec §4.3). The blocks
     /// of [`Stalls::block`] end with it.
     pub fn cycle(&mut self, en: bool, n_issued: u64) {
+        self.key = None;
         if en && self.repeats_last(n_issued) {
             self.repeat_last();
             return;
@@ -449,23 +509,31 @@ impl Stalls {
 
     /// No writeback, no check beside the model, no per-PC table: a cycle with issue needs
     /// nothing of the classes.
+    #[inline]
     fn plain(&self) -> bool {
         self.n_finals == 0 && self.other.is_none() && self.check.is_none() && !self.opts.per_pc
     }
 
     /// The end of a counted cycle: this cycle's blocks go, the cycle counts, a snapshot is
     /// taken when due.
+    #[inline]
     fn end_counted(&mut self, issued: bool) {
         self.planes.ms_block = 0;
         self.n_groups = 0;
         self.issue_cycles += u64::from(issued);
         self.t += 1;
         if self.t == self.next_snapshot {
-            self.next_snapshot += self.opts.every;
-            self.settle();
-            self.settle_repeats();
-            self.snapshots.push(self.snapshot());
+            self.take_snapshot();
         }
+    }
+
+    /// The snapshot due at this cycle's end.
+    #[cold]
+    fn take_snapshot(&mut self) {
+        self.next_snapshot += self.opts.every;
+        self.settle();
+        self.settle_repeats();
+        self.snapshots.push(self.snapshot());
     }
 
     /// Whether this cycle is the last one again: no writeback, the same issue count, the same
@@ -499,8 +567,12 @@ impl Stalls {
         self.end_counted(n_issued != 0);
     }
 
-    /// The repeated cycles onto the inspector's counters.
+    /// The batched cycles (repeats, issue cycles) onto the inspector's counters.
     fn settle_repeats(&mut self) {
+        if self.pend.0 != 0 {
+            let (k, n, not_ready) = std::mem::take(&mut self.pend);
+            self.gsi.step_issues(k, n, not_ready);
+        }
         if let (Some((c, o)), k @ 1..) = (&self.last, self.repeats) {
             self.gsi.repeat(c, o, k);
         }
@@ -688,6 +760,9 @@ impl Breakdown {
     }
 }
 
+/// A model's summary of a cycle's planes and blocks ([`Stalls::repeat_keyed`]).
+pub type Key = [u64; 5];
+
 /// A model's place for a probe: a clone of the model carries none (a check beside the model
 /// belongs to one run), and `Debug` shows only whether one is attached.
 #[derive(Default)]
@@ -739,8 +814,45 @@ mod tests {
         }
     }
 
+    /// Whether a warp of `pl` is ready (the inspector's rule, spec §4.3).
+    fn any_ready(pl: &Planes, nw: usize) -> bool {
+        let stalled = !pl.inst_avail
+            | pl.sync_wait
+            | pl.haz_load
+            | pl.haz_comp
+            | pl.is_mem & pl.ms_block
+            | !pl.is_mem & pl.fu_block;
+        pl.active & u128::MAX >> (128 - nw) & !stalled != 0
+    }
+
+    /// One cycle of the random stream on `s`, stepped in full.
+    #[allow(clippy::too_many_arguments)]
+    fn cycle(
+        s: &mut Stalls,
+        pl: &Planes,
+        block: u128,
+        why: u8,
+        wb: bool,
+        draw: u64,
+        t: u64,
+        n: u64,
+    ) {
+        *s.pcs_mut().first_mut().unwrap() = t % 3;
+        *s.planes_mut() = *pl;
+        s.block(block, why);
+        if wb {
+            s.writeback(Writeback {
+                warp: (draw >> 40) as usize % s.nw(),
+                src: (draw >> 50) as u8 & 7,
+                is_final: draw >> 60 & 1 == 1,
+            });
+        }
+        s.step(n);
+    }
+
     /// Repeated cycles batched onto the counters, and cycles with issue stepped without the
-    /// classification, give the breakdown of stepping every cycle in full: random planes held
+    /// classification or the planes (`step_issue_unseen`), and cycles known by the model's key
+    /// (`repeat_keyed`), give the breakdown of stepping every cycle in full: random planes held
     /// for random stretches, writebacks, blocks, issue counts, snapshots, saturation.
     #[test]
     fn repeated_cycles_batch_exactly() {
@@ -765,8 +877,11 @@ mod tests {
             let mut a = Stalls::new(&p, opts);
             let mut b = Stalls::new(&p, opts).with_check(Box::new(Accept));
             let mut pl = Planes::default();
+            let mut hold = 0;
+            let mut shortcuts = [0u32; 2];
             for t in 0..20_000u64 {
                 if rnd() % 4 == 0 {
+                    hold = rnd();
                     let r = [rnd(), rnd(), rnd(), rnd()];
                     pl = Planes {
                         active: u128::from(r[0] | r[1]),
@@ -781,23 +896,35 @@ mod tests {
                 }
                 let draw = rnd();
                 let n = u64::from(draw % 5 == 0);
-                let block = u128::from(draw >> 8) & pl.is_mem;
-                let why = [reason::MSHR_FULL, reason::OTHER, 0][(draw >> 20) as usize % 3] as u8;
+                // Blocks held with the planes, in a third of the cycles.
+                let block = u128::from(hold >> 8) & pl.is_mem & if draw % 3 == 0 { !0 } else { 0 };
+                let why = [reason::MSHR_FULL, reason::OTHER, 0][(hold >> 20) as usize % 3] as u8;
                 let wb = (draw >> 30) % 9 == 0;
-                for s in [&mut a, &mut b] {
-                    *s.pcs_mut().first_mut().unwrap() = t % 3;
-                    *s.planes_mut() = pl;
-                    s.block(block, why);
-                    if wb {
-                        s.writeback(Writeback {
-                            warp: (draw >> 40) as usize % s.nw(),
-                            src: (draw >> 50) as u8 & 7,
-                            is_final: draw >> 60 & 1 == 1,
-                        });
+                // `a` takes the models' shortcuts where they apply: an issue cycle without its
+                // planes, a non-issue cycle known by its key.
+                let key = [
+                    pl.active as u64,
+                    pl.haz_load as u64,
+                    block as u64,
+                    why as u64,
+                    t / 50,
+                ];
+                if !wb && n != 0 && block == 0 && a.step_issue_unseen(n, any_ready(&pl, a.nw())) {
+                    shortcuts[0] += 1;
+                } else if !wb && n == 0 && a.repeat_keyed(key) {
+                    shortcuts[1] += 1;
+                } else {
+                    cycle(&mut a, &pl, block, why, wb, draw, t, n);
+                    if !wb && n == 0 {
+                        a.keep_key(key);
                     }
-                    s.step(n);
                 }
+                cycle(&mut b, &pl, block, why, wb, draw, t, n);
             }
+            assert!(
+                per_pc || shortcuts.iter().all(|&k| k > 1000),
+                "{shortcuts:?}"
+            );
             let (a, mut b) = (a.finish().unwrap(), b.finish().unwrap());
             b.checked = false;
             assert_eq!(a, b, "NW {nw} CW {cw} BW {bw}");

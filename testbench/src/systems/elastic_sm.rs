@@ -568,9 +568,13 @@ impl Loaded for WorkloadInput {
         let mut lines = Lines::new(o.records);
         let result = match o.backend {
             Backend::Model => {
-                let stats = core
-                    .run_kernel_each(&workload.warps, &mut |r| lines.put(r))
-                    .map_err(|e| format!("{source}: {e}"))?;
+                // Records are built only when asked for (`--records`).
+                let stats = if lines.recording() {
+                    core.run_kernel_each(&workload.warps, &mut |r| lines.put(r))
+                } else {
+                    core.run_stats(&workload.warps)
+                };
+                let stats = stats.map_err(|e| format!("{source}: {e}"))?;
                 if let Some(rows) = rows.as_mut() {
                     sm_core::model_rows(p, &workload.warps, rows)?;
                 }
@@ -639,9 +643,9 @@ impl Loaded for WorkloadInput {
         })
     }
 
-    /// The model as `smrtl sim` runs it (each cycle's record built and shown to no one).
+    /// The model as `smrtl sim` runs it without `--records`.
     fn model_pass(&self) -> Result<u64, String> {
-        let stats = smrtl_cosim::sm::elastic_sm::run_each(&self.workload, &mut |_| {})
+        let stats = smrtl_cosim::sm::elastic_sm::run_stats(&self.workload)
             .map_err(|e| format!("{}: {e}", self.source))?;
         Ok(stats.cycles)
     }
@@ -655,7 +659,7 @@ impl Loaded for WorkloadInput {
             &stalls::StallRequest::SIM,
             Backend::Model,
         )?);
-        let stats = core.run_kernel_each(&w.warps, &mut |_| {})?;
+        let stats = core.run_stats(&w.warps)?;
         core.take_stalls().expect("attached").finish()?;
         Ok(Some(stats.cycles))
     }

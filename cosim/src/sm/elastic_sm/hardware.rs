@@ -248,14 +248,20 @@ impl Core {
         self.p.sched == Sched::Bcaws
     }
 
-    /// The scheduler's view at the start of a cycle, for the stall probe: the busy bits, the
-    /// warp whose subwarps are still being fed (and its kind), and `ready'` of `has_next` /
-    /// `is_mem` (the BCAWS mask applied).
-    pub(super) fn sched_view(&self, has_next: u64, is_mem: u64) -> (u64, Option<(u32, Kind)>, u64) {
-        let busy = self.issue.busy;
-        let current = self.issue.current.map(|c| (c.warp, c.kind));
-        let ready_m = self.counter.ready_m(self.bcaws(), has_next & !busy, is_mem);
-        (busy, current, ready_m)
+    /// The scheduler's view at the start of a cycle, for the stall probe: the busy bits and the
+    /// warp whose subwarps are still being fed (and its kind).
+    pub(super) fn sched_view(&self) -> (u64, Option<(u32, Kind)>) {
+        (
+            self.issue.busy,
+            self.issue.current.map(|c| (c.warp, c.kind)),
+        )
+    }
+
+    /// `ready'` of `has_next` / `is_mem` at the start of a cycle (the BCAWS mask applied): what
+    /// the issue unit chooses from. The probe's audit reads it (docs/stall-inspector.md §7.1).
+    pub(super) fn ready_m(&self, has_next: u64, is_mem: u64) -> u64 {
+        self.counter
+            .ready_m(self.bcaws(), has_next & !self.issue.busy, is_mem)
     }
 
     /// No warp busy, no subwarp pending, the pipeline (WB included) empty.

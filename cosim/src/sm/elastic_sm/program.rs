@@ -175,6 +175,9 @@ impl SmCore {
 
     /// One clock cycle without the pipeline's record.
     pub fn step(&mut self) -> SmEvents {
+        if self.stalls.0.is_none() {
+            return self.core.cycle(&mut self.program, false, false).1;
+        }
         let probe = self.stall_preds();
         let ev = self.core.cycle(&mut self.program, false, false).1;
         self.stall_step(probe, &ev);

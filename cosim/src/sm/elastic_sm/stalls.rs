@@ -19,7 +19,7 @@
 use super::program::SmCore;
 use super::record::SmEvents;
 use crate::blocks::stall_inspector::{reason, src, Params, Planes, WarpPreds, Writeback};
-use crate::sm::stalls::Stalls;
+use crate::sm::stalls::{Key, Stalls};
 use smrtl_hdl::blocks::elastic_pipeline::{Cause, Kind};
 use smrtl_hdl::BlockParams as _;
 
@@ -48,31 +48,54 @@ impl SmCore {
         self.program.warps[w][self.program.inflight[w]].op
     }
 
-    /// Every warp's predicates from the start-of-cycle state (module doc), as planes from the
-    /// core's own bit vectors, the blocks left for [`SmCore::stall_step`]: the probe, taken out
-    /// of its slot for the cycle, and `ready'`.
-    pub(super) fn stall_preds(&mut self) -> Option<(Box<Stalls>, u64)> {
-        let mut s = self.stalls.0.take()?;
+    /// What the probe reads of the start of a cycle (module doc): the planes as the core's
+    /// words, built into the probe only when the cycle needs them (audited runs and per-PC
+    /// tables build them now, with the PCs). `None` without a probe.
+    #[inline]
+    pub(super) fn stall_preds(&mut self) -> Option<Start> {
+        let s = self.stalls.0.as_deref()?;
         let (has_next, is_mem) = (self.program.has_next, self.program.is_mem);
-        let (busy, current, ready_m) = self.core.sched_view(has_next, is_mem);
+        let (busy, current) = self.core.sched_view();
         // The warp being fed is not waiting on itself; its head is the instruction in feed.
         let feed = current.map_or(0, |c| 1u64 << c.0);
         let feed_mem = current.filter(|c| c.1.is_mem()).map_or(0, |_| feed);
         let waiting = busy & !feed;
         let load = waiting & self.program.inflight_mem;
-        let all = u64::MAX >> (64 - s.nw());
-        *s.planes_mut() = Planes {
-            active: u128::from(has_next | busy),
-            inst_avail: u128::from(all),
-            haz_load: u128::from(load),
-            haz_comp: u128::from(waiting & !load),
-            is_mem: u128::from(is_mem & !feed | feed_mem),
-            ..Planes::default()
+        let mut start = Start {
+            active: has_next | busy,
+            load,
+            comp: waiting & !load,
+            is_mem: is_mem & !feed | feed_mem,
+            built: false,
+            ready_m: None,
         };
+        if s.audits() || s.wants_pcs() {
+            self.stall_preds_now(&mut start, has_next, is_mem, busy, current);
+        }
+        Some(start)
+    }
+
+    /// The planes built at the start of the cycle: audited against the per-warp derivation,
+    /// with `ready'` kept for the audit of the blocks, and the warps' PCs.
+    #[cold]
+    fn stall_preds_now(
+        &mut self,
+        start: &mut Start,
+        has_next: u64,
+        is_mem: u64,
+        busy: u64,
+        current: Option<(u32, Kind)>,
+    ) {
+        let derived = self.derive(has_next, is_mem, busy, current);
+        let ready_m = self.core.ready_m(has_next, is_mem);
+        let Some(s) = self.stalls.0.as_deref_mut() else {
+            return;
+        };
+        start.build(s);
         if s.audits() {
-            let derived = self.derive(has_next, is_mem, busy, current);
             let kept = *s.planes();
             s.audit(&kept, &derived);
+            start.ready_m = Some(ready_m);
         }
         if s.wants_pcs() {
             for (w, pc) in s.pcs_mut().iter_mut().enumerate() {
@@ -85,7 +108,17 @@ impl SmCore {
                 *pc = self.program.warps[w].get(at).map_or(0, |i| u64::from(i.pc));
             }
         }
-        Some((s, ready_m))
+    }
+
+    /// Where warp `w`'s instruction in flight was served (module doc); `None` for ALU, which
+    /// writes back no load.
+    fn source(&self, w: usize) -> Option<u64> {
+        match self.inflight_kind(w) {
+            Kind::Smem => Some(src::LOCAL_SPM),
+            Kind::Gld if self.params().gld_via_icnt() => Some(src::MAIN_MEM),
+            Kind::Gld | Kind::Gst => Some(src::L1),
+            Kind::Alu => None,
+        }
     }
 
     /// The predicates warp by warp, as the module doc states them (the audit's reference).
@@ -115,11 +148,43 @@ impl SmCore {
         pl
     }
 
-    /// After the cycle `ev`: the heads that could not enter, the writeback, the step.
-    pub(super) fn stall_step(&mut self, probe: Option<(Box<Stalls>, u64)>, ev: &SmEvents) {
-        let Some((mut s, ready_m)) = probe else {
+    /// After the cycle `ev`: a cycle with issue and no writeback needs no planes (only
+    /// whether a warp was ready); any other goes through [`SmCore::stall_cycle`].
+    #[inline]
+    pub(super) fn stall_step(&mut self, start: Option<Start>, ev: &SmEvents) {
+        let Some(start) = start else {
             return;
         };
+        let wb = ev
+            .warp_done
+            .is_some_and(|w| self.source(w as usize).is_some());
+        let Some(s) = self.stalls.0.as_deref_mut() else {
+            return;
+        };
+        let issued = ev.issue.is_some();
+        if start.built || wb {
+            self.stall_cycle(start, ev);
+        } else if issued {
+            if !s.step_issue_unseen(1, start.any_ready()) {
+                self.stall_cycle(start, ev);
+            }
+        } else if !s.repeat_keyed(start.key(ev)) {
+            self.stall_cycle(start, ev);
+        }
+    }
+
+    /// A cycle with its planes: the heads that could not enter, the writeback, the step.
+    ///
+    /// A cycle without issue and without a front-end hold is one whose decision found
+    /// `ready'` empty (a pending subwarp would have entered), so every ready memory head was
+    /// withheld by the BCAWS mask: BANK_CONFLICT. The audit checks that against `ready'`.
+    #[inline(never)]
+    fn stall_cycle(&mut self, mut start: Start, ev: &SmEvents) {
+        let Some(mut s) = self.stalls.0.take() else {
+            return;
+        };
+        start.build(&mut s);
+        let ready_m = start.ready_m;
         let issued = ev.issue.is_some();
         if !issued {
             let pl = *s.planes();
@@ -132,21 +197,26 @@ impl SmCore {
                 s.block(ready & pl.is_mem, why);
                 s.planes_mut().fu_block = ready & !pl.is_mem;
             } else {
-                s.block(
-                    ready & pl.is_mem & !u128::from(ready_m),
-                    reason::BANK_CONFLICT as u8,
-                );
+                let withheld = ready & pl.is_mem;
+                if let Some(ready_m) = ready_m {
+                    let derived = withheld & !u128::from(ready_m);
+                    s.audit(
+                        &Planes {
+                            ms_block: withheld,
+                            ..pl
+                        },
+                        &Planes {
+                            ms_block: derived,
+                            ..pl
+                        },
+                    );
+                }
+                s.block(withheld, reason::BANK_CONFLICT as u8);
             }
         }
         if let Some(w) = ev.warp_done {
             let w = w as usize;
-            let from = match self.inflight_kind(w) {
-                Kind::Smem => Some(src::LOCAL_SPM),
-                Kind::Gld if self.params().gld_via_icnt() => Some(src::MAIN_MEM),
-                Kind::Gld | Kind::Gst => Some(src::L1),
-                Kind::Alu => None,
-            };
-            if let Some(from) = from {
+            if let Some(from) = self.source(w) {
                 s.writeback(Writeback {
                     warp: w,
                     src: from as u8,
@@ -155,6 +225,58 @@ impl SmCore {
             }
         }
         s.step(u64::from(issued));
+        if !issued
+            && ev
+                .warp_done
+                .is_none_or(|w| self.source(w as usize).is_none())
+        {
+            s.keep_key(start.key(ev));
+        }
         self.stalls.0 = Some(s);
+    }
+}
+
+/// The start of a cycle as the probe reads it (module doc): the planes as the core's words.
+pub(super) struct Start {
+    active: u64,
+    load: u64,
+    comp: u64,
+    is_mem: u64,
+    /// Whether the planes are in the probe.
+    built: bool,
+    /// `ready'`, read in audited runs only.
+    ready_m: Option<u64>,
+}
+
+impl Start {
+    /// A warp was ready: active, not waiting on its instruction in flight.
+    #[inline]
+    fn any_ready(&self) -> bool {
+        self.active & !self.load & !self.comp != 0
+    }
+
+    /// The planes and the blocks of a cycle without issue as one key (`stall_cycle` blocks
+    /// from the planes, the hold and its cause only).
+    #[inline]
+    fn key(&self, ev: &SmEvents) -> Key {
+        let hold = u64::from(ev.fe_hold) | (ev.cause as u64) << 1;
+        [self.active, self.load, self.comp, self.is_mem, hold]
+    }
+
+    /// The planes into the probe `s` (once).
+    fn build(&mut self, s: &mut Stalls) {
+        if self.built {
+            return;
+        }
+        self.built = true;
+        let all = u64::MAX >> (64 - s.nw());
+        *s.planes_mut() = Planes {
+            active: u128::from(self.active),
+            inst_avail: u128::from(all),
+            haz_load: u128::from(self.load),
+            haz_comp: u128::from(self.comp),
+            is_mem: u128::from(self.is_mem),
+            ..Planes::default()
+        };
     }
 }
