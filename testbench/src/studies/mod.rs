@@ -10,5 +10,6 @@ pub mod registry;
 pub mod repro;
 pub mod sharing_profiles;
 pub mod sharing_repro;
+pub mod stall_repro;
 pub mod sweep;
 pub mod trace;

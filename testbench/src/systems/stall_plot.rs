@@ -12,7 +12,7 @@ use smrtl_hdl::blocks::stall_inspector::Class;
 use std::fmt::Write as _;
 
 /// Alg. 2 order, bottom to top, with each class's colour.
-const STACK: [(Class, &str); 8] = [
+pub(crate) const STACK: [(Class, &str); 8] = [
     (Class::NoStall, "#4daf4a"),
     (Class::MemStruct, "#e41a1c"),
     (Class::MemData, "#377eb8"),
