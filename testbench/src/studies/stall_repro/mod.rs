@@ -3,4 +3,5 @@
 //! targets T-a … T-f evaluated on them.
 
 pub mod figures;
+pub mod report;
 pub mod targets;
