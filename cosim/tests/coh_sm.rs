@@ -4,7 +4,7 @@
 
 use smrtl_cosim::blocks::stall_inspector::{Class, Gsi, Params};
 use smrtl_cosim::sm::coh_sm::params::{CohParams, Protocol};
-use smrtl_cosim::sm::coh_sm::prog::{Op, Pat, NONE};
+use smrtl_cosim::sm::coh_sm::prog::{AtomF, Op, Pat, NONE};
 use smrtl_cosim::sm::coh_sm::view::{reason, src, SmView};
 use smrtl_cosim::sm::coh_sm::{probe, CohSystem};
 
@@ -248,6 +248,7 @@ fn scratchpad_bank_conflicts_replay_degree_minus_one_cycles() {
         base: 0,
         stride: 128,
         lanes: 32,
+        reg: NONE,
     };
     let prog = vec![
         Op::SpLd {
@@ -336,6 +337,8 @@ fn atomics_run_at_the_l2_and_the_warp_waits_as_sync() {
     let p = params(2, Protocol::Denovo);
     let x = 9 * LINE;
     let atom = Op::Atom {
+        f: AtomF::Add,
+        cmp: NONE,
         dst: 1,
         src: NONE,
         at: Pat::one(x),
@@ -412,6 +415,8 @@ fn mixed(s: u64, w: u64) -> Vec<Op> {
     ops.extend([
         Op::Release,
         Op::Atom {
+            f: AtomF::Add,
+            cmp: NONE,
             dst: 10,
             src: NONE,
             at: Pat::one(1 << 16),
@@ -498,6 +503,7 @@ fn lines_of_one_load_in_one_l1_bank_serialise_as_bank_conflict() {
         base: 0,
         stride: 8 * LINE,
         lanes: 4,
+        reg: NONE,
     };
     let prog = vec![Op::Ld {
         dst: 0,
@@ -591,6 +597,7 @@ fn random_prog(s: &mut u64, n: usize) -> Vec<Op> {
                 base: line * LINE + rand(s) % 4 * 4,
                 stride: [0, 4, 8, 64, 128][(rand(s) % 5) as usize],
                 lanes: 1 + (rand(s) % 32) as u8,
+                reg: NONE,
             };
             let sp = Pat {
                 base: rand(s) % 64 * 128,
@@ -600,6 +607,8 @@ fn random_prog(s: &mut u64, n: usize) -> Vec<Op> {
                 0 | 1 => Op::Ld { dst: r, at },
                 2 => Op::St { src: r, at },
                 3 => Op::Atom {
+                    f: AtomF::Add,
+                    cmp: NONE,
                     dst: r,
                     src: NONE,
                     at,

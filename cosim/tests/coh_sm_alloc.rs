@@ -2,7 +2,7 @@
 //! counting allocator around the steps of a run with every kind of access on 4 SMs.
 
 use smrtl_cosim::sm::coh_sm::params::{CohParams, Protocol};
-use smrtl_cosim::sm::coh_sm::prog::{Op, Pat, NONE};
+use smrtl_cosim::sm::coh_sm::prog::{AtomF, Op, Pat, NONE};
 use smrtl_cosim::sm::coh_sm::CohSystem;
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
@@ -51,6 +51,7 @@ fn prog(s: u64, w: u64) -> Vec<Op> {
                 base: base + i * 512,
                 stride: 64,
                 lanes: 32,
+                reg: NONE,
             },
         });
         ops.push(Op::St {
@@ -61,6 +62,8 @@ fn prog(s: u64, w: u64) -> Vec<Op> {
             ops.extend([
                 Op::Release,
                 Op::Atom {
+                    f: AtomF::Add,
+                    cmp: NONE,
                     dst: 61,
                     src: NONE,
                     at: Pat::one(1 << 20),

@@ -17,6 +17,7 @@
 mod issue;
 mod l2;
 mod lsu;
+mod mem;
 mod net;
 mod owned;
 pub mod params;
@@ -25,6 +26,7 @@ pub mod prog;
 mod sb;
 mod sm;
 mod spm;
+pub mod text;
 pub mod view;
 
 use net::Net;
@@ -100,6 +102,12 @@ impl CohSystem {
     pub fn run_with(&mut self, max: u64, mut each: impl FnMut(&CohSystem)) -> Result<u64, String> {
         while self.step() {
             each(self);
+            if self.net.mem.overflow {
+                return Err(format!(
+                    "more than {} distinct non-zero words written (mem::MAX_WORDS)",
+                    mem::MAX_WORDS
+                ));
+            }
             if self.t >= max && !self.finished() {
                 return Err(format!("not finished after {max} cycles"));
             }
@@ -145,6 +153,16 @@ impl CohSystem {
     /// Lines SM `s` owns (DeNovo) and its store-buffer entries in use.
     pub fn occupancy(&self, s: usize) -> (usize, usize) {
         (self.net.owned[s].len(), self.sms[s].sb.used())
+    }
+
+    /// The value of the global word at byte address `addr` (docs §10.4).
+    pub fn word(&self, addr: u64) -> u64 {
+        self.net.mem.read(mem::Space::Global, addr)
+    }
+
+    /// Register `r` of warp `w` of SM `s`.
+    pub fn reg(&self, s: usize, w: usize, r: usize) -> u64 {
+        self.sms[s].warps[w].regs[r]
     }
 
     /// The DeNovo owner of global line `line` at the L2.

@@ -133,6 +133,15 @@ impl Spm {
             .map(|m| (m.global + off - m.spm) / LINE_BYTES)
     }
 
+    /// The global address stash offset `a` mirrors, if mapped (the latest map wins).
+    pub fn global_addr(&self, a: u64) -> Option<u64> {
+        self.maps[..self.n_maps]
+            .iter()
+            .rev()
+            .find(|m| a >= m.spm && a - m.spm < m.bytes)
+            .map(|m| m.global.wrapping_add(a - m.spm))
+    }
+
     /// The chunk of stash offset `a` (wrapping at the stash size).
     pub fn chunk_of(&self, a: u64) -> usize {
         (a / LINE_BYTES) as usize % self.chunk.len()
