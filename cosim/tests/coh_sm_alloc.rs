@@ -124,6 +124,40 @@ fn a_cycle_allocates_nothing() {
     }
 }
 
+/// Kernels with control flow and values allocate nothing per cycle either: the example
+/// kernels (loops, a CAS spin lock, every instruction family) under both protocols, the
+/// functional memory's table reserved when the system is built (docs §10.4).
+#[test]
+fn a_kernel_cycle_allocates_nothing() {
+    use smrtl_cosim::sm::coh_sm::text;
+    let dir = format!("{}/../examples/coh", env!("CARGO_MANIFEST_DIR"));
+    for name in [
+        "lock.txt",
+        "loop.txt",
+        "global.txt",
+        "dma.txt",
+        "stash.txt",
+        "compute.txt",
+    ] {
+        let src = std::fs::read_to_string(format!("{dir}/{name}")).expect("example");
+        let k = text::parse(&src).expect("parses");
+        for protocol in ["gpu", "denovo"] {
+            let p = k.params(None, &[("protocol", protocol)]).expect("params");
+            let mut sys = CohSystem::from_kernel(&p, &k).expect("builds");
+            let before = ALLOCS.load(Ordering::Relaxed);
+            ON.with(|on| on.set(true));
+            let cycles = sys.run(1_000_000);
+            ON.with(|on| on.set(false));
+            let cycles = cycles.expect("finishes");
+            let n = ALLOCS.load(Ordering::Relaxed) - before;
+            assert_eq!(
+                n, 0,
+                "{name} {protocol}: {n} allocations in {cycles} cycles"
+            );
+        }
+    }
+}
+
 /// The rate of the model alone and with an inspector model fed from every SM's views on 15
 /// SMs × 48 warps (docs/stall-inspector.md §10.6):
 /// `cargo test --release -p smrtl-cosim --test coh_sm_alloc -- --ignored --nocapture`.

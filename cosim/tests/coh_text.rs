@@ -209,7 +209,11 @@ fn bad_input_gives_one_line_naming_the_line_and_what_is_allowed() {
         ),
         (
             "A:\n stash.map 0 0 2000000\n",
-            "of 2000000 bytes; allowed: at most 1048576",
+            "`stash.map`: scratchpad range 0 + 2000000 bytes; allowed: SPM + BYTES at most 1048576",
+        ),
+        (
+            "A:\n dma.st 0 0xffffffffffff 4\n",
+            "global range 0xffffffffffff + 4 bytes; allowed: below",
         ),
         (
             "A:\n cbra.nz r1 A\n",

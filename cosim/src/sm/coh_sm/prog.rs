@@ -17,8 +17,11 @@ pub const SR_SM: Reg = REGS as Reg;
 pub const SR_WARP: Reg = SR_SM + 1;
 pub const SR_NSM: Reg = SR_SM + 2;
 pub const SR_NWARP: Reg = SR_SM + 3;
-/// Most bytes of one DMA transfer or stash map (the largest scratchpad, `spm_bytes`' bound).
+/// Most bytes of one DMA transfer or stash map, and the end of its scratchpad range (the
+/// largest scratchpad, `spm_bytes`' bound).
 pub const MAX_XFER_BYTES: u64 = 1 << 20;
+/// Global addresses of a DMA transfer or stash map are below this (48-bit addresses).
+pub const MAX_GLOBAL: u64 = 1 << 48;
 /// The special registers' names, in code order from [`SR_SM`].
 pub const SPECIALS: [&str; 4] = ["%sm", "%warp", "%nsm", "%nwarp"];
 
@@ -400,10 +403,12 @@ pub fn check(ops: &[Op]) -> Result<(), String> {
         {
             return Err(format!("op {pc}: 1..={LANES} lanes"));
         }
-        if let Op::Dma { bytes, .. } | Op::StashMap { bytes, .. } = op {
-            if *bytes > MAX_XFER_BYTES {
-                return Err(format!("op {pc}: at most {MAX_XFER_BYTES} bytes"));
-            }
+        if let Op::Dma {
+            spm, global, bytes, ..
+        }
+        | Op::StashMap { spm, global, bytes } = *op
+        {
+            xfer_check(spm, global, bytes).map_err(|m| format!("op {pc}: {m}"))?;
         }
         if let Op::Comp { lat, ii, .. } = op {
             if *lat == 0 || *ii == 0 {
@@ -412,6 +417,22 @@ pub fn check(ops: &[Op]) -> Result<(), String> {
                 ));
             }
         }
+    }
+    Ok(())
+}
+
+/// Why a DMA transfer or stash map's range is refused: `SPM + BYTES` at most
+/// [`MAX_XFER_BYTES`], `GLOBAL + BYTES` below [`MAX_GLOBAL`].
+pub fn xfer_check(spm: u64, global: u64, bytes: u64) -> Result<(), String> {
+    if spm.saturating_add(bytes) > MAX_XFER_BYTES {
+        return Err(format!(
+            "scratchpad range {spm} + {bytes} bytes; allowed: SPM + BYTES at most {MAX_XFER_BYTES}"
+        ));
+    }
+    if global.saturating_add(bytes) >= MAX_GLOBAL {
+        return Err(format!(
+            "global range {global:#x} + {bytes} bytes; allowed: below {MAX_GLOBAL:#x}"
+        ));
     }
     Ok(())
 }

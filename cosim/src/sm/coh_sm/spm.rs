@@ -97,7 +97,7 @@ impl Spm {
 
     /// Whether the access overlaps a DMA transfer not yet complete.
     pub fn dma_pending(&self, at: &Pat) -> bool {
-        let (lo, hi) = (at.base, at.addr(at.lanes as usize - 1) + 4);
+        let (lo, hi) = (at.base, at.addr(at.lanes as usize - 1).wrapping_add(4));
         self.dma
             .iter()
             .any(|r| r.live && lo < r.spm + r.bytes && r.spm < hi)

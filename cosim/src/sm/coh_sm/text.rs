@@ -17,12 +17,9 @@
 //! ```
 
 use super::params::{CohParams, LANES, REGS};
-use super::prog::{
-    check, AtomF, Cond, Func, Op, Pat, Reg, IMM, MAX_XFER_BYTES, NONE, SPECIALS, SR_SM,
-};
+use super::prog::{check, xfer_check, AtomF, Cond, Func, Op, Pat, Reg, IMM, NONE, SPECIALS, SR_SM};
 use super::CohSystem;
 use crate::kernel::cfg_text::{parse_ext, BlockLines};
-use crate::kernel::program::Branch;
 use smrtl_hdl::BlockParams as _;
 use std::collections::HashMap;
 
@@ -467,11 +464,7 @@ fn xfer(name: &str, args: &[&str]) -> Result<Op, String> {
         })?;
     }
     let [spm, global, bytes] = v;
-    if bytes > MAX_XFER_BYTES {
-        return Err(format!(
-            "`{name}` of {bytes} bytes; allowed: at most {MAX_XFER_BYTES}"
-        ));
-    }
+    xfer_check(spm, global, bytes).map_err(|m| format!("`{name}`: {m}"))?;
     Ok(match name {
         "stash.map" => Op::StashMap { spm, global, bytes },
         _ => Op::Dma {
@@ -504,9 +497,4 @@ fn calc(f: Func, args: &[&str], dst: Reg) -> Result<Op, String> {
         b: regs[1],
         imm: imm.unwrap_or(0),
     })
-}
-
-/// The `trips N` rule of a `cbra` (re-exported for the tests' builders).
-pub fn trips(n: u32) -> Cond {
-    Cond::Rule(Branch::Trips(n))
 }
