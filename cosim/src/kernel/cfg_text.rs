@@ -138,46 +138,7 @@ pub fn parse_ext(text: &str) -> Result<(ProgramFile, Ext), CfgError> {
         let mut toks = l.split_whitespace();
         let head = toks.next().expect("non-empty line");
         let Some(block) = f.blocks.last_mut() else {
-            ext.headers.push((head.to_string(), line));
-            match head {
-                "warps" => ext.warps = Some((num(line, head, toks.next())?, line)),
-                "kernel" => f.name = toks.next().unwrap_or("").to_string(),
-                "threads" => f.threads = Some(num(line, head, toks.next())?),
-                "grid" => f.grid = Some(num(line, head, toks.next())?),
-                "tb_smem" => f.tb_smem = Some(num(line, head, toks.next())?),
-                "seed" => f.seed = num(line, head, toks.next())?,
-                "t" => {
-                    let v = toks.next().unwrap_or("");
-                    f.t = Some(v.parse().map_err(err)?);
-                }
-                "shared" => {
-                    let name = toks.next().unwrap_or("").to_string();
-                    let bytes = num(line, "shared NAME BYTES", toks.next())?;
-                    let offset = match toks.next() {
-                        Some("@") => Some(num(line, "@ OFFSET", toks.next())?),
-                        None => None,
-                        Some(x) => return Err(err(format!("unexpected `{x}` after the size"))),
-                    };
-                    f.shared.push(Var { name, bytes, offset });
-                }
-                "param" => {
-                    let kv = toks.next().unwrap_or("");
-                    let (k, v) = kv
-                        .split_once('=')
-                        .ok_or_else(|| err(format!("`param` expects KEY=VALUE, got `{kv}`")))?;
-                    f.params.insert(k.to_string(), Value::String(v.to_string()));
-                    ext.params.push((k.to_string(), v.to_string(), line));
-                }
-                "lock" => f.locks.push(LockPreset {
-                    pair: num(line, "lock PAIR OWNER", toks.next())?,
-                    owner: num(line, "lock PAIR OWNER", toks.next())?,
-                }),
-                other => {
-                    return Err(err(format!(
-                        "unknown header `{other}`; allowed: kernel, threads, grid, tb_smem, t, seed, shared, param, lock, or a `LABEL:` (coherent-system kernels: kernel, warps, seed, param)"
-                    )))
-                }
-            }
+            header(&mut f, &mut ext, head, &mut toks, line)?;
             continue;
         };
         if closed {
@@ -241,6 +202,58 @@ pub fn parse_ext(text: &str) -> Result<(ProgramFile, Ext), CfgError> {
         return Err(CfgError("no blocks: start one with a `LABEL:` line".into()));
     }
     Ok((f, ext))
+}
+
+/// A header line (before the first label).
+fn header<'a>(
+    f: &mut ProgramFile,
+    ext: &mut Ext,
+    head: &str,
+    toks: &mut impl Iterator<Item = &'a str>,
+    line: usize,
+) -> Result<(), CfgError> {
+    let err = |m: String| CfgError(format!("line {line}: {m}"));
+    ext.headers.push((head.to_string(), line));
+    match head {
+        "warps" => ext.warps = Some((num(line, head, toks.next())?, line)),
+        "kernel" => f.name = toks.next().unwrap_or("").to_string(),
+        "threads" => f.threads = Some(num(line, head, toks.next())?),
+        "grid" => f.grid = Some(num(line, head, toks.next())?),
+        "tb_smem" => f.tb_smem = Some(num(line, head, toks.next())?),
+        "seed" => f.seed = num(line, head, toks.next())?,
+        "t" => {
+            let v = toks.next().unwrap_or("");
+            f.t = Some(v.parse().map_err(err)?);
+        }
+        "shared" => {
+            let name = toks.next().unwrap_or("").to_string();
+            let bytes = num(line, "shared NAME BYTES", toks.next())?;
+            let offset = match toks.next() {
+                Some("@") => Some(num(line, "@ OFFSET", toks.next())?),
+                None => None,
+                Some(x) => return Err(err(format!("unexpected `{x}` after the size"))),
+            };
+            f.shared.push(Var { name, bytes, offset });
+        }
+        "param" => {
+            let kv = toks.next().unwrap_or("");
+            let (k, v) = kv
+                .split_once('=')
+                .ok_or_else(|| err(format!("`param` expects KEY=VALUE, got `{kv}`")))?;
+            f.params.insert(k.to_string(), Value::String(v.to_string()));
+            ext.params.push((k.to_string(), v.to_string(), line));
+        }
+        "lock" => f.locks.push(LockPreset {
+            pair: num(line, "lock PAIR OWNER", toks.next())?,
+            owner: num(line, "lock PAIR OWNER", toks.next())?,
+        }),
+        other => {
+            return Err(err(format!(
+                "unknown header `{other}`; allowed: kernel, threads, grid, tb_smem, t, seed, shared, param, lock, or a `LABEL:` (coherent-system kernels: kernel, warps, seed, param)"
+            )))
+        }
+    }
+    Ok(())
 }
 
 /// Ends the last block before `next_label`: without a terminator it falls through to it, or
