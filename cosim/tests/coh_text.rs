@@ -401,3 +401,80 @@ fn the_compute_example_computes() {
     assert_eq!(sys.word(0x30000), 1);
     assert_eq!(sys.word(0x30000 + 124), 1);
 }
+
+/// A deterministic generator for the mutations.
+fn rand(s: &mut u64) -> u64 {
+    *s = s
+        .wrapping_mul(6_364_136_223_846_793_005)
+        .wrapping_add(1_442_695_040_888_963_407);
+    *s >> 33
+}
+
+#[test]
+fn mutated_examples_never_panic() {
+    // Lines dropped, duplicated or swapped, tokens replaced by others of the corpus: parse
+    // gives a one-line error or a kernel that runs (or reports its cycle limit).
+    let dir = format!("{}/../examples/coh", env!("CARGO_MANIFEST_DIR"));
+    let mut files: Vec<String> = std::fs::read_dir(&dir)
+        .expect("examples/coh")
+        .map(|e| std::fs::read_to_string(e.expect("entry").path()).expect("text"))
+        .collect();
+    files.sort();
+    let words: Vec<String> = files
+        .iter()
+        .flat_map(|f| f.split_whitespace().map(str::to_string))
+        .chain(["0xffffffffffffffff", "r63", "lanes", "[", "]", "->", "%nsm"].map(String::from))
+        .collect();
+    let cases: u64 = std::env::var("COH_TEXT_FUZZ")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(200);
+    let mut s = 7u64;
+    let (mut ok, mut refused) = (0, 0);
+    for _ in 0..cases {
+        let f = &files[(rand(&mut s) % files.len() as u64) as usize];
+        let mut lines: Vec<String> = f.lines().map(str::to_string).collect();
+        for _ in 0..1 + rand(&mut s) % 3 {
+            let i = (rand(&mut s) % lines.len() as u64) as usize;
+            match rand(&mut s) % 4 {
+                0 => {
+                    lines.remove(i);
+                }
+                1 => lines.insert(i, lines[i].clone()),
+                2 => {
+                    let j = (rand(&mut s) % lines.len() as u64) as usize;
+                    lines.swap(i, j);
+                }
+                _ => {
+                    let mut t: Vec<String> =
+                        lines[i].split_whitespace().map(str::to_string).collect();
+                    if !t.is_empty() {
+                        let k = (rand(&mut s) % t.len() as u64) as usize;
+                        t[k] = words[(rand(&mut s) % words.len() as u64) as usize].clone();
+                    }
+                    lines[i] = t.join(" ");
+                }
+            }
+            if lines.is_empty() {
+                lines.push("A:".into());
+            }
+        }
+        let src = lines.join("\n");
+        match text::parse(&src) {
+            Err(e) => {
+                assert!(!e.contains('\n'), "{e}");
+                refused += 1;
+            }
+            Ok(k) => {
+                let built = k
+                    .params(None, &[])
+                    .and_then(|p| CohSystem::from_kernel(&p, &k));
+                if let Ok(mut sys) = built {
+                    let _ = sys.run(200_000);
+                }
+                ok += 1;
+            }
+        }
+    }
+    assert!(ok > 0 && refused > 0, "{ok} ran, {refused} refused");
+}
