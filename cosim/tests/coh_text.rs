@@ -478,3 +478,41 @@ fn mutated_examples_never_panic() {
     }
     assert!(ok > 0 && refused > 0, "{ok} ran, {refused} refused");
 }
+
+/// Nodes of the UTS tree of examples/coh/uts.txt and utsd.txt with `workers` workers.
+fn uts_nodes(workers: u64) -> u64 {
+    use smrtl_cosim::sm::coh_sm::prog::mix;
+    let children = |n: u64| {
+        if n == 0 {
+            4 * workers
+        } else if mix(mix(n) ^ n) & 15 < 6 {
+            2
+        } else {
+            0
+        }
+    };
+    let (mut stack, mut count) = (vec![0u64], 0);
+    while let Some(n) = stack.pop() {
+        count += 1;
+        stack.extend((0..children(n)).map(|k| mix(n + k + 1)));
+    }
+    count
+}
+
+/// Runs a UTS kernel on 2 SMs; (cycles, nodes processed, expected nodes, inspector tops).
+fn uts(file: &str, protocol: &str) -> (u64, u64, u64) {
+    let (k, mut sys) = system(&example(file), &[("sms", "2"), ("protocol", protocol)]);
+    let workers = 2 * u64::from(k.warps);
+    let cycles = sys.run(20_000_000).expect("finishes");
+    let done: u64 = (0..workers).map(|i| sys.word(0x8000 + 8 * i)).sum();
+    (cycles, done, uts_nodes(workers))
+}
+
+#[test]
+fn uts_processes_every_node_once() {
+    for protocol in ["gpu", "denovo"] {
+        let (cycles, done, want) = uts("uts.txt", protocol);
+        assert_eq!(done, want, "{protocol}");
+        eprintln!("uts {protocol}: {want} nodes in {cycles} cycles");
+    }
+}
