@@ -278,6 +278,7 @@ fn dma_region_blocks_its_first_use_and_other_memory_sees_pending_dma() {
             global: 1 << 20,
             bytes: 4096,
             to_spm: true,
+            reg: NONE,
         },
         Op::SpLd {
             dst: 1,
@@ -316,6 +317,7 @@ fn stash_misses_fill_on_demand_and_then_hit() {
             spm: 0,
             global: 1 << 20,
             bytes: 4096,
+            reg: NONE,
         },
         Op::StashLd {
             dst: 1,
@@ -432,11 +434,13 @@ fn mixed(s: u64, w: u64) -> Vec<Op> {
             global: 1 << 22,
             bytes: 1024,
             to_spm: true,
+            reg: NONE,
         },
         Op::StashMap {
             spm: 8192 + 1024 * w,
             global: (1 << 23) + base,
             bytes: 1024,
+            reg: NONE,
         },
         Op::StashLd {
             dst: 12,
@@ -621,6 +625,7 @@ fn random_prog(s: &mut u64, n: usize) -> Vec<Op> {
                     spm: rand(s) % 8 * 1024,
                     global: (1 << 20) + rand(s) % 8 * 1024,
                     bytes: 1024,
+                    reg: NONE,
                 },
                 9 => Op::StashLd { dst: r, at: sp },
                 10 => Op::StashSt { src: r, at: sp },
@@ -629,6 +634,7 @@ fn random_prog(s: &mut u64, n: usize) -> Vec<Op> {
                     global: rand(s) % 64 * LINE,
                     bytes: 128 * (1 + rand(s) % 8),
                     to_spm: rand(s).is_multiple_of(2),
+                    reg: NONE,
                 },
                 _ => Op::Comp {
                     dst: r,

@@ -78,11 +78,13 @@ fn prog(s: u64, w: u64) -> Vec<Op> {
             global: 1 << 22,
             bytes: 2048,
             to_spm: true,
+            reg: NONE,
         },
         Op::StashMap {
             spm: 8192,
             global: 1 << 23,
             bytes: 8192,
+            reg: NONE,
         },
         Op::StashLd {
             dst: 62,
@@ -125,7 +127,8 @@ fn a_cycle_allocates_nothing() {
 }
 
 /// Kernels with control flow and values allocate nothing per cycle either: the example
-/// kernels (loops, a CAS spin lock, every instruction family) under both protocols, the
+/// kernels (loops, a CAS spin lock, every instruction family, the case studies) on 2 SMs under
+/// both protocols, the
 /// functional memory's table reserved when the system is built (docs §10.4).
 #[test]
 fn a_kernel_cycle_allocates_nothing() {
@@ -142,7 +145,8 @@ fn a_kernel_cycle_allocates_nothing() {
         let src = std::fs::read_to_string(format!("{dir}/{name}")).expect("example");
         let k = text::parse(&src).expect("parses");
         for protocol in ["gpu", "denovo"] {
-            let p = k.params(None, &[("protocol", protocol)]).expect("params");
+            let set = [("protocol", protocol), ("sms", "2")];
+            let p = k.params(None, &set).expect("params");
             let mut sys = CohSystem::from_kernel(&p, &k).expect("builds");
             let before = ALLOCS.load(Ordering::Relaxed);
             ON.with(|on| on.set(true));

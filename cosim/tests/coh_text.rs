@@ -86,7 +86,8 @@ fn every_mnemonic_parses_to_its_op() {
             spm: 0,
             global: 0x8000,
             bytes: 256,
-            to_spm: true
+            to_spm: true,
+            reg: NONE,
         }
     );
     assert_eq!(
@@ -201,7 +202,15 @@ fn bad_input_gives_one_line_naming_the_line_and_what_is_allowed() {
         ("A:\n bar [0]\n", "`bar` takes no address"),
         (
             "A:\n dma.ld 0 x 4\n",
-            "`dma.ld` operand `x`; allowed: numbers SPM GLOBAL BYTES",
+            "`dma.ld` operand `x`; allowed: SPM GLOBAL BYTES, numbers (decimal or 0x hex), GLOBAL also `[rX + N]`",
+        ),
+        (
+            "A:\n dma.st 0 [r1 + 4*lane] 128\n",
+            "`dma.st`: GLOBAL `[r1 + 4*lane]` takes no lane term",
+        ),
+        (
+            "A:\n stash.map 0 [r1] 128 5\n",
+            "`stash.map` takes 2 operands, got 3",
         ),
         (
             "A:\n dma.ld 0 0 4096 lanes 2\n",
@@ -379,10 +388,11 @@ fn every_example_runs_to_the_end_under_both_protocols() {
         .filter(|n| n.ends_with(".txt"))
         .collect();
     names.sort();
-    assert!(names.len() >= 7, "{names:?}");
+    assert!(names.len() >= 12, "{names:?}");
     for n in &names {
         for protocol in ["gpu", "denovo"] {
-            let (_, mut sys) = system(&example(n), &[("protocol", protocol)]);
+            let set = [("protocol", protocol), ("sms", "2")];
+            let (_, mut sys) = system(&example(n), &set);
             sys.run(5_000_000)
                 .unwrap_or_else(|e| panic!("{n} {protocol}: {e}"));
         }
@@ -467,10 +477,10 @@ fn mutated_examples_never_panic() {
             }
             Ok(k) => {
                 let built = k
-                    .params(None, &[])
+                    .params(None, &[("sms", "2")])
                     .and_then(|p| CohSystem::from_kernel(&p, &k));
                 if let Ok(mut sys) = built {
-                    let _ = sys.run(200_000);
+                    let _ = sys.run(50_000);
                 }
                 ok += 1;
             }
@@ -499,7 +509,7 @@ fn uts_nodes(workers: u64) -> u64 {
     count
 }
 
-/// Runs a UTS kernel on 2 SMs; (cycles, nodes processed, expected nodes, inspector tops).
+/// Runs a UTS kernel on 2 SMs; (cycles, nodes processed, expected nodes).
 fn uts(file: &str, protocol: &str) -> (u64, u64, u64) {
     let (k, mut sys) = system(&example(file), &[("sms", "2"), ("protocol", protocol)]);
     let workers = 2 * u64::from(k.warps);
@@ -509,10 +519,29 @@ fn uts(file: &str, protocol: &str) -> (u64, u64, u64) {
 }
 
 #[test]
-fn uts_processes_every_node_once() {
+fn uts_and_utsd_process_every_node_once() {
     for protocol in ["gpu", "denovo"] {
-        let (cycles, done, want) = uts("uts.txt", protocol);
-        assert_eq!(done, want, "{protocol}");
-        eprintln!("uts {protocol}: {want} nodes in {cycles} cycles");
+        let (t_uts, done, want) = uts("uts.txt", protocol);
+        assert_eq!(done, want, "uts {protocol}");
+        let (t_utsd, done, want) = uts("utsd.txt", protocol);
+        assert_eq!(done, want, "utsd {protocol}");
+        eprintln!("{protocol}: {want} nodes; uts {t_uts} cycles, utsd {t_utsd}");
+    }
+}
+
+#[test]
+fn the_implicit_kernels_compute_every_element_under_the_mshr_sweep() {
+    for file in ["implicit-spm.txt", "implicit-dma.txt", "implicit-stash.txt"] {
+        for n in ["32", "256"] {
+            let (_, mut sys) = system(&example(file), &[("mshrs", n), ("sb_entries", n)]);
+            let cycles = sys.run(20_000_000).expect("finishes");
+            let bad = (0..32 * 1024u64).find(|i| sys.word(0x100000 + 4 * i) != 1);
+            assert_eq!(bad, None, "{file} mshrs {n}: an element not computed");
+            let st = sys.stats(0);
+            eprintln!(
+                "{file} mshrs {n}: {cycles} cycles, issued {}, LSU stuck {:?}",
+                st.issued, st.lsu_stuck
+            );
+        }
     }
 }

@@ -121,6 +121,12 @@ impl Sm {
                 at.reg = super::prog::NONE;
             }
         }
+        if let Op::Dma { global, reg, .. } | Op::StashMap { global, reg, .. } = &mut op {
+            if *reg != super::prog::NONE {
+                *global = global.wrapping_add(self.value(w, *reg, 0));
+                *reg = super::prog::NONE;
+            }
+        }
         match op {
             Op::Comp { dst, lat, ii, .. } => {
                 self.warps[w].comp_ready[dst as usize] = t + u64::from(lat);
@@ -212,6 +218,7 @@ impl Sm {
                 global,
                 bytes,
                 to_spm,
+                ..
             } => {
                 let (g, s) = ((Space::Global, global), (sp, spm));
                 let (from, to) = if to_spm { (g, s) } else { (s, g) };

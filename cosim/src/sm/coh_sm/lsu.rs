@@ -76,7 +76,9 @@ impl Sm {
                     self.store(&mut inst, |spm, c| spm.global_line(c as usize))
                 }
             }
-            Op::StashMap { spm, global, bytes } => {
+            Op::StashMap {
+                spm, global, bytes, ..
+            } => {
                 self.spm.map(spm, global, bytes);
                 reason::NONE
             }
@@ -85,6 +87,7 @@ impl Sm {
                 global,
                 bytes,
                 to_spm,
+                ..
             } => {
                 if self.spm.start_dma(spm, global, bytes, to_spm) {
                     reason::NONE

@@ -220,11 +220,13 @@ pub enum Op {
         src: Reg,
         at: Pat,
     },
-    /// Maps `bytes` of the stash at `spm` onto global memory at `global` (one map per call).
+    /// Maps `bytes` of the stash at `spm` onto global memory at `global` (plus register
+    /// `reg`'s value at issue, [`NONE`]: none; one map per call).
     StashMap {
         spm: u64,
         global: u64,
         bytes: u64,
+        reg: Reg,
     },
     /// Stash load / store (stash offsets; misses fill on demand from the mapped global data).
     StashLd {
@@ -236,12 +238,14 @@ pub enum Op {
         at: Pat,
     },
     /// Starts a DMA transfer of `bytes` between scratchpad offset `spm` and global `global`;
-    /// `to_spm` = load into the scratchpad. The warp goes on; the region is blocked until done.
+    /// `to_spm` = load into the scratchpad; `global` plus register `reg`'s value at issue
+    /// ([`NONE`]: none). The warp goes on; the region is blocked until done.
     Dma {
         spm: u64,
         global: u64,
         bytes: u64,
         to_spm: bool,
+        reg: Reg,
     },
     /// A compute instruction of the kernel language on `f`'s unit (its latency and interval
     /// are params): `dst = f(a, b)`, an operand [`IMM`] reading `imm`.
@@ -335,6 +339,7 @@ impl Op {
 
     fn regs3(&self) -> [Reg; 3] {
         match *self {
+            Op::Dma { reg, .. } | Op::StashMap { reg, .. } => [reg, NONE, NONE],
             Op::Comp { dst, a, b, .. } | Op::Calc { dst, a, b, .. } => [dst, a, b],
             Op::Cbra {
                 cond: Cond::Nz(r) | Cond::Z(r),
@@ -406,7 +411,9 @@ pub fn check(ops: &[Op]) -> Result<(), String> {
         if let Op::Dma {
             spm, global, bytes, ..
         }
-        | Op::StashMap { spm, global, bytes } = *op
+        | Op::StashMap {
+            spm, global, bytes, ..
+        } = *op
         {
             xfer_check(spm, global, bytes).map_err(|m| format!("op {pc}: {m}"))?;
         }

@@ -130,7 +130,7 @@ impl Spm {
             .iter()
             .rev()
             .find(|m| off >= m.spm && off < m.spm + m.bytes)
-            .map(|m| (m.global + off - m.spm) / LINE_BYTES)
+            .map(|m| m.global.wrapping_add(off - m.spm) / LINE_BYTES)
     }
 
     /// The global address stash offset `a` mirrors, if mapped (the latest map wins).

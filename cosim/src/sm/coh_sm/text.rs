@@ -374,7 +374,8 @@ impl Shape {
         dst: Option<Reg>,
     ) -> Result<Op, String> {
         let addressed = matches!(self, Shape::Mem(..));
-        if at.is_some() != addressed {
+        let xfer_at = matches!(self, Shape::Xfer) && at.is_some();
+        if at.is_some() != addressed && !xfer_at {
             return Err(if addressed {
                 format!("`{name}` needs an address `[BASE + S*lane]`")
             } else {
@@ -393,7 +394,7 @@ impl Shape {
         let (lo, hi) = match *self {
             Shape::Mem(n, _) => (n, n),
             Shape::Bare(_) => (0, 0),
-            Shape::Xfer => (3, 3),
+            Shape::Xfer => (3 - usize::from(xfer_at), 3 - usize::from(xfer_at)),
             Shape::Calc(_, lo, hi) => (lo, hi),
         };
         if !(lo..=hi).contains(&args.len()) {
@@ -410,7 +411,7 @@ impl Shape {
         let d = dst.unwrap_or(NONE);
         match *self {
             Shape::Bare(op) => Ok(op),
-            Shape::Xfer => xfer(name, args),
+            Shape::Xfer => xfer(name, at, args),
             Shape::Calc(f, ..) => calc(f, args, d),
             Shape::Mem(..) => {
                 let at = address(at.unwrap_or_default(), lanes)?;
@@ -455,23 +456,41 @@ fn mem_op(name: &str, at: Pat, regs: [Reg; 2], dst: Reg) -> Op {
     }
 }
 
-/// `stash.map` / `dma.ld` / `dma.st SPM GLOBAL BYTES`.
-fn xfer(name: &str, args: &[&str]) -> Result<Op, String> {
-    let mut v = [0u64; 3];
-    for (x, a) in v.iter_mut().zip(args) {
-        *x = number(a).ok_or_else(|| {
-            format!("`{name}` operand `{a}`; allowed: numbers SPM GLOBAL BYTES (decimal or 0x hex)")
-        })?;
-    }
-    let [spm, global, bytes] = v;
+/// `stash.map` / `dma.ld` / `dma.st SPM GLOBAL BYTES`, GLOBAL a number or an address
+/// `[rX + N]` (no lane term) whose register is read at issue.
+fn xfer(name: &str, at: Option<&str>, args: &[&str]) -> Result<Op, String> {
+    let bad = |a: &str| {
+        format!(
+            "`{name}` operand `{a}`; allowed: SPM GLOBAL BYTES, numbers (decimal or 0x hex), GLOBAL also `[rX + N]`"
+        )
+    };
+    let mut nums = args.iter().map(|a| number(a).ok_or_else(|| bad(a)));
+    let spm = nums.next().ok_or_else(|| bad(""))??;
+    let (global, reg) = match at {
+        Some(inner) => {
+            let p = address(inner, None)?;
+            if p.stride != 0 || p.lanes != 1 {
+                return Err(format!("`{name}`: GLOBAL `[{inner}]` takes no lane term"));
+            }
+            (p.base, p.reg)
+        }
+        None => (nums.next().ok_or_else(|| bad(""))??, NONE),
+    };
+    let bytes = nums.next().ok_or_else(|| bad(""))??;
     xfer_check(spm, global, bytes).map_err(|m| format!("`{name}`: {m}"))?;
     Ok(match name {
-        "stash.map" => Op::StashMap { spm, global, bytes },
+        "stash.map" => Op::StashMap {
+            spm,
+            global,
+            bytes,
+            reg,
+        },
         _ => Op::Dma {
             spm,
             global,
             bytes,
             to_spm: name == "dma.ld",
+            reg,
         },
     })
 }
