@@ -545,3 +545,51 @@ fn the_implicit_kernels_compute_every_element_under_the_mshr_sweep() {
         }
     }
 }
+
+/// The case studies at their own sizes (15 SMs for UTS / UTSD), each SM's inspector summed:
+/// cycles and the top-level classes (docs/stall-inspector.md §10.4):
+/// `cargo test --release -p smrtl-cosim --test coh_text -- --ignored --nocapture`.
+#[test]
+#[ignore]
+fn case_study_profiles() {
+    let runs = [
+        ("uts.txt", "gpu"),
+        ("uts.txt", "denovo"),
+        ("utsd.txt", "gpu"),
+        ("utsd.txt", "denovo"),
+        ("implicit-spm.txt", "denovo"),
+        ("implicit-dma.txt", "denovo"),
+        ("implicit-stash.txt", "denovo"),
+    ];
+    for (file, protocol) in runs {
+        let (_, mut sys) = system(&example(file), &[("protocol", protocol)]);
+        let p = sys.params().clone();
+        let ip = Params {
+            nw: p.warps,
+            ..Params::default()
+        };
+        let mut g: Vec<(Gsi, probe::Feed)> = (0..p.sms)
+            .map(|_| (Gsi::new(&ip), probe::Feed::new(p.warps as usize)))
+            .collect();
+        let t0 = std::time::Instant::now();
+        let cycles = sys
+            .run_with(50_000_000, |s| {
+                for (i, (gsi, f)) in g.iter_mut().enumerate() {
+                    f.step(gsi, s.view(i));
+                }
+            })
+            .expect("finishes");
+        let tops: Vec<String> = Class::ALL
+            .iter()
+            .map(|&c| {
+                let n: u64 = g.iter().map(|(gsi, _)| gsi.top(c)).sum();
+                format!("{c:?} {:.3}", n as f64 / (cycles * u64::from(p.sms)) as f64)
+            })
+            .collect();
+        eprintln!(
+            "{file} {protocol}: {cycles} cycles ({:.1} s): {}",
+            t0.elapsed().as_secs_f64(),
+            tops.join(", ")
+        );
+    }
+}
