@@ -122,7 +122,7 @@ fn every_mnemonic_parses_to_its_op() {
         Op::Cbra {
             to: [0, 34],
             cond: Cond::Z(SR_NWARP),
-            id: 1
+            id: 0
         }
     ));
     assert!(matches!(
@@ -130,7 +130,7 @@ fn every_mnemonic_parses_to_its_op() {
         Op::Cbra {
             to: [0, 35],
             cond: Cond::Rule(_),
-            id: 2
+            id: 0
         }
     ));
     assert_eq!(ops[35..], [Op::Bra { to: 0 }, Op::Exit]);

@@ -34,6 +34,7 @@ use params::CohParams;
 use prog::Op;
 use sm::Sm;
 pub use sm::SmStats;
+use std::sync::Arc;
 pub use view::{SmView, WarpView, Wb};
 
 /// The system: its SMs, the shared L2 and the responses in flight.
@@ -46,6 +47,15 @@ pub struct CohSystem {
 impl CohSystem {
     /// `progs[s][w]` is warp `w` of SM `s` (SMs and warps without a program stay idle).
     pub fn new(p: &CohParams, progs: Vec<Vec<Vec<Op>>>) -> Result<CohSystem, String> {
+        let shared = progs
+            .into_iter()
+            .map(|sm| sm.into_iter().map(Arc::from).collect())
+            .collect();
+        Self::with_shared(p, shared)
+    }
+
+    /// As [`CohSystem::new`], with programs warps may share (one copy of a kernel's ops).
+    fn with_shared(p: &CohParams, progs: Vec<Vec<Arc<[Op]>>>) -> Result<CohSystem, String> {
         use smrtl_hdl::BlockParams as _;
         p.check().map_err(|e| e.to_string())?;
         if progs.len() > p.sms as usize {

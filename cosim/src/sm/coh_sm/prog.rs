@@ -260,8 +260,8 @@ pub enum Op {
     Bra {
         to: u32,
     },
-    /// Branch `id` (the warp's visits are counted per id): to `to[0]` when `cond` holds, else
-    /// `to[1]`.
+    /// A branch: to `to[0]` when `cond` holds, else `to[1]`; a `Rule`'s visits are counted per
+    /// warp and `id` (the n-th rule branch of the kernel; 0 for register conditions).
     Cbra {
         to: [u32; 2],
         cond: Cond,

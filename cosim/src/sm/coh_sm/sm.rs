@@ -13,6 +13,7 @@ use super::view::{SmView, WarpView, Wb};
 use crate::sm::mem_sm::l1d::{Geometry, L1d};
 use crate::sm::mem_sm::params::SetIndex;
 use std::collections::VecDeque;
+use std::sync::Arc;
 
 /// One warp slot.
 #[derive(Clone, Debug)]
@@ -70,7 +71,8 @@ pub struct SmStats {
 pub(super) struct Sm {
     pub id: u8,
     pub warps: Vec<Warp>,
-    pub progs: Vec<Vec<Op>>,
+    /// Each warp slot's program (warps running one kernel share it).
+    pub progs: Vec<Arc<[Op]>>,
     pub l1: L1d,
     pub sb: StoreBuffer,
     pub spm: Spm,
@@ -98,14 +100,18 @@ pub(super) struct Sm {
 }
 
 impl Sm {
-    pub fn new(p: &CohParams, id: u8, progs: Vec<Vec<Op>>) -> Sm {
+    pub fn new(p: &CohParams, id: u8, progs: Vec<Arc<[Op]>>) -> Sm {
         let nw = p.warps as usize;
         let live = progs.len();
         let branches = |w: usize| {
-            progs.get(w).map_or(0, |ops: &Vec<Op>| {
+            progs.get(w).map_or(0, |ops: &Arc<[Op]>| {
                 ops.iter()
                     .filter_map(|o| match o {
-                        Op::Cbra { id, .. } => Some(*id as usize + 1),
+                        Op::Cbra {
+                            id,
+                            cond: super::prog::Cond::Rule(_),
+                            ..
+                        } => Some(*id as usize + 1),
                         _ => None,
                     })
                     .max()
@@ -127,7 +133,7 @@ impl Sm {
         };
         let warps = (0..nw).map(warp).collect();
         let mut progs = progs;
-        progs.resize(nw, vec![]);
+        progs.resize(nw, Arc::from(&[][..]));
         Sm {
             id,
             warps,

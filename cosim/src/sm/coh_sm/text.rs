@@ -22,11 +22,12 @@ use super::CohSystem;
 use crate::kernel::cfg_text::{parse_ext, BlockLines};
 use smrtl_hdl::BlockParams as _;
 use std::collections::HashMap;
+use std::sync::Arc;
 
 /// Most ops of a kernel (its blocks' instructions and terminators).
 pub const MAX_OPS: usize = 100_000;
-/// Most conditional branches (`cbra` ids are 16-bit).
-pub const MAX_CBRAS: usize = u16::MAX as usize;
+/// Most `cbra ... trips N | p F` branches (every warp counts its visits of each).
+pub const MAX_RULES: usize = 4096;
 
 /// The header keywords a coherent-system kernel may use.
 const HEADERS: &str = "kernel, warps, seed, param";
@@ -74,8 +75,10 @@ impl CohSystem {
                 k.name, k.warps, p.warps
             ));
         }
-        let sm = vec![k.ops.clone(); k.warps as usize];
-        let mut sys = CohSystem::new(p, vec![sm; p.sms as usize])?;
+        // One copy of the ops, shared by every warp.
+        let ops: Arc<[Op]> = Arc::from(k.ops.as_slice());
+        let sm = vec![ops; k.warps as usize];
+        let mut sys = CohSystem::with_shared(p, vec![sm; p.sms as usize])?;
         for s in &mut sys.sms {
             s.seed = k.seed;
         }
@@ -139,7 +142,7 @@ fn lower(
         }
     }
     let mut ops = Vec::with_capacity(n);
-    let mut cbras = 0usize;
+    let mut rules = 0usize;
     for (i, (b, l)) in blocks.iter().zip(lines).enumerate() {
         for (text, &line) in b.instrs.iter().zip(&l.instrs) {
             ops.push(instr(text).map_err(|m| format!("line {line}: {m}"))?);
@@ -184,18 +187,25 @@ fn lower(
                         Cond::Rule(rule)
                     }
                 };
-                if cbras >= MAX_CBRAS {
-                    return Err(format!(
-                        "line {}: more than {MAX_CBRAS} conditional branches",
-                        l.term
-                    ));
-                }
+                // Only the rules count visits: they alone take an id.
+                let id = match cond {
+                    Cond::Rule(_) if rules >= MAX_RULES => {
+                        return Err(format!(
+                            "line {}: more than {MAX_RULES} `trips` / `p` branches",
+                            l.term
+                        ))
+                    }
+                    Cond::Rule(_) => {
+                        rules += 1;
+                        rules - 1
+                    }
+                    _ => 0,
+                };
                 ops.push(Op::Cbra {
                     to: [target(&b.next[0])?, target(&b.next[1])?],
                     cond,
-                    id: cbras as u16,
+                    id: id as u16,
                 });
-                cbras += 1;
             }
         }
     }
