@@ -593,3 +593,37 @@ fn case_study_profiles() {
         );
     }
 }
+
+#[test]
+fn compute_units_keep_their_latency_and_initiation_interval() {
+    // Cycles between the two instructions' issues, and the cycles the second waited as
+    // COMP_STRUCT (unit busy) or COMP_DATA (result not ready).
+    let gap = |body: &str| {
+        let src = format!("warps 1\nparam sms=1\nparam warps=1\nA:\n{body}\n exit\n");
+        let (_, mut sys) = system(&src, &[]);
+        let trace = run(&mut sys);
+        let at: Vec<usize> = (0..trace.len())
+            .filter(|&c| trace[c][0].issued == 1)
+            .collect();
+        let w = |c: usize| trace[c][0].warps[0];
+        let fu = (at[0] + 1..at[1]).filter(|&c| w(c).fu_block).count();
+        let data = (at[0] + 1..at[1]).filter(|&c| w(c).haz_comp).count();
+        (at[1] - at[0], fu, data)
+    };
+    let p = CohParams::default();
+    let (mul_ii, sfu_ii, alu_lat) = (p.mul_ii as usize, p.sfu_ii as usize, p.alu_lat as usize);
+    assert_eq!(
+        gap(" mul r1 r2 -> r3\n mul r4 r5 -> r6"),
+        (mul_ii, mul_ii - 1, 0)
+    );
+    assert_eq!(gap(" sfu r1 -> r3\n sfu r4 -> r6"), (sfu_ii, sfu_ii - 1, 0));
+    assert_eq!(
+        gap(" sfu r1 -> r3\n add r4 1 -> r6"),
+        (1, 0, 0),
+        "units are apart"
+    );
+    assert_eq!(
+        gap(" add r1 1 -> r1\n add r1 1 -> r1"),
+        (alu_lat, 0, alu_lat - 1)
+    );
+}

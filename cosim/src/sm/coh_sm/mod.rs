@@ -1,8 +1,9 @@
 //! The coherent multi-SM memory system of seed 003 (Alsop et al., GSI; docs/stall-inspector.md
-//! §10; spec §2.5–§2.6, §3, §6): N SMs, each with warps running a per-warp operation list
-//! (`prog.rs`), an LSU input register, an L1 with MSHRs (the seed-004 [`L1d`]), a
-//! write-combining store buffer, a scratchpad / stash and a DMA engine, sharing a 16-bank L2 on
-//! a 4×4 mesh under GPU coherence or DeNovo. Every response carries the §2.5 source of the
+//! §10; spec §2.5–§2.6, §3, §6): N SMs, each with warps running an operation list with
+//! control flow and values (`prog.rs`; kernel files in `text.rs`, docs §10.4), an LSU input
+//! register, an L1 with MSHRs (the seed-004 [`L1d`]), a write-combining store buffer, a
+//! scratchpad / stash and a DMA engine, sharing a 16-bank L2 on a 4×4 mesh under GPU coherence
+//! or DeNovo. Every response carries the §2.5 source of the
 //! level that supplied it; every warp's §4.2 predicates and the cycle's writebacks are read
 //! through [`SmView`] (`probe.rs` turns them into the stall inspector's inputs).
 //!
