@@ -4,7 +4,7 @@
 
 use smrtl_cosim::blocks::stall_inspector::{Class, Gsi, Params};
 use smrtl_cosim::sm::coh_sm::params::{CohParams, Protocol};
-use smrtl_cosim::sm::coh_sm::prog::{Op, Pat, NONE};
+use smrtl_cosim::sm::coh_sm::prog::{AtomF, Op, Pat, NONE};
 use smrtl_cosim::sm::coh_sm::view::{reason, src, SmView};
 use smrtl_cosim::sm::coh_sm::{probe, CohSystem};
 
@@ -248,6 +248,7 @@ fn scratchpad_bank_conflicts_replay_degree_minus_one_cycles() {
         base: 0,
         stride: 128,
         lanes: 32,
+        reg: NONE,
     };
     let prog = vec![
         Op::SpLd {
@@ -277,6 +278,7 @@ fn dma_region_blocks_its_first_use_and_other_memory_sees_pending_dma() {
             global: 1 << 20,
             bytes: 4096,
             to_spm: true,
+            reg: NONE,
         },
         Op::SpLd {
             dst: 1,
@@ -315,6 +317,7 @@ fn stash_misses_fill_on_demand_and_then_hit() {
             spm: 0,
             global: 1 << 20,
             bytes: 4096,
+            reg: NONE,
         },
         Op::StashLd {
             dst: 1,
@@ -336,6 +339,8 @@ fn atomics_run_at_the_l2_and_the_warp_waits_as_sync() {
     let p = params(2, Protocol::Denovo);
     let x = 9 * LINE;
     let atom = Op::Atom {
+        f: AtomF::Add,
+        cmp: NONE,
         dst: 1,
         src: NONE,
         at: Pat::one(x),
@@ -412,6 +417,8 @@ fn mixed(s: u64, w: u64) -> Vec<Op> {
     ops.extend([
         Op::Release,
         Op::Atom {
+            f: AtomF::Add,
+            cmp: NONE,
             dst: 10,
             src: NONE,
             at: Pat::one(1 << 16),
@@ -427,11 +434,13 @@ fn mixed(s: u64, w: u64) -> Vec<Op> {
             global: 1 << 22,
             bytes: 1024,
             to_spm: true,
+            reg: NONE,
         },
         Op::StashMap {
             spm: 8192 + 1024 * w,
             global: (1 << 23) + base,
             bytes: 1024,
+            reg: NONE,
         },
         Op::StashLd {
             dst: 12,
@@ -498,6 +507,7 @@ fn lines_of_one_load_in_one_l1_bank_serialise_as_bank_conflict() {
         base: 0,
         stride: 8 * LINE,
         lanes: 4,
+        reg: NONE,
     };
     let prog = vec![Op::Ld {
         dst: 0,
@@ -591,6 +601,7 @@ fn random_prog(s: &mut u64, n: usize) -> Vec<Op> {
                 base: line * LINE + rand(s) % 4 * 4,
                 stride: [0, 4, 8, 64, 128][(rand(s) % 5) as usize],
                 lanes: 1 + (rand(s) % 32) as u8,
+                reg: NONE,
             };
             let sp = Pat {
                 base: rand(s) % 64 * 128,
@@ -600,6 +611,8 @@ fn random_prog(s: &mut u64, n: usize) -> Vec<Op> {
                 0 | 1 => Op::Ld { dst: r, at },
                 2 => Op::St { src: r, at },
                 3 => Op::Atom {
+                    f: AtomF::Add,
+                    cmp: NONE,
                     dst: r,
                     src: NONE,
                     at,
@@ -612,6 +625,7 @@ fn random_prog(s: &mut u64, n: usize) -> Vec<Op> {
                     spm: rand(s) % 8 * 1024,
                     global: (1 << 20) + rand(s) % 8 * 1024,
                     bytes: 1024,
+                    reg: NONE,
                 },
                 9 => Op::StashLd { dst: r, at: sp },
                 10 => Op::StashSt { src: r, at: sp },
@@ -620,6 +634,7 @@ fn random_prog(s: &mut u64, n: usize) -> Vec<Op> {
                     global: rand(s) % 64 * LINE,
                     bytes: 128 * (1 + rand(s) % 8),
                     to_spm: rand(s).is_multiple_of(2),
+                    reg: NONE,
                 },
                 _ => Op::Comp {
                     dst: r,

@@ -1,11 +1,14 @@
 //! The issue stage (docs/stall-inspector.md §10.3; spec §3.1–§3.2): every warp's predicates
 //! from the state it reads (after the LSU's cycle), then one instruction from the first ready
 //! warp after the last one that issued (loose round robin). The predicates are the §4.2 ones,
-//! so the view written here is exactly what issued.
+//! so the view written here is exactly what issued. Issue also performs the kernel language's
+//! values (docs §10.4): compute results, plain loads and stores, branch decisions; a taken
+//! branch leaves the warp without an instruction for `redirect` cycles (CONTROL, spec D5).
 
+use super::mem::Space;
 use super::net::Net;
 use super::params::{LANES, REGS};
-use super::prog::Op;
+use super::prog::{Cond, Op, Reg, Unit, IMM, SR_NSM, SR_NWARP, SR_SM, SR_WARP};
 use super::sm::{LsuInst, Sm};
 use super::view::{reason, WarpView};
 
@@ -19,6 +22,15 @@ impl Sm {
             return WarpView::default();
         }
         let sync = warp.atom > 0 || warp.rel_wait || warp.bar;
+        if t < warp.fetch_at {
+            // The fetch redirect of a taken branch: no instruction (CONTROL).
+            warp.head_haz = 0;
+            return WarpView {
+                active: true,
+                sync_wait: sync,
+                ..WarpView::default()
+            };
+        }
         let Some(op) = self.progs[w].get(warp.pc) else {
             warp.head_haz = warp.pend_load;
             return WarpView {
@@ -53,7 +65,7 @@ impl Sm {
             haz_comp,
             is_mem,
             ms_block,
-            fu_block: matches!(op, Op::Comp { .. }) && self.pipe_free > t,
+            fu_block: op.unit().is_some_and(|u| self.pipe_free[u as usize] > t),
             ms_reason,
         }
     }
@@ -85,15 +97,64 @@ impl Sm {
         }
     }
 
+    /// The value warp `w` reads from operand `r` (`imm` for [`IMM`], 0 for none).
+    pub(super) fn value(&self, w: usize, r: Reg, imm: u64) -> u64 {
+        match r {
+            _ if (r as usize) < REGS => self.warps[w].regs[r as usize],
+            SR_SM => u64::from(self.id),
+            SR_WARP => w as u64,
+            SR_NSM => self.nsm,
+            SR_NWARP => self.nwarp,
+            IMM => imm,
+            _ => 0,
+        }
+    }
+
     /// Warp `w` issues its head.
     fn exec(&mut self, w: usize, net: &mut Net, t: u64) {
-        let op = self.progs[w][self.warps[w].pc];
+        let pc = self.warps[w].pc;
+        let mut op = self.progs[w][pc];
         self.warps[w].pc += 1;
+        if let Some(at) = op.pat_mut() {
+            if at.reg != super::prog::NONE {
+                at.base = at.base.wrapping_add(self.value(w, at.reg, 0));
+                at.reg = super::prog::NONE;
+            }
+        }
+        if let Op::Dma { global, reg, .. } | Op::StashMap { global, reg, .. } = &mut op {
+            if *reg != super::prog::NONE {
+                *global = global.wrapping_add(self.value(w, *reg, 0));
+                *reg = super::prog::NONE;
+            }
+        }
         match op {
             Op::Comp { dst, lat, ii, .. } => {
                 self.warps[w].comp_ready[dst as usize] = t + u64::from(lat);
-                self.pipe_free = t + u64::from(ii);
+                self.pipe_free[Unit::Alu as usize] = t + u64::from(ii);
             }
+            Op::Calc { f, dst, a, b, imm } => {
+                let v = f.eval(self.value(w, a, imm), self.value(w, b, imm));
+                let (lat, ii) = net.p.unit_timing(f.unit());
+                let warp = &mut self.warps[w];
+                warp.regs[dst as usize] = v;
+                warp.comp_ready[dst as usize] = t + lat;
+                self.pipe_free[f.unit() as usize] = t + ii;
+            }
+            Op::Bra { to } => self.jump(w, pc, to, net, t),
+            Op::Cbra { to, cond, id } => {
+                let first = match cond {
+                    Cond::Nz(r) => self.value(w, r, 0) != 0,
+                    Cond::Z(r) => self.value(w, r, 0) == 0,
+                    Cond::Rule(b) => {
+                        let gid = u64::from(self.id) * self.warps.len() as u64 + w as u64;
+                        let v = &mut self.warps[w].visits[id as usize];
+                        *v += 1;
+                        b.first(self.seed, gid, u32::from(id), *v - 1)
+                    }
+                };
+                self.jump(w, pc, to[usize::from(!first)], net, t);
+            }
+            Op::Exit => self.warps[w].pc = self.progs[w].len(),
             Op::Acquire => {
                 // Owned data (DeNovo) lives in the owned lines, not the L1 tags: both
                 // protocols drop every valid L1 line; stash chunks survive only if owned.
@@ -107,7 +168,67 @@ impl Sm {
                 self.sb.queue_all();
             }
             Op::Barrier => self.warps[w].bar = true,
-            _ => self.enter_lsu(w, op),
+            _ => {
+                self.values_at_issue(w, &op, net);
+                self.enter_lsu(w, op);
+            }
+        }
+    }
+
+    /// Control moves from `pc` to `to`; anywhere but the next op is a taken branch whose fetch
+    /// redirect leaves the warp without an instruction for `redirect` cycles.
+    fn jump(&mut self, w: usize, pc: usize, to: u32, net: &Net, t: u64) {
+        let warp = &mut self.warps[w];
+        warp.pc = to as usize;
+        if to as usize != pc + 1 {
+            warp.fetch_at = t + 1 + u64::from(net.p.redirect);
+        }
+    }
+
+    /// The values of a plain load or store, scratchpad and stash access or DMA transfer, at
+    /// issue (GPGPU-Sim's functional model): a load's register gets lane 0's word, a store
+    /// writes its register to every lane's word.
+    fn values_at_issue(&mut self, w: usize, op: &Op, net: &mut Net) {
+        let sp = Space::Spm(self.id);
+        let stash = |spm: &super::spm::Spm, a: u64| match spm.global_addr(a) {
+            Some(g) => (Space::Global, g),
+            None => (sp, a),
+        };
+        let (dst, space, addr) = match *op {
+            Op::Ld { dst, at } => (dst, Space::Global, at.addr(0)),
+            Op::SpLd { dst, at } => (dst, sp, at.addr(0)),
+            Op::StashLd { dst, at } => {
+                let (s, a) = stash(&self.spm, at.addr(0));
+                (dst, s, a)
+            }
+            Op::St { src, at } | Op::SpSt { src, at } | Op::StashSt { src, at } => {
+                let v = self.value(w, src, 0);
+                for l in 0..at.lanes as usize {
+                    let (s, a) = match op {
+                        Op::St { .. } => (Space::Global, at.addr(l)),
+                        Op::SpSt { .. } => (sp, at.addr(l)),
+                        _ => stash(&self.spm, at.addr(l)),
+                    };
+                    net.mem.write(s, a, v);
+                }
+                return;
+            }
+            Op::Dma {
+                spm,
+                global,
+                bytes,
+                to_spm,
+                ..
+            } => {
+                let (g, s) = ((Space::Global, global), (sp, spm));
+                let (from, to) = if to_spm { (g, s) } else { (s, g) };
+                net.mem.copy(from, to, bytes);
+                return;
+            }
+            _ => return,
+        };
+        if (dst as usize) < REGS {
+            self.warps[w].regs[dst as usize] = net.mem.read(space, addr);
         }
     }
 

@@ -6,7 +6,7 @@
 use super::l2::Kind;
 use super::net::{Ev, Net};
 use super::params::REGS;
-use super::prog::Op;
+use super::prog::{AtomF, Op, Pat};
 use super::sm::{LsuInst, Sm};
 use super::spm::Chunk;
 use super::view::{reason, src};
@@ -22,8 +22,17 @@ impl Sm {
         let r = match inst.op {
             Op::Ld { dst, .. } => self.load(&mut inst, net, t, dst),
             Op::St { .. } => self.store(&mut inst, |_, l| Some(l)),
-            Op::Atom { .. } => {
+            Op::Atom {
+                f,
+                dst,
+                src,
+                cmp,
+                at,
+            } => {
                 let sm = self.id;
+                let w = inst.warp as usize;
+                let (v, c) = (self.value(w, src, 0), self.value(w, cmp, 0));
+                let val = atomic(&mut net.mem, f, &at, v, c);
                 for &line in &inst.lines[..inst.n as usize] {
                     let s = net.l2(t, sm, line, Kind::Atomic);
                     let warp = inst.warp;
@@ -33,6 +42,8 @@ impl Sm {
                             sm,
                             warp,
                             src: s.src,
+                            dst,
+                            val,
                         },
                     );
                 }
@@ -65,7 +76,9 @@ impl Sm {
                     self.store(&mut inst, |spm, c| spm.global_line(c as usize))
                 }
             }
-            Op::StashMap { spm, global, bytes } => {
+            Op::StashMap {
+                spm, global, bytes, ..
+            } => {
                 self.spm.map(spm, global, bytes);
                 reason::NONE
             }
@@ -74,6 +87,7 @@ impl Sm {
                 global,
                 bytes,
                 to_spm,
+                ..
             } => {
                 if self.spm.start_dma(spm, global, bytes, to_spm) {
                     reason::NONE
@@ -81,7 +95,7 @@ impl Sm {
                     reason::OTHER
                 }
             }
-            Op::Comp { .. } | Op::Acquire | Op::Release | Op::Barrier => reason::NONE,
+            _ => reason::NONE,
         };
         if r != reason::NONE {
             self.lsu = Some(inst);
@@ -198,4 +212,26 @@ impl Sm {
         }
         reason::NONE
     }
+}
+
+/// Atomic `f` on every lane's word in lane order, performed where the L2 performs it (docs
+/// §10.4): `src` the operand, `cmp` a CAS's expected value; lane 0's old word.
+fn atomic(mem: &mut super::mem::Mem, f: AtomF, at: &Pat, src: u64, cmp: u64) -> u64 {
+    use super::mem::Space::Global;
+    let mut first = 0;
+    for l in 0..at.lanes as usize {
+        let a = at.addr(l);
+        let old = mem.read(Global, a);
+        let new = match f {
+            AtomF::Add => old.wrapping_add(src),
+            AtomF::Exch => src,
+            AtomF::Cas if old == cmp => src,
+            AtomF::Cas => old,
+        };
+        mem.write(Global, a, new);
+        if l == 0 {
+            first = old;
+        }
+    }
+    first
 }

@@ -1,8 +1,9 @@
 //! The coherent multi-SM memory system of seed 003 (Alsop et al., GSI; docs/stall-inspector.md
-//! §10; spec §2.5–§2.6, §3, §6): N SMs, each with warps running a per-warp operation list
-//! (`prog.rs`), an LSU input register, an L1 with MSHRs (the seed-004 [`L1d`]), a
-//! write-combining store buffer, a scratchpad / stash and a DMA engine, sharing a 16-bank L2 on
-//! a 4×4 mesh under GPU coherence or DeNovo. Every response carries the §2.5 source of the
+//! §10; spec §2.5–§2.6, §3, §6): N SMs, each with warps running an operation list with
+//! control flow and values (`prog.rs`; kernel files in `text.rs`, docs §10.4), an LSU input
+//! register, an L1 with MSHRs (the seed-004 [`L1d`]), a write-combining store buffer, a
+//! scratchpad / stash and a DMA engine, sharing a 16-bank L2 on a 4×4 mesh under GPU coherence
+//! or DeNovo. Every response carries the §2.5 source of the
 //! level that supplied it; every warp's §4.2 predicates and the cycle's writebacks are read
 //! through [`SmView`] (`probe.rs` turns them into the stall inspector's inputs).
 //!
@@ -17,6 +18,7 @@
 mod issue;
 mod l2;
 mod lsu;
+mod mem;
 mod net;
 mod owned;
 pub mod params;
@@ -25,6 +27,7 @@ pub mod prog;
 mod sb;
 mod sm;
 mod spm;
+pub mod text;
 pub mod view;
 
 use net::Net;
@@ -32,6 +35,7 @@ use params::CohParams;
 use prog::Op;
 use sm::Sm;
 pub use sm::SmStats;
+use std::sync::Arc;
 pub use view::{SmView, WarpView, Wb};
 
 /// The system: its SMs, the shared L2 and the responses in flight.
@@ -44,6 +48,15 @@ pub struct CohSystem {
 impl CohSystem {
     /// `progs[s][w]` is warp `w` of SM `s` (SMs and warps without a program stay idle).
     pub fn new(p: &CohParams, progs: Vec<Vec<Vec<Op>>>) -> Result<CohSystem, String> {
+        let shared = progs
+            .into_iter()
+            .map(|sm| sm.into_iter().map(Arc::from).collect())
+            .collect();
+        Self::with_shared(p, shared)
+    }
+
+    /// As [`CohSystem::new`], with programs warps may share (one copy of a kernel's ops).
+    fn with_shared(p: &CohParams, progs: Vec<Vec<Arc<[Op]>>>) -> Result<CohSystem, String> {
         use smrtl_hdl::BlockParams as _;
         p.check().map_err(|e| e.to_string())?;
         if progs.len() > p.sms as usize {
@@ -100,6 +113,12 @@ impl CohSystem {
     pub fn run_with(&mut self, max: u64, mut each: impl FnMut(&CohSystem)) -> Result<u64, String> {
         while self.step() {
             each(self);
+            if self.net.mem.overflow {
+                return Err(format!(
+                    "more than {} distinct non-zero words written (mem::MAX_WORDS)",
+                    mem::MAX_WORDS
+                ));
+            }
             if self.t >= max && !self.finished() {
                 return Err(format!("not finished after {max} cycles"));
             }
@@ -145,6 +164,16 @@ impl CohSystem {
     /// Lines SM `s` owns (DeNovo) and its store-buffer entries in use.
     pub fn occupancy(&self, s: usize) -> (usize, usize) {
         (self.net.owned[s].len(), self.sms[s].sb.used())
+    }
+
+    /// The value of the global word at byte address `addr` (docs §10.4).
+    pub fn word(&self, addr: u64) -> u64 {
+        self.net.mem.read(mem::Space::Global, addr)
+    }
+
+    /// Register `r` of warp `w` of SM `s`.
+    pub fn reg(&self, s: usize, w: usize, r: usize) -> u64 {
+        self.sms[s].warps[w].regs[r]
     }
 
     /// The DeNovo owner of global line `line` at the L2.

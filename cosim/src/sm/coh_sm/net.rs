@@ -4,6 +4,7 @@
 //! heap has grown to the run's working size.
 
 use super::l2::{Kind, Served, L2};
+use super::mem::Mem;
 use super::owned::Owned;
 use super::params::{CohParams, LANES};
 use std::cmp::Reverse;
@@ -22,8 +23,14 @@ pub enum Ev {
     Dma { sm: u8, e: u32, region: u8 },
     /// Store-buffer entry `idx` acknowledged by the L2.
     Ack { sm: u8, idx: u32 },
-    /// An atomic of warp `warp` performed at the L2.
-    Atom { sm: u8, warp: u16, src: u8 },
+    /// An atomic of warp `warp` performed at the L2: `val` (lane 0's old word) for `dst`.
+    Atom {
+        sm: u8,
+        warp: u16,
+        src: u8,
+        dst: u8,
+        val: u64,
+    },
 }
 
 impl Ev {
@@ -44,6 +51,8 @@ pub struct Net {
     pub p: CohParams,
     pub l2: L2,
     pub owned: Vec<Owned>,
+    /// The kernel language's values (docs §10.4).
+    pub mem: Mem,
     q: BinaryHeap<Reverse<(u64, u64, Ev)>>,
     seq: u64,
     /// Responses in flight per SM.
@@ -61,6 +70,7 @@ impl Net {
             p: p.clone(),
             l2: L2::new(p),
             owned: (0..n).map(|_| Owned::new(p.owned_lines as usize)).collect(),
+            mem: Mem::new(),
             q: BinaryHeap::with_capacity(cap),
             seq: 0,
             inflight: vec![0; n],

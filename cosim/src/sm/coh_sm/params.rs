@@ -65,6 +65,21 @@ smrtl_hdl::block_params! {
         mem_lat: u32 = 197, "mem_lat", Allowed::Range(1, 100_000);
         /// Memory latency added over 6 hops (spec §6).
         mem_span: u32 = 64, "mem_span", Allowed::Range(0, 100_000);
+        /// ALU result latency (kernel language, docs §10.4; GPGPU-Sim's GTX 480 integer add: 4).
+        alu_lat: u32 = 4, "alu_lat", Allowed::Range(1, 255);
+        /// ALU initiation interval: cycles before the ALU takes the next instruction (GTX 480: 1).
+        alu_ii: u32 = 1, "alu_ii", Allowed::Range(1, 255);
+        /// MUL result latency (GPGPU-Sim's GTX 480 integer multiply: 13).
+        mul_lat: u32 = 13, "mul_lat", Allowed::Range(1, 255);
+        /// MUL initiation interval (GTX 480: 2).
+        mul_ii: u32 = 2, "mul_ii", Allowed::Range(1, 255);
+        /// SFU result latency (project decision [D]: GPGPU-Sim's GTX 480 SFU-class latency, 20).
+        sfu_lat: u32 = 20, "sfu_lat", Allowed::Range(1, 255);
+        /// SFU initiation interval (Fermi: 4 SFUs per SM serve a 32-lane warp in 8 cycles).
+        sfu_ii: u32 = 8, "sfu_ii", Allowed::Range(1, 255);
+        /// Cycles a taken branch's fetch redirect leaves the warp without an instruction, shown as
+        /// CONTROL (spec D5; project decision [D]: the buffer refills in the next cycle, 1).
+        redirect: u32 = 1, "redirect", Allowed::Range(0, 64);
     }
 }
 
@@ -102,6 +117,17 @@ impl CohParams {
     pub fn remote_latency(&self, req: u32, bank: u32, owner: u32) -> u64 {
         let tri = Self::hops(req, bank) + Self::hops(bank, owner) + Self::hops(owner, req);
         u64::from(self.remote_lat) + u64::from(self.remote_hop) * u64::from(tri.div_ceil(2))
+    }
+
+    /// A compute unit's result latency and initiation interval (docs §10.4).
+    pub fn unit_timing(&self, u: super::prog::Unit) -> (u64, u64) {
+        use super::prog::Unit;
+        let (lat, ii) = match u {
+            Unit::Alu => (self.alu_lat, self.alu_ii),
+            Unit::Mul => (self.mul_lat, self.mul_ii),
+            Unit::Sfu => (self.sfu_lat, self.sfu_ii),
+        };
+        (u64::from(lat), u64::from(ii))
     }
 
     /// Scratchpad / stash chunks of one line each.

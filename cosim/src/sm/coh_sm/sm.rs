@@ -6,13 +6,14 @@
 use super::l2::Kind;
 use super::net::{Ev, Net};
 use super::params::{CohParams, Protocol, LANES, REGS};
-use super::prog::Op;
+use super::prog::{Op, UNITS};
 use super::sb::StoreBuffer;
 use super::spm::Spm;
 use super::view::{SmView, WarpView, Wb};
 use crate::sm::mem_sm::l1d::{Geometry, L1d};
 use crate::sm::mem_sm::params::SetIndex;
 use std::collections::VecDeque;
+use std::sync::Arc;
 
 /// One warp slot.
 #[derive(Clone, Debug)]
@@ -31,6 +32,12 @@ pub(super) struct Warp {
     pub bar: bool,
     /// The load registers the head waited on this cycle (for a writeback's `final`).
     pub head_haz: u64,
+    /// Register values (docs §10.4).
+    pub regs: [u64; REGS],
+    /// First cycle the next instruction is fetched after a taken branch (CONTROL before it).
+    pub fetch_at: u64,
+    /// Evaluations of each `Cbra` id (the `trips` / `p` rules).
+    pub visits: Vec<u32>,
 }
 
 /// A memory instruction in the LSU input register.
@@ -64,7 +71,8 @@ pub struct SmStats {
 pub(super) struct Sm {
     pub id: u8,
     pub warps: Vec<Warp>,
-    pub progs: Vec<Vec<Op>>,
+    /// Each warp slot's program (warps running one kernel share it).
+    pub progs: Vec<Arc<[Op]>>,
     pub l1: L1d,
     pub sb: StoreBuffer,
     pub spm: Spm,
@@ -73,7 +81,13 @@ pub(super) struct Sm {
     pub lsu_reason: u8,
     /// Load parts outstanding per (warp, register): id = warp · REGS + register.
     pub parts: Vec<u8>,
-    pub pipe_free: u64,
+    /// Per compute unit, the first cycle it takes an instruction.
+    pub pipe_free: [u64; UNITS],
+    /// Seed of the `p` branches; warps launched (`%nwarp`).
+    pub seed: u64,
+    pub nwarp: u64,
+    /// SMs of the system (`%nsm`).
+    pub nsm: u64,
     pub last: usize,
     /// A release flush runs (stores wait: PENDING_RELEASE).
     pub rel_active: bool,
@@ -86,9 +100,24 @@ pub(super) struct Sm {
 }
 
 impl Sm {
-    pub fn new(p: &CohParams, id: u8, progs: Vec<Vec<Op>>) -> Sm {
+    pub fn new(p: &CohParams, id: u8, progs: Vec<Arc<[Op]>>) -> Sm {
         let nw = p.warps as usize;
         let live = progs.len();
+        let branches = |w: usize| {
+            progs.get(w).map_or(0, |ops: &Arc<[Op]>| {
+                ops.iter()
+                    .filter_map(|o| match o {
+                        Op::Cbra {
+                            id,
+                            cond: super::prog::Cond::Rule(_),
+                            ..
+                        } => Some(*id as usize + 1),
+                        _ => None,
+                    })
+                    .max()
+                    .unwrap_or(0)
+            })
+        };
         let warp = |w: usize| Warp {
             live: w < live,
             pc: 0,
@@ -98,12 +127,16 @@ impl Sm {
             rel_wait: false,
             bar: false,
             head_haz: 0,
+            regs: [0; REGS],
+            fetch_at: 0,
+            visits: vec![0; branches(w)],
         };
+        let warps = (0..nw).map(warp).collect();
         let mut progs = progs;
-        progs.resize(nw, vec![]);
+        progs.resize(nw, Arc::from(&[][..]));
         Sm {
             id,
-            warps: (0..nw).map(warp).collect(),
+            warps,
             progs,
             l1: L1d::with_geometry(Geometry {
                 sets: p.l1_sets,
@@ -119,7 +152,10 @@ impl Sm {
             lsu: None,
             lsu_reason: 0,
             parts: vec![0; nw * REGS],
-            pipe_free: 0,
+            pipe_free: [0; UNITS],
+            seed: 0,
+            nwarp: live as u64,
+            nsm: u64::from(p.sms),
             last: nw - 1,
             rel_active: false,
             ending: false,
@@ -196,8 +232,17 @@ impl Sm {
                     net.own(self.id, line);
                 }
             }
-            Ev::Atom { warp, src, .. } => {
+            Ev::Atom {
+                warp,
+                src,
+                dst,
+                val,
+                ..
+            } => {
                 let w = &mut self.warps[warp as usize];
+                if (dst as usize) < REGS {
+                    w.regs[dst as usize] = val;
+                }
                 w.atom -= 1;
                 if w.atom == 0 {
                     // The warp waited as SYNC (spec D6): no load hazard to clear.

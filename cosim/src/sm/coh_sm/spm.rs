@@ -97,7 +97,7 @@ impl Spm {
 
     /// Whether the access overlaps a DMA transfer not yet complete.
     pub fn dma_pending(&self, at: &Pat) -> bool {
-        let (lo, hi) = (at.base, at.addr(at.lanes as usize - 1) + 4);
+        let (lo, hi) = (at.base, at.addr(at.lanes as usize - 1).wrapping_add(4));
         self.dma
             .iter()
             .any(|r| r.live && lo < r.spm + r.bytes && r.spm < hi)
@@ -130,7 +130,16 @@ impl Spm {
             .iter()
             .rev()
             .find(|m| off >= m.spm && off < m.spm + m.bytes)
-            .map(|m| (m.global + off - m.spm) / LINE_BYTES)
+            .map(|m| m.global.wrapping_add(off - m.spm) / LINE_BYTES)
+    }
+
+    /// The global address stash offset `a` mirrors, if mapped (the latest map wins).
+    pub fn global_addr(&self, a: u64) -> Option<u64> {
+        self.maps[..self.n_maps]
+            .iter()
+            .rev()
+            .find(|m| a >= m.spm && a - m.spm < m.bytes)
+            .map(|m| m.global.wrapping_add(a - m.spm))
     }
 
     /// The chunk of stash offset `a` (wrapping at the stash size).

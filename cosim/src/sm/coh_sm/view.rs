@@ -31,7 +31,7 @@ pub mod reason {
 /// One warp slot in one cycle: the §4.2 predicates, taken where the issue logic reads them
 /// (`sync_wait`: an acquire, a release flush, a barrier or an atomic, spec D6; `haz_load`: the
 /// head reads or writes a register of a pending load, D7, or without a head loads still
-/// pending; `inst_avail` always, no instruction fetch is modelled).
+/// pending; `inst_avail` but during a taken branch's fetch redirect, docs §10.4: CONTROL).
 pub type WarpView = gsi::WarpPreds;
 
 /// A load writeback: a register released, with the §2.5 source of the part that released it.
