@@ -506,7 +506,7 @@ pub fn list_json() -> Value {
                         "summary": k.summary,
                         "shapes": shapes,
                         "max_bytes": k.max_bytes,
-                        "deprecated_flag": format!("--{}", k.legacy_flag),
+                        "deprecated_flag": k.legacy_flag.map(|f| format!("--{f}")),
                         "block": k.block,
                         "records": k.records,
                         "vcd": k.vcd,
@@ -551,11 +551,12 @@ pub fn list_text() -> String {
         line("  inputs (smrtl sim FILE; a \"kind\" field, else the file's shape):".into());
         for k in s.inputs() {
             line(format!(
-                "    {}  {}, at most {} MiB; deprecated flag --{}",
+                "    {}  {}, at most {} MiB{}",
                 k.name,
                 shapes_text(k),
                 k.max_bytes >> 20,
                 k.legacy_flag
+                    .map_or(String::new(), |f| format!("; deprecated flag --{f}"))
             ));
             for l in wrap(k.summary, MEANING_WIDTH + 40) {
                 line(format!("      {l}"));

@@ -25,6 +25,7 @@ pub mod prog;
 mod sb;
 mod sm;
 mod spm;
+pub mod text;
 pub mod view;
 
 use net::Net;
