@@ -156,6 +156,11 @@ impl CohInput {
         &self.p
     }
 
+    /// The stall inspector's params (NW = the SM's warp slots, IW = 1).
+    pub fn inspector(&self) -> &GsiParams {
+        &self.gsi
+    }
+
     /// One probe per SM: the model's inspector, with the RTL on `backend` beside it (named by
     /// its SM, recording into `rows[s]` when given).
     fn probes(
@@ -179,6 +184,29 @@ impl CohInput {
                 Ok(stalls::probe_of(&self.gsi, req, rtl))
             })
             .collect()
+    }
+
+    /// A model run with SM `s`'s inspector RTL `rtl(s)` (if any) beside its probe: the cycles
+    /// and each SM's breakdown or first difference (the tests plant faults through it).
+    pub fn checked_with(
+        &self,
+        mut rtl: impl FnMut(usize) -> Option<StallRtl>,
+    ) -> Result<(u64, Vec<Result<Breakdown, String>>), String> {
+        let req = StallRequest::SIM;
+        let mut probes: Vec<Stalls> = (0..self.p.sms as usize)
+            .map(|s| {
+                stalls::probe_of(
+                    &self.gsi,
+                    &req,
+                    rtl(s).map(|r| r.labelled(format!("SM {s}"))),
+                )
+            })
+            .collect();
+        let sys = self.go(&mut probes, None)?;
+        Ok((
+            sys.cycle(),
+            probes.into_iter().map(Stalls::finish).collect(),
+        ))
     }
 
     /// Runs the kernel to its end, each SM's cycle into its probe (if any) and `each`.
