@@ -146,7 +146,7 @@ fn sim_system_profile_runs_the_built_in_inputs() {
         ),
         (
             vec!["sim", "--system", "nope", "--profile", "bp"],
-            "unknown system `nope`; allowed: elastic_sm, sharing_sm, mem_sm",
+            "unknown system `nope`; allowed: elastic_sm, sharing_sm, mem_sm, coh_sm",
         ),
         (
             vec!["sim", "--system", "mem_sm"],
@@ -185,7 +185,7 @@ fn kinds_are_recognised_or_refused_in_one_line() {
     let d = dir.path();
     let records = d.join("r.jsonl").display().to_string();
     let kinds =
-        "trace (elastic_sm), workload (elastic_sm), kernel (sharing_sm), mem-workload (mem_sm)";
+        "trace (elastic_sm), workload (elastic_sm), kernel (sharing_sm), mem-workload (mem_sm), coh-kernel (coh_sm)";
     for (name, text, needle) in [
         (
             "a.json",
@@ -456,7 +456,7 @@ fn list_systems_shows_kinds_params_and_profiles() {
         .iter()
         .map(|s| s["system"].as_str().unwrap())
         .collect();
-    assert_eq!(systems, ["elastic_sm", "sharing_sm", "mem_sm"]);
+    assert_eq!(systems, ["elastic_sm", "sharing_sm", "mem_sm", "coh_sm"]);
     assert_eq!(v[2]["inputs"][0]["kind"], "mem-workload");
     assert_eq!(v[2]["inputs"][0]["deprecated_flag"], "--mem-workload");
     assert_eq!(v[1]["profiles"]["deprecated_flag"], "--kernel-profile");
