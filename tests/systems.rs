@@ -256,7 +256,7 @@ fn kinds_are_recognised_or_refused_in_one_line() {
     let o = smrtl(&["sim"]);
     assert_usage_error(
         &o,
-        "no input: give FILE (kinds: trace, workload, kernel, mem-workload)",
+        "no input: give FILE (kinds: trace, workload, kernel, mem-workload, coh-kernel)",
     );
     for alias in [
         "--trace FILE",

@@ -268,10 +268,15 @@ fn no_input() -> String {
             Alias::Profile(..) => format!("--{} NAME", a.flag()),
         })
         .collect();
+    let with_profiles: Vec<&str> = registry::systems()
+        .iter()
+        .filter(|s| s.profiles().is_some())
+        .map(|s| s.name())
+        .collect();
     format!(
         "no input: give FILE (kinds: {}) or --system NAME --{PROFILE} NAME (systems: {}); deprecated aliases: {}",
         kinds.join(", "),
-        registry::names(),
+        with_profiles.join(", "),
         aliases.join(", ")
     )
 }
