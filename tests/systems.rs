@@ -153,6 +153,22 @@ fn sim_system_profile_runs_the_built_in_inputs() {
             "--system mem_sm needs FILE or --profile NAME",
         ),
         (
+            vec!["sim", "--system", "coh_sm"],
+            "--system coh_sm needs FILE (it has no built-in profiles)",
+        ),
+        (
+            vec!["sim", "--system", "coh_sm", "--profile", "uts"],
+            "coh_sm has no built-in profiles",
+        ),
+        (
+            vec!["sim", "examples/coh/small.coh", "--set", "warps=0"],
+            "parameter warps = 0 is out of range",
+        ),
+        (
+            vec!["sim", "examples/coh/small.coh", "--vcd", "x.vcd"],
+            "--vcd shows each SM's stall_inspector RTL: it needs --backend rusthdl or verilator",
+        ),
+        (
             vec![
                 "sim",
                 "--system",
