@@ -168,7 +168,7 @@ impl CohInput {
         req: &StallRequest,
         backend: Backend,
         rows: &[SharedRows],
-    ) -> Result<Vec<Stalls>, String> {
+    ) -> Result<Vec<Feed>, String> {
         (0..self.p.sms as usize)
             .map(|s| {
                 let rtl = match backend {
@@ -181,7 +181,7 @@ impl CohInput {
                         })
                     }
                 };
-                Ok(stalls::probe_of(&self.gsi, req, rtl))
+                Ok(Feed::new(stalls::probe_of(&self.gsi, req, rtl)))
             })
             .collect()
     }
@@ -193,32 +193,29 @@ impl CohInput {
         mut rtl: impl FnMut(usize) -> Option<StallRtl>,
     ) -> Result<(u64, Vec<Result<Breakdown, String>>), String> {
         let req = StallRequest::SIM;
-        let mut probes: Vec<Stalls> = (0..self.p.sms as usize)
+        let mut probes: Vec<Feed> = (0..self.p.sms as usize)
             .map(|s| {
-                stalls::probe_of(
-                    &self.gsi,
-                    &req,
-                    rtl(s).map(|r| r.labelled(format!("SM {s}"))),
-                )
+                let rtl = rtl(s).map(|r| r.labelled(format!("SM {s}")));
+                Feed::new(stalls::probe_of(&self.gsi, &req, rtl))
             })
             .collect();
         let sys = self.go(&mut probes, None)?;
         Ok((
             sys.cycle(),
-            probes.into_iter().map(Stalls::finish).collect(),
+            probes.into_iter().map(|f| f.stalls.finish()).collect(),
         ))
     }
 
     /// Runs the kernel to its end, each SM's cycle into its probe (if any) and `each`.
     fn go(
         &self,
-        probes: &mut [Stalls],
+        probes: &mut [Feed],
         mut each: Option<&mut dyn FnMut(&CohSystem)>,
     ) -> Result<CohSystem, String> {
         let mut sys = CohSystem::from_kernel(&self.p, &self.kernel)?;
         while sys.step() {
             for (s, probe) in probes.iter_mut().enumerate() {
-                feed(probe, sys.view(s))?;
+                probe.step(sys.view(s))?;
             }
             if let Some(f) = each.as_deref_mut() {
                 f(&sys);
@@ -231,32 +228,57 @@ impl CohInput {
     }
 }
 
-/// One SM's cycle into its probe (docs/stall-inspector.md §10.5): the predicates as planes,
-/// the LSU blocks by reason, the writebacks, the issue.
-pub fn feed(s: &mut Stalls, v: &SmView) -> Result<(), String> {
-    let mut blocked = [0u128; 8];
-    let planes = s.planes_mut();
-    for (w, p) in v.warps.iter().enumerate() {
-        let p = WarpPreds {
-            ms_block: false,
-            ..*p
-        };
-        planes.set(w, &p);
-        if v.warps[w].ms_block {
-            blocked[usize::from(v.warps[w].ms_reason & 7)] |= 1 << w;
+/// One SM's probe and what it was fed last: a cycle whose warps' predicates equal the last
+/// one's reuses the planes and the blocks by reason (a stalled SM repeats its cycles).
+pub struct Feed {
+    pub stalls: Stalls,
+    last: Vec<WarpPreds>,
+    blocked: [u128; 8],
+}
+
+impl Feed {
+    pub fn new(stalls: Stalls) -> Feed {
+        Feed {
+            stalls,
+            last: vec![],
+            blocked: [0; 8],
         }
     }
-    if blocked.iter().filter(|&&m| m != 0).count() > 4 {
-        return Err("more than four LSU block reasons in one cycle".into());
+
+    /// One SM's cycle into its probe (docs/stall-inspector.md §10.5, §10.8): the predicates
+    /// as planes, the LSU blocks by reason, the writebacks, the issue.
+    pub fn step(&mut self, v: &SmView) -> Result<(), String> {
+        let s = &mut self.stalls;
+        if v.warps != self.last {
+            let mut pl = *s.planes();
+            self.blocked = [0; 8];
+            for (w, p) in v.warps.iter().enumerate() {
+                pl.set(
+                    w,
+                    &WarpPreds {
+                        ms_block: false,
+                        ..*p
+                    },
+                );
+                if p.ms_block {
+                    self.blocked[usize::from(p.ms_reason & 7)] |= 1 << w;
+                }
+            }
+            *s.planes_mut() = pl;
+            self.last.clone_from(&v.warps);
+            if self.blocked.iter().filter(|&&m| m != 0).count() > 4 {
+                return Err("more than four LSU block reasons in one cycle".into());
+            }
+        }
+        for (r, &m) in self.blocked.iter().enumerate().filter(|(_, &m)| m != 0) {
+            s.block(m, r as u8);
+        }
+        for wb in &v.wbs {
+            s.writeback(*wb);
+        }
+        s.step(u64::from(v.issued));
+        Ok(())
     }
-    for (r, &m) in blocked.iter().enumerate().filter(|(_, &m)| m != 0) {
-        s.block(m, r as u8);
-    }
-    for wb in &v.wbs {
-        s.writeback(*wb);
-    }
-    s.step(u64::from(v.issued));
-    Ok(())
 }
 
 /// Names of the §2.5 sources and §2.6 reasons, by code, for the report.
@@ -440,7 +462,7 @@ impl Loaded for CohInput {
             Ok(sys) => {
                 let mut result = Ok(CohReport::of(&sys, o.backend, &self.name));
                 for (s, probe) in probes.into_iter().enumerate() {
-                    match probe.finish() {
+                    match probe.stalls.finish() {
                         Ok(b) => per_sm.push(b),
                         Err(e) if result.is_ok() => {
                             failed_sm = Some(s);
@@ -506,7 +528,7 @@ impl Loaded for CohInput {
         let mut probes = self.probes(&StallRequest::SIM, Backend::Model, &[])?;
         let sys = self.go(&mut probes, None)?;
         for p in probes {
-            p.finish()?;
+            p.stalls.finish()?;
         }
         Ok(Some(sys.cycle() * sys.sms() as u64))
     }
@@ -521,7 +543,8 @@ impl Loaded for CohInput {
             let mut probes = self.probes(&StallRequest::SIM, backend, &[])?;
             let sys = self.go(&mut probes, None)?;
             for p in probes {
-                p.finish()
+                p.stalls
+                    .finish()
                     .map_err(|e| format!("{}: the RTL differs from the model: {e}", self.name))?;
             }
             Ok(sys.cycle() * sys.sms() as u64)
