@@ -8,7 +8,6 @@
 use serde_json::Value;
 use smrtl_cosim::sm::coh_sm::params::{CohParams, Protocol};
 use smrtl_cosim::sm::coh_sm::prog::{Op, Pat, NONE};
-use smrtl_cosim::sm::coh_sm::text::CohKernel;
 use smrtl_cosim::sm::stalls::Breakdown;
 use smrtl_hdl::blocks::stall_inspector::{reason, src, Class};
 use smrtl_testbench::external;
@@ -28,12 +27,7 @@ fn params(sms: u32, warps: u32, protocol: Protocol) -> CohParams {
 }
 
 fn input(p: CohParams, progs: Vec<Vec<Vec<Op>>>) -> CohInput {
-    let k = CohKernel {
-        name: "test".into(),
-        sets: vec![],
-        progs,
-    };
-    CohInput::of("test", p, k).expect("valid")
+    CohInput::of_ops("test", p, progs).expect("valid")
 }
 
 /// A run on `backend` with `--stalls`: the report and each SM's breakdown, which must hold

@@ -12,9 +12,10 @@ use super::{
 };
 use serde::Serialize;
 use serde_json::{json, Value};
-use smrtl_cosim::blocks::stall_inspector::{Params as GsiParams, WarpPreds};
+use smrtl_cosim::blocks::stall_inspector::{Params as GsiParams, Planes, WarpPreds};
 use smrtl_cosim::harness::Trace as WaveRows;
 use smrtl_cosim::sm::coh_sm::params::CohParams;
+use smrtl_cosim::sm::coh_sm::prog::Op;
 use smrtl_cosim::sm::coh_sm::text::{self, CohKernel};
 use smrtl_cosim::sm::coh_sm::{CohSystem, SmView};
 use smrtl_cosim::sm::stalls::{Breakdown, StallOptions, Stalls};
@@ -112,11 +113,17 @@ fn no_profiles() -> String {
     "coh_sm has no built-in profiles: give it kernel files (a sweep's \"inputs\")".into()
 }
 
+/// What a run runs: a kernel file's kernel, or per-warp operation lists (the tests' builders).
+enum Program {
+    Kernel(CohKernel),
+    Ops(Vec<Vec<Vec<Op>>>),
+}
+
 /// A kernel read and checked, with its params (the header's, then `--set`).
 pub struct CohInput {
     name: String,
     p: CohParams,
-    kernel: CohKernel,
+    program: Program,
     gsi: GsiParams,
 }
 
@@ -133,22 +140,35 @@ impl CohInput {
             .map(|(k, v)| (k.as_str(), v.as_str()))
             .collect();
         let p = CohParams::resolve_pairs(None, &pairs).map_err(|e| bad(e.to_string()))?;
-        CohInput::of(name, p, kernel)
+        CohInput::of(name, p, Program::Kernel(kernel))
     }
 
-    /// Kernel `kernel` on params `p` (the tests build theirs from `prog::Op` lists).
-    pub fn of(name: &str, p: CohParams, kernel: CohKernel) -> Result<CohInput, String> {
+    /// `progs[sm][warp]` on params `p`, as [`CohSystem::new`] takes them (the tests' builders).
+    pub fn of_ops(name: &str, p: CohParams, progs: Vec<Vec<Vec<Op>>>) -> Result<CohInput, String> {
+        CohInput::of(name, p, Program::Ops(progs))
+    }
+
+    fn of(name: &str, p: CohParams, program: Program) -> Result<CohInput, String> {
         let bad = |e: String| shown(&format!("{name}: {e}"));
-        CohSystem::from_kernel(&p, &kernel).map_err(bad)?;
         let nw = p.warps.to_string();
         let gsi = GsiParams::resolve_pairs(None, &[("NW", &nw), ("IW", "1")])
             .map_err(|e| bad(format!("the stall inspector cannot take it: {e}")))?;
-        Ok(CohInput {
+        let input = CohInput {
             name: name.to_string(),
             p,
-            kernel,
+            program,
             gsi,
-        })
+        };
+        input.system().map_err(bad)?;
+        Ok(input)
+    }
+
+    /// A fresh system at cycle 0.
+    fn system(&self) -> Result<CohSystem, String> {
+        match &self.program {
+            Program::Kernel(k) => CohSystem::from_kernel(&self.p, k),
+            Program::Ops(progs) => CohSystem::new(&self.p, progs.clone()),
+        }
     }
 
     /// The params the run uses.
@@ -212,7 +232,7 @@ impl CohInput {
         probes: &mut [Feed],
         mut each: Option<&mut dyn FnMut(&CohSystem)>,
     ) -> Result<CohSystem, String> {
-        let mut sys = CohSystem::from_kernel(&self.p, &self.kernel)?;
+        let mut sys = self.system()?;
         while sys.step() {
             for (s, probe) in probes.iter_mut().enumerate() {
                 probe.step(sys.view(s))?;
@@ -250,19 +270,18 @@ impl Feed {
     pub fn step(&mut self, v: &SmView) -> Result<(), String> {
         let s = &mut self.stalls;
         if v.warps != self.last {
-            let mut pl = *s.planes();
+            let mut pl = Planes::default();
             self.blocked = [0; 8];
             for (w, p) in v.warps.iter().enumerate() {
-                pl.set(
-                    w,
-                    &WarpPreds {
-                        ms_block: false,
-                        ..*p
-                    },
-                );
-                if p.ms_block {
-                    self.blocked[usize::from(p.ms_reason & 7)] |= 1 << w;
-                }
+                let bit = |on: bool| u128::from(on) << w;
+                pl.active |= bit(p.active);
+                pl.inst_avail |= bit(p.inst_avail);
+                pl.sync_wait |= bit(p.sync_wait);
+                pl.haz_load |= bit(p.haz_load);
+                pl.haz_comp |= bit(p.haz_comp);
+                pl.is_mem |= bit(p.is_mem);
+                pl.fu_block |= bit(p.fu_block);
+                self.blocked[usize::from(p.ms_reason & 7)] |= bit(p.ms_block);
             }
             *s.planes_mut() = pl;
             self.last.clone_from(&v.warps);
