@@ -251,12 +251,14 @@ impl CohInput {
 /// One SM's probe and what it was fed last: a cycle whose warps' predicates equal the last
 /// one's reuses the planes and the blocks by reason (a stalled SM repeats its cycles).
 pub struct Feed {
+    /// The probe (with the SM's inspector RTL beside it, if any).
     pub stalls: Stalls,
     last: Vec<WarpPreds>,
     blocked: [u128; 8],
 }
 
 impl Feed {
+    /// Feeds `stalls`.
     pub fn new(stalls: Stalls) -> Feed {
         Feed {
             stalls,
