@@ -516,7 +516,7 @@ fn system_level(loaded: &dyn Loaded, label: &str, system: &str) -> Result<Report
             "bench {} ({}; per CPU second, best of {ROUNDS} interleaved rounds); model and RTL agree on every cycle",
             plan.subject, plan.figures
         ),
-        "cycles",
+        plan.unit,
         plan.base,
         head,
     );

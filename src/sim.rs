@@ -119,7 +119,7 @@ pub fn run(o: SimArgs, m: &ArgMatches) -> Result<ExitCode> {
     if let Some(b) = &run.stalls {
         let [csv, plot] = stall_files;
         if let Some(out) = csv {
-            outputs.write(out, stalls::csv(b).as_bytes())?;
+            outputs.write(out, stalls::csv_all(b, &run.stalls_per_sm).as_bytes())?;
         }
         if let Some(out) = plot {
             outputs.write(out, systems::stall_plot::svg(b).as_bytes())?;
@@ -151,12 +151,15 @@ fn finish(
         (Ok(report), stalls) if o.json => {
             let mut v = report.json();
             if let Some(b) = stalls {
-                v["stalls"] = stalls::json(b);
+                v["stalls"] = stalls::json_all(b, &run.stalls_per_sm);
             }
             (serde_json::to_string_pretty(&v)?, ExitCode::SUCCESS)
         }
         (Ok(report), Some(b)) => (
-            format!("{report}\n{}", stalls::text(b, backend)),
+            format!(
+                "{report}\n{}",
+                stalls::text_all(b, &run.stalls_per_sm, backend)
+            ),
             ExitCode::SUCCESS,
         ),
         (Ok(report), None) => (report.to_string(), ExitCode::SUCCESS),

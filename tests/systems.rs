@@ -146,11 +146,27 @@ fn sim_system_profile_runs_the_built_in_inputs() {
         ),
         (
             vec!["sim", "--system", "nope", "--profile", "bp"],
-            "unknown system `nope`; allowed: elastic_sm, sharing_sm, mem_sm",
+            "unknown system `nope`; allowed: elastic_sm, sharing_sm, mem_sm, coh_sm",
         ),
         (
             vec!["sim", "--system", "mem_sm"],
             "--system mem_sm needs FILE or --profile NAME",
+        ),
+        (
+            vec!["sim", "--system", "coh_sm"],
+            "--system coh_sm needs FILE (it has no built-in profiles)",
+        ),
+        (
+            vec!["sim", "--system", "coh_sm", "--profile", "uts"],
+            "coh_sm has no built-in profiles",
+        ),
+        (
+            vec!["sim", "examples/coh/small.coh", "--set", "warps=0"],
+            "parameter warps = 0 is out of range",
+        ),
+        (
+            vec!["sim", "examples/coh/small.coh", "--vcd", "x.vcd"],
+            "--vcd shows each SM's stall_inspector RTL: it needs --backend rusthdl or verilator",
         ),
         (
             vec![
@@ -185,7 +201,7 @@ fn kinds_are_recognised_or_refused_in_one_line() {
     let d = dir.path();
     let records = d.join("r.jsonl").display().to_string();
     let kinds =
-        "trace (elastic_sm), workload (elastic_sm), kernel (sharing_sm), mem-workload (mem_sm)";
+        "trace (elastic_sm), workload (elastic_sm), kernel (sharing_sm), mem-workload (mem_sm), coh-kernel (coh_sm)";
     for (name, text, needle) in [
         (
             "a.json",
@@ -256,7 +272,7 @@ fn kinds_are_recognised_or_refused_in_one_line() {
     let o = smrtl(&["sim"]);
     assert_usage_error(
         &o,
-        "no input: give FILE (kinds: trace, workload, kernel, mem-workload)",
+        "no input: give FILE (kinds: trace, workload, kernel, mem-workload, coh-kernel)",
     );
     for alias in [
         "--trace FILE",
@@ -456,7 +472,7 @@ fn list_systems_shows_kinds_params_and_profiles() {
         .iter()
         .map(|s| s["system"].as_str().unwrap())
         .collect();
-    assert_eq!(systems, ["elastic_sm", "sharing_sm", "mem_sm"]);
+    assert_eq!(systems, ["elastic_sm", "sharing_sm", "mem_sm", "coh_sm"]);
     assert_eq!(v[2]["inputs"][0]["kind"], "mem-workload");
     assert_eq!(v[2]["inputs"][0]["deprecated_flag"], "--mem-workload");
     assert_eq!(v[1]["profiles"]["deprecated_flag"], "--kernel-profile");

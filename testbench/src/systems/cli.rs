@@ -176,13 +176,24 @@ fn waves_of(m: &ArgMatches) -> u32 {
     m.get_one::<u32>(WAVES).copied().unwrap_or(1)
 }
 
+/// The refusal of `--system NAME` without an input: FILE, or a profile if it has any.
+fn needs_input(s: &dyn System) -> String {
+    match s.profiles() {
+        Some(_) => format!("--system {} needs FILE or --{PROFILE} NAME", s.name()),
+        None => format!(
+            "--system {} needs FILE (it has no built-in profiles)",
+            s.name()
+        ),
+    }
+}
+
 /// What `smrtl sim` runs: exactly one of FILE, `--profile` and the aliases.
 pub fn choose_sim(m: &ArgMatches, file: Option<PathBuf>) -> Result<Chosen, String> {
     let system = system_of(m)?;
     let sources = given(m, file.is_some(), For::Sim);
     match &sources[..] {
         [] => Err(match system {
-            Some(s) => format!("--system {} needs FILE or --{PROFILE} NAME", s.name()),
+            Some(s) => needs_input(s),
             None => no_input(),
         }),
         [(_, None)] => match file {
@@ -217,10 +228,7 @@ pub fn choose_bench(
             (Some(path), []) => Ok(Some(file_of(path.into(), Some(system)))),
             (None, [(_, None)]) => profile_of(m, Some(system), None).map(Some),
             (None, [(flag, Some(a))]) => alias_of(m, *a, flag, Some(system)).map(Some),
-            (None, []) => Err(format!(
-                "--system {} needs FILE or --{PROFILE} NAME",
-                system.name()
-            )),
+            (None, []) => Err(needs_input(system)),
             (None, [a, b, ..]) => Err(format!("give one input, not both {} and {}", a.0, b.0)),
         };
     }
@@ -268,10 +276,15 @@ fn no_input() -> String {
             Alias::Profile(..) => format!("--{} NAME", a.flag()),
         })
         .collect();
+    let with_profiles: Vec<&str> = registry::systems()
+        .iter()
+        .filter(|s| s.profiles().is_some())
+        .map(|s| s.name())
+        .collect();
     format!(
         "no input: give FILE (kinds: {}) or --system NAME --{PROFILE} NAME (systems: {}); deprecated aliases: {}",
         kinds.join(", "),
-        registry::names(),
+        with_profiles.join(", "),
         aliases.join(", ")
     )
 }
@@ -506,7 +519,7 @@ pub fn list_json() -> Value {
                         "summary": k.summary,
                         "shapes": shapes,
                         "max_bytes": k.max_bytes,
-                        "deprecated_flag": format!("--{}", k.legacy_flag),
+                        "deprecated_flag": k.legacy_flag.map(|f| format!("--{f}")),
                         "block": k.block,
                         "records": k.records,
                         "vcd": k.vcd,
@@ -551,11 +564,12 @@ pub fn list_text() -> String {
         line("  inputs (smrtl sim FILE; a \"kind\" field, else the file's shape):".into());
         for k in s.inputs() {
             line(format!(
-                "    {}  {}, at most {} MiB; deprecated flag --{}",
+                "    {}  {}, at most {} MiB{}",
                 k.name,
                 shapes_text(k),
                 k.max_bytes >> 20,
                 k.legacy_flag
+                    .map_or(String::new(), |f| format!("; deprecated flag --{f}"))
             ));
             for l in wrap(k.summary, MEANING_WIDTH + 40) {
                 line(format!("      {l}"));

@@ -266,6 +266,7 @@ mod tests {
             ("sharing/profiles", "kernel (sharing_sm)"),
             ("relssp", "kernel (sharing_sm)"),
             ("mem", "mem-workload (mem_sm)"),
+            ("coh", "coh-kernel (coh_sm)"),
         ] {
             let mut n = 0;
             for e in std::fs::read_dir(format!("{root}{dir}")).unwrap() {

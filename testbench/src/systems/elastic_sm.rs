@@ -43,7 +43,7 @@ static INPUTS: [InputKind; 2] = [
             allowed: &["params", "stream", "icnt_valid_cycles"],
         }],
         max_bytes: 64 << 20,
-        legacy_flag: "trace",
+        legacy_flag: Some("trace"),
         legacy_bench: None,
         block: PIPE,
         records: "one JSON line per cycle: the pipeline's record (docs/elastic-pipeline.md §3.5)",
@@ -65,7 +65,7 @@ static INPUTS: [InputKind; 2] = [
             allowed: &["params", "warps"],
         }],
         max_bytes: 8 << 20,
-        legacy_flag: "workload",
+        legacy_flag: Some("workload"),
         legacy_bench: None,
         block: CORE,
         records: "one JSON line per cycle: the SM core's record (docs/elastic-pipeline.md §5.6)",
@@ -340,6 +340,7 @@ impl Loaded for TraceInput {
             }),
             records_error: lines.error,
             stalls: None,
+            stalls_per_sm: vec![],
         })
     }
 
@@ -355,6 +356,7 @@ impl Loaded for TraceInput {
                 "cycles": cycles,
             }),
             base: "cosim:rusthdl",
+            unit: "cycles",
             model: "behavioral pipeline model alone",
             rusthdl: "model + pipeline RTL on rust-hdl, lock step".into(),
             verilator: "model + pipeline RTL on Verilator, lock step".into(),
@@ -608,6 +610,7 @@ impl Loaded for WorkloadInput {
             }),
             records_error: lines.error,
             stalls,
+            stalls_per_sm: vec![],
         })
     }
 
@@ -635,6 +638,7 @@ impl Loaded for WorkloadInput {
             figures,
             head,
             base: "cosim:rusthdl",
+            unit: "cycles",
             model: "behavioral SM model alone",
             rusthdl: "model + core RTL on rust-hdl, lock step".into(),
             verilator: "model + core RTL on Verilator, lock step".into(),

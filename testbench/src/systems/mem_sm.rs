@@ -45,7 +45,7 @@ static INPUTS: [InputKind; 1] = [InputKind {
         allowed: &["kernels", "tbs", "cycles", "seed", "params"],
     }],
     max_bytes: 8 << 20,
-    legacy_flag: "mem-workload",
+    legacy_flag: Some("mem-workload"),
     legacy_bench: Some(LegacyBench {
         block: CTL,
         refuse: refuse_bench,
@@ -333,6 +333,7 @@ impl Loaded for MemInput {
             waveform: rows.map(|rows| Waveform { top, layout, rows }),
             records_error: lines.error,
             stalls,
+            stalls_per_sm: vec![],
         })
     }
 
@@ -357,6 +358,7 @@ impl Loaded for MemInput {
                 "cycles": w.cycles,
             }),
             base: "model",
+            unit: "cycles",
             model: "SM memory-pipeline model alone",
             rusthdl: format!("model + {CTL} RTL on rust-hdl, lock step"),
             verilator: format!("model + {CTL} RTL on Verilator, lock step"),

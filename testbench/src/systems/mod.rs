@@ -5,6 +5,7 @@
 //! the list is [`registry`], one line per system (docs/architecture.md §"Systems").
 
 pub mod cli;
+pub mod coh_sm;
 pub mod detect;
 pub mod elastic_sm;
 pub mod mem_sm;
@@ -55,8 +56,9 @@ pub struct InputKind {
     pub shapes: &'static [Shape],
     /// Most bytes of such a file (docs/cli.md "Limits").
     pub max_bytes: u64,
-    /// The `smrtl sim` flag that read it before `smrtl sim FILE` (now its deprecated alias).
-    pub legacy_flag: &'static str,
+    /// The `smrtl sim` flag that read it before `smrtl sim FILE` (now its deprecated alias),
+    /// if it had one.
+    pub legacy_flag: Option<&'static str>,
     /// The `smrtl bench BLOCK --FLAG` form, if there was one.
     pub legacy_bench: Option<LegacyBench>,
     /// The block whose RTL runs in the loop on an RTL backend.
@@ -180,6 +182,8 @@ pub struct BenchPlan {
     pub head: Value,
     /// The rate the `x ...` column divides by.
     pub base: &'static str,
+    /// What a pass's count counts (`cycles`; a multi-SM system: `sm_cycles`).
+    pub unit: &'static str,
     /// What the model contender is, and the RTL ones on rust-hdl and on Verilator.
     pub model: &'static str,
     pub rusthdl: String,

@@ -9,6 +9,7 @@ pub fn systems() -> Vec<&'static dyn System> {
         &super::elastic_sm::ElasticSm,
         &super::sharing_sm::SharingSm,
         &super::mem_sm::MemSm,
+        &super::coh_sm::CohSm,
     ]
 }
 
@@ -45,7 +46,7 @@ impl Alias {
     /// The flag (without `--`).
     pub fn flag(self) -> &'static str {
         match self {
-            Alias::File(_, k) => k.legacy_flag,
+            Alias::File(_, k) => k.legacy_flag.unwrap_or_default(),
             Alias::Profile(_, p) => p.legacy_flag.unwrap_or_default(),
         }
     }
@@ -72,7 +73,12 @@ impl Alias {
 pub fn aliases() -> Vec<Alias> {
     let mut out = vec![];
     for s in systems() {
-        out.extend(s.inputs().iter().map(|k| Alias::File(s, k)));
+        out.extend(
+            s.inputs()
+                .iter()
+                .filter(|k| k.legacy_flag.is_some())
+                .map(|k| Alias::File(s, k)),
+        );
         if let Some(p) = s.profiles().filter(|p| p.legacy_flag.is_some()) {
             out.push(Alias::Profile(s, p));
         }

@@ -124,8 +124,11 @@ pub struct Run {
     pub result: Result<Box<dyn Report>, Failure>,
     pub waveform: Option<Waveform>,
     pub records_error: Option<std::io::Error>,
-    /// The stall breakdown, when asked for and the run passed.
+    /// The stall breakdown, when asked for and the run passed (of a multi-SM system: the
+    /// sum over its SMs).
     pub stalls: Option<smrtl_cosim::sm::stalls::Breakdown>,
+    /// A multi-SM system's breakdown of each SM (empty for a one-SM system).
+    pub stalls_per_sm: Vec<smrtl_cosim::sm::stalls::Breakdown>,
 }
 
 /// How a run failed: the RTL in the loop diverged from the model, or the run stopped (a cycle

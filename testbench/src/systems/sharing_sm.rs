@@ -51,7 +51,7 @@ static INPUTS: [InputKind; 1] = [InputKind {
         },
     ],
     max_bytes: MAX_KERNEL_BYTES,
-    legacy_flag: "kernel",
+    legacy_flag: Some("kernel"),
     legacy_bench: None,
     block: CORE,
     records: "one JSON line per kernel cycle: the SM's picks, lock events and TB changes (docs/scratchpad-sharing.md §5.3)",
@@ -316,6 +316,7 @@ impl Loaded for KernelInput {
             }),
             records_error: lines.error,
             stalls,
+            stalls_per_sm: vec![],
         })
     }
 
@@ -335,6 +336,7 @@ impl Loaded for KernelInput {
                 "cycles": stats.cycles,
             }),
             base: "cosim:rusthdl",
+            unit: "cycles",
             model: "behavioral SM model alone",
             rusthdl: format!("model + {CORE} RTL on rust-hdl, lock step"),
             verilator: format!("model + {CORE} RTL on Verilator, lock step"),

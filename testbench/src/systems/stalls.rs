@@ -7,12 +7,15 @@ use super::{Backend, Failure};
 use serde_json::{json, Value};
 use smrtl_cosim::blocks::stall_inspector::{write_cycle, CycleIn, CycleOut, Gsi, WarpPreds};
 use smrtl_cosim::harness::backend::rusthdl::RustHdl;
+use smrtl_cosim::harness::Trace as WaveRows;
 use smrtl_cosim::harness::{first_difference, hex};
 use smrtl_cosim::sm::stalls::{Breakdown, Snapshot, StallCheck, StallOptions, Stalls, CLASSES};
 use smrtl_cosim::{Layout, Rtl};
 use smrtl_hdl::blocks::stall_inspector::port::{Inputs, Io, Outputs};
 use smrtl_hdl::blocks::stall_inspector::{build, ports, reason, src, Class, Params};
+use std::cell::RefCell;
 use std::fmt::Write as _;
+use std::rc::Rc;
 use std::sync::Arc;
 
 /// The block in the loop.
@@ -40,12 +43,22 @@ impl StallRequest {
 /// The probe for inspector `p` on `backend`: the model alone, or with the RTL in the loop
 /// (and then the predicates the model keeps at its events audited every cycle too).
 pub fn probe(p: &Params, req: &StallRequest, backend: Backend) -> Result<Stalls, String> {
-    let audit = backend != Backend::Model;
+    let rtl = match backend {
+        Backend::Model => None,
+        b => Some(StallRtl::new(p, b)?),
+    };
+    Ok(probe_of(p, req, rtl))
+}
+
+/// The probe for inspector `p` with `rtl` (built by the caller: labelled, recording) beside it,
+/// or the model alone; with the RTL the predicates kept at the model's events are audited too.
+pub fn probe_of(p: &Params, req: &StallRequest, rtl: Option<StallRtl>) -> Stalls {
+    let audit = rtl.is_some();
     let s = Stalls::new(p, StallOptions { audit, ..req.opts });
-    Ok(match backend {
-        Backend::Model => s,
-        b => s.with_check(Box::new(StallRtl::new(p, b)?)),
-    })
+    match rtl {
+        None => s,
+        Some(r) => s.with_check(Box::new(r)),
+    }
 }
 
 /// A run's result with its probe's breakdown: a divergence of the inspector's RTL fails the
@@ -71,9 +84,17 @@ pub fn finish<T>(
     }
 }
 
+/// Where a [`StallRtl`] records its cycles for a waveform (shared with the run that writes it).
+pub type SharedRows = Rc<RefCell<WaveRows>>;
+
 /// The `stall_inspector` RTL driven by the model's predicates: every output compared every
-/// cycle (`rd_data` reads `top[NO_STALL]`), the whole read-out map after the last cycle.
+/// cycle (`rd_data` reads `top[NO_STALL]`), the whole read-out map after the last cycle. One
+/// per SM of a multi-SM system ([`StallRtl::labelled`]: its messages name the SM).
 pub struct StallRtl {
+    /// What the messages call this inspector beside the block's name (`SM 3`), or empty.
+    label: String,
+    /// Each compared cycle's ports, for a waveform (docs/stall-inspector.md §10.8).
+    rows: Option<SharedRows>,
     rtl: Box<dyn Rtl>,
     p: Params,
     io: Io,
@@ -101,6 +122,8 @@ impl StallRtl {
     pub fn on(p: &Params, rtl: Box<dyn Rtl>) -> StallRtl {
         let layout = Layout::new(&ports(p));
         let mut r = StallRtl {
+            label: String::new(),
+            rows: None,
             rtl,
             p: p.clone(),
             io: Io::new(p, &layout),
@@ -119,6 +142,23 @@ impl StallRtl {
         r
     }
 
+    /// Names this inspector in its messages (`stall_inspector SM 3 cycle T: ...`).
+    pub fn labelled(mut self, label: impl Into<String>) -> StallRtl {
+        self.label = label.into();
+        self
+    }
+
+    /// Records every compared cycle (inputs, model and RTL outputs) into `rows`.
+    pub fn recording(mut self, rows: SharedRows) -> StallRtl {
+        self.rows = Some(rows);
+        self
+    }
+
+    /// The ports, for a waveform of the rows it records.
+    pub fn layout(&self) -> &Layout {
+        &self.layout
+    }
+
     fn drive(&mut self, warps: &[WarpPreds], c: &CycleIn) {
         let i = &mut self.inputs;
         write_cycle(i, warps, c);
@@ -126,15 +166,28 @@ impl StallRtl {
     }
 
     /// Evaluates and compares; the first differing port as one line.
-    fn compare(&mut self, when: &str) -> Result<(), String> {
+    fn compare(&mut self, when: &str, t: u64) -> Result<(), String> {
         self.io.write_outputs(&self.outputs, &mut self.expected);
         self.rtl.eval(&self.buf, &mut self.actual);
-        if self.expected == self.actual {
+        let same = self.expected == self.actual;
+        if let Some(rows) = &self.rows {
+            let (i, e, a) = (&self.buf, &self.expected, &self.actual);
+            rows.borrow_mut().push_with(t, !same, |r| {
+                r.inputs.extend_from_slice(i);
+                r.model.extend_from_slice(e);
+                r.rtl.extend_from_slice(a);
+            });
+        }
+        if same {
             return Ok(());
         }
         let d = first_difference(&self.layout, 0, &self.expected, &self.actual);
+        let label = match self.label.as_str() {
+            "" => String::new(),
+            l => format!(" {l}"),
+        };
         Err(format!(
-            "{BLOCK} {when}: port {} expected {} (model) actual {} (rtl)",
+            "{BLOCK}{label} {when}: port {} expected {} (model) actual {} (rtl)",
             d.port,
             hex(&d.expected),
             hex(&d.actual)
@@ -173,7 +226,7 @@ impl StallCheck for StallRtl {
     ) -> Result<(), String> {
         self.drive(warps, c);
         self.expect(o, gsi);
-        self.compare(&format!("cycle {t}"))?;
+        self.compare(&format!("cycle {t}"), t)?;
         self.rtl.edge();
         Ok(())
     }
@@ -182,6 +235,7 @@ impl StallCheck for StallRtl {
     /// changes), every port compared.
     fn finish(&mut self, gsi: &Gsi) -> Result<(), String> {
         let idle = vec![WarpPreds::default(); self.p.nw as usize];
+        let t = gsi.cyc_total();
         let mut g = gsi.clone();
         let c = CycleIn::default();
         let o = g.evaluate(&idle, &c);
@@ -190,7 +244,7 @@ impl StallCheck for StallRtl {
             self.inputs.rd_addr = a;
             self.io.write_inputs(&self.inputs, &mut self.buf);
             self.expect(&o, &g);
-            self.compare(&format!("read-out rd_addr 0x{a:02x}"))?;
+            self.compare(&format!("read-out rd_addr 0x{a:02x}"), t + a)?;
         }
         Ok(())
     }
@@ -381,6 +435,88 @@ pub fn csv(b: &Breakdown) -> String {
                 name(*c),
                 v[*c as usize]
             );
+        }
+    }
+    o
+}
+
+/// The sum of SMs' breakdowns (spec §5: the average over S SMs is this sum / S; the shares are
+/// the same). Every SM counts every cycle (spec D3), so their snapshots fall on the same cycles.
+pub fn sum(per_sm: &[Breakdown]) -> Option<Breakdown> {
+    let mut it = per_sm.iter();
+    let mut s = it.next()?.clone();
+    s.per_pc.clear();
+    let add = |a: &mut Snapshot, b: &Snapshot| {
+        a.cycle += b.cycle;
+        for (x, y) in a.top.iter_mut().zip(&b.top) {
+            *x += y;
+        }
+        for (x, y) in a.md_sub.iter_mut().zip(&b.md_sub) {
+            *x += y;
+        }
+        for (x, y) in a.ms_sub.iter_mut().zip(&b.ms_sub) {
+            *x += y;
+        }
+        for (x, y) in a.fractional.iter_mut().zip(&b.fractional) {
+            *x += y;
+        }
+    };
+    for b in it {
+        s.cyc_total += b.cyc_total;
+        s.inst_issued += b.inst_issued;
+        s.status |= b.status;
+        s.blame_pending += b.blame_pending;
+        s.collisions += b.collisions;
+        s.issue_cycles += b.issue_cycles;
+        s.checked &= b.checked;
+        add(&mut s.totals, &b.totals);
+        for (x, y) in s.snapshots.iter_mut().zip(&b.snapshots) {
+            add(x, y);
+        }
+    }
+    Some(s)
+}
+
+/// The breakdown as text: of one SM ([`text`]), or of each SM of a multi-SM system then their
+/// sum (`per_sm` non-empty; docs/stall-inspector.md §10.8).
+pub fn text_all(total: &Breakdown, per_sm: &[Breakdown], backend: Backend) -> String {
+    if per_sm.is_empty() {
+        return text(total, backend);
+    }
+    let mut o = String::new();
+    for (s, b) in per_sm.iter().enumerate() {
+        let _ = writeln!(o, "SM {s}: {}", text(b, backend));
+    }
+    let n = per_sm.len();
+    let _ = write!(
+        o,
+        "all {n} SMs (sum; the spec-§5 average is the sum / {n}, the shares are the same): {}",
+        text(total, backend)
+    );
+    o
+}
+
+/// The breakdown as JSON: [`json`] of the total, with each SM's under `"per_sm"` when given.
+pub fn json_all(total: &Breakdown, per_sm: &[Breakdown]) -> Value {
+    let mut v = json(total);
+    if !per_sm.is_empty() {
+        v["per_sm"] = per_sm.iter().map(json).collect();
+    }
+    v
+}
+
+/// The breakdown as CSV: [`csv`], or with `per_sm` given, `sm,` before every row (`all` for
+/// the sum, then each SM's index).
+pub fn csv_all(total: &Breakdown, per_sm: &[Breakdown]) -> String {
+    if per_sm.is_empty() {
+        return csv(total);
+    }
+    let mut o = String::from("sm,table,cycle,kernel,pc,category,cycles\n");
+    let all = std::iter::once(("all".to_string(), total));
+    let each = per_sm.iter().enumerate().map(|(s, b)| (s.to_string(), b));
+    for (sm, b) in all.chain(each) {
+        for line in csv(b).lines().skip(1) {
+            let _ = writeln!(o, "{sm},{line}");
         }
     }
     o
