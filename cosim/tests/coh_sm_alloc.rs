@@ -135,12 +135,12 @@ fn a_kernel_cycle_allocates_nothing() {
     use smrtl_cosim::sm::coh_sm::text;
     let dir = format!("{}/../examples/coh", env!("CARGO_MANIFEST_DIR"));
     for name in [
-        "lock.txt",
-        "loop.txt",
-        "global.txt",
-        "dma.txt",
-        "stash.txt",
-        "compute.txt",
+        "lock.coh",
+        "loop.coh",
+        "global.coh",
+        "dma.coh",
+        "stash.coh",
+        "compute.coh",
     ] {
         let src = std::fs::read_to_string(format!("{dir}/{name}")).expect("example");
         let k = text::parse(&src).expect("parses");

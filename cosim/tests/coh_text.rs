@@ -288,7 +288,7 @@ fn seed_001_parser_refuses_the_coherent_kernels_items_and_reads_its_own_files() 
 
 #[test]
 fn loops_run_their_trips_and_values_reach_memory() {
-    let (k, mut sys) = system(&example("loop.txt"), &[]);
+    let (k, mut sys) = system(&example("loop.coh"), &[]);
     run(&mut sys);
     let n = u64::from(k.warps);
     let p = sys.params().clone();
@@ -331,7 +331,7 @@ fn a_taken_branch_is_control_for_the_redirect_cycles() {
 #[test]
 fn a_cas_spin_lock_gives_mutual_exclusion_and_sync_stalls() {
     for protocol in ["gpu", "denovo"] {
-        let (k, mut sys) = system(&example("lock.txt"), &[("protocol", protocol)]);
+        let (k, mut sys) = system(&example("lock.coh"), &[("protocol", protocol)]);
         let p = sys.params().clone();
         let mut feeds: Vec<_> = (0..sys.sms())
             .map(|_| {
@@ -385,7 +385,7 @@ fn every_example_runs_to_the_end_under_both_protocols() {
     let mut names: Vec<_> = std::fs::read_dir(&dir)
         .expect("examples/coh")
         .map(|e| e.expect("entry").file_name().into_string().expect("utf-8"))
-        .filter(|n| n.ends_with(".txt"))
+        .filter(|n| n.ends_with(".coh"))
         .collect();
     names.sort();
     assert!(names.len() >= 12, "{names:?}");
@@ -401,11 +401,11 @@ fn every_example_runs_to_the_end_under_both_protocols() {
 
 #[test]
 fn the_compute_example_computes() {
-    let (_, mut sys) = system(&example("compute.txt"), &[]);
+    let (_, mut sys) = system(&example("compute.coh"), &[]);
     run(&mut sys);
     // setne(r12, seteq(r12, r12) = 1): 1 unless r12 is 1.
     assert!(sys.word(0x2000) <= 1);
-    let (_, mut sys) = system(&example("dma.txt"), &[]);
+    let (_, mut sys) = system(&example("dma.coh"), &[]);
     run(&mut sys);
     // Scratchpad words were 0: the copy back holds 1 in every word of the first 128 bytes.
     assert_eq!(sys.word(0x30000), 1);
@@ -489,7 +489,7 @@ fn mutated_examples_never_panic() {
     assert!(ok > 0 && refused > 0, "{ok} ran, {refused} refused");
 }
 
-/// Nodes of the UTS tree of examples/coh/uts.txt and utsd.txt with `workers` workers.
+/// Nodes of the UTS tree of examples/coh/uts.coh and utsd.coh with `workers` workers.
 fn uts_nodes(workers: u64) -> u64 {
     use smrtl_cosim::sm::coh_sm::prog::mix;
     let children = |n: u64| {
@@ -521,9 +521,9 @@ fn uts(file: &str, protocol: &str) -> (u64, u64, u64) {
 #[test]
 fn uts_and_utsd_process_every_node_once() {
     for protocol in ["gpu", "denovo"] {
-        let (t_uts, done, want) = uts("uts.txt", protocol);
+        let (t_uts, done, want) = uts("uts.coh", protocol);
         assert_eq!(done, want, "uts {protocol}");
-        let (t_utsd, done, want) = uts("utsd.txt", protocol);
+        let (t_utsd, done, want) = uts("utsd.coh", protocol);
         assert_eq!(done, want, "utsd {protocol}");
         eprintln!("{protocol}: {want} nodes; uts {t_uts} cycles, utsd {t_utsd}");
     }
@@ -531,7 +531,7 @@ fn uts_and_utsd_process_every_node_once() {
 
 #[test]
 fn the_implicit_kernels_compute_every_element_under_the_mshr_sweep() {
-    for file in ["implicit-spm.txt", "implicit-dma.txt", "implicit-stash.txt"] {
+    for file in ["implicit-spm.coh", "implicit-dma.coh", "implicit-stash.coh"] {
         for n in ["32", "256"] {
             let (_, mut sys) = system(&example(file), &[("mshrs", n), ("sb_entries", n)]);
             let cycles = sys.run(20_000_000).expect("finishes");
@@ -553,13 +553,13 @@ fn the_implicit_kernels_compute_every_element_under_the_mshr_sweep() {
 #[ignore]
 fn case_study_profiles() {
     let runs = [
-        ("uts.txt", "gpu"),
-        ("uts.txt", "denovo"),
-        ("utsd.txt", "gpu"),
-        ("utsd.txt", "denovo"),
-        ("implicit-spm.txt", "denovo"),
-        ("implicit-dma.txt", "denovo"),
-        ("implicit-stash.txt", "denovo"),
+        ("uts.coh", "gpu"),
+        ("uts.coh", "denovo"),
+        ("utsd.coh", "gpu"),
+        ("utsd.coh", "denovo"),
+        ("implicit-spm.coh", "denovo"),
+        ("implicit-dma.coh", "denovo"),
+        ("implicit-stash.coh", "denovo"),
     ];
     for (file, protocol) in runs {
         let (_, mut sys) = system(&example(file), &[("protocol", protocol)]);

@@ -7,7 +7,7 @@
 
 use serde_json::Value;
 use smrtl_cosim::sm::coh_sm::params::{CohParams, Protocol};
-use smrtl_cosim::sm::coh_sm::prog::{Op, Pat, NONE};
+use smrtl_cosim::sm::coh_sm::prog::{AtomF, Op, Pat, NONE};
 use smrtl_cosim::sm::stalls::Breakdown;
 use smrtl_hdl::blocks::stall_inspector::{reason, src, Class};
 use smrtl_testbench::external;
@@ -206,6 +206,7 @@ fn reduced(protocol: Protocol) -> CohInput {
             base: (k % 6) * LINE,
             stride: 4,
             lanes: 32,
+            reg: NONE,
         };
         let mut w0 = vec![];
         for k in 0..6 {
@@ -232,6 +233,7 @@ fn reduced(protocol: Protocol) -> CohInput {
                     global,
                     bytes: 2048,
                     to_spm: true,
+                    reg: NONE,
                 },
                 Op::SpLd {
                     dst: 1,
@@ -243,6 +245,7 @@ fn reduced(protocol: Protocol) -> CohInput {
                     global: global + (1 << 20),
                     bytes: 1024,
                     to_spm: false,
+                    reg: NONE,
                 },
             ]);
         }
@@ -250,12 +253,14 @@ fn reduced(protocol: Protocol) -> CohInput {
             spm: 8192,
             global: (1 << 21) + s * 4096,
             bytes: 2048,
+            reg: NONE,
         }];
         for k in 0..8 {
             let at = Pat {
                 base: 8192 + (k % 4) * 512,
                 stride: 4,
                 lanes: 32,
+                reg: NONE,
             };
             w2.extend([
                 Op::StashLd { dst: 1, at },
@@ -267,8 +272,10 @@ fn reduced(protocol: Protocol) -> CohInput {
             .flat_map(|k| {
                 [
                     Op::Atom {
+                        f: AtomF::Add,
                         dst: 2,
                         src: NONE,
+                        cmp: NONE,
                         at: Pat::one(7 * LINE + 4 * k),
                     },
                     use_reg(2),
@@ -286,6 +293,7 @@ fn reduced(protocol: Protocol) -> CohInput {
                                 base,
                                 stride: LINE,
                                 lanes: 8,
+                                reg: NONE,
                             },
                         },
                         use_reg(1),
@@ -295,6 +303,7 @@ fn reduced(protocol: Protocol) -> CohInput {
                                 base: base + (1 << 23),
                                 stride: 4,
                                 lanes: 32,
+                                reg: NONE,
                             },
                         },
                     ]
