@@ -182,27 +182,14 @@ impl Report {
     }
 }
 
-/// Seconds of CPU time the calling thread has used. Rates are per CPU second, here and in the
-/// plain C++ loop, so that other jobs on a busy machine skew neither them nor their ratios.
-fn cpu_seconds() -> f64 {
-    let mut t = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: `t` is a valid timespec to write; the clock id is a constant the OS knows.
-    let ok = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) } == 0;
-    assert!(ok, "the thread CPU-time clock is unavailable");
-    t.tv_sec as f64 + 1e-9 * t.tv_nsec as f64
-}
-
 /// Runs `pass` (one complete run from reset, returning the vectors or cycles it covered) until
 /// at least `seconds` of CPU time have been timed; returns vectors or cycles per CPU second.
 fn timed(seconds: f64, mut pass: impl FnMut() -> Result<u64>) -> Result<f64> {
-    let start = cpu_seconds();
+    let start = smrtl_testbench::cpu_seconds();
     let mut done = 0u64;
     loop {
         done += pass()?;
-        let s = cpu_seconds() - start;
+        let s = smrtl_testbench::cpu_seconds() - start;
         if s >= seconds {
             return Ok(done as f64 / s);
         }

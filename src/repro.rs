@@ -80,7 +80,8 @@ pub struct ReproArgs {
     /// scheduler and 256 MSHRs (target 10).
     #[arg(long)]
     pub sensitivity: bool,
-    /// memory-issue-control: write the rows as a sweep table (CSV; `smrtl merge` joins shards).
+    /// memory-issue-control: write the rows as a sweep table (CSV; `smrtl merge` joins shards);
+    /// stall-inspector: every SM's counters and the normalised bars (spec §5's CSV).
     #[arg(long, value_name = "OUT")]
     pub csv: Option<PathBuf>,
     /// memory-issue-control: run only slice I of N (0-based) of the grid; needs --csv.
@@ -93,9 +94,15 @@ pub struct ReproArgs {
     /// memory-issue-control: worker threads [default: every core]; the output does not depend on it.
     #[arg(long, value_parser = smrtl_testbench::arg_values::uint::<usize>(1, MAX_THREADS))]
     pub threads: Option<usize>,
-    /// memory-issue-control: override one pipeline parameter (mem_pipeline), e.g. `--set l1d_sets=64`.
+    /// memory-issue-control: override one pipeline parameter (mem_pipeline), e.g. `--set l1d_sets=64`;
+    /// stall-inspector: one coherent-system parameter on every configuration (a study's own
+    /// settings win), e.g. `--set sms=2`.
     #[arg(long = "set", value_name = "KEY=VALUE")]
     pub sets: Vec<String>,
+    /// stall-inspector: every SM's stall_inspector RTL in the loop on this backend, compared
+    /// every cycle and in the read-out [default: model].
+    #[arg(long, value_enum)]
+    pub backend: Option<crate::sim::Backend>,
 }
 
 /// The options given that `e` does not take (by their flag).
@@ -112,6 +119,7 @@ fn foreign(o: &ReproArgs, e: &Experiment) -> Option<&'static str> {
         ("--no-cache", o.no_cache),
         ("--threads", o.threads.is_some()),
         ("--set", !o.sets.is_empty()),
+        ("--backend", o.backend.is_some()),
     ];
     given
         .into_iter()
@@ -204,6 +212,7 @@ pub fn run(o: ReproArgs) -> Result<ExitCode> {
         },
         threads: o.threads.and_then(NonZeroUsize::new),
         sets,
+        backend: o.backend.map_or_else(Default::default, Into::into),
     };
     let outcome = match (e.run)(&request) {
         Ok(x) => x,

@@ -19,6 +19,20 @@ pub mod systems;
 pub use design::{Bench, BlockEntry, Case, Design};
 pub use registry::{block, blocks};
 
+/// Seconds of CPU time the calling thread has used: rates and costs per CPU second, so other
+/// jobs on a busy machine skew neither them nor their ratios (`smrtl bench`, T-f of
+/// `smrtl repro stall-inspector`).
+pub fn cpu_seconds() -> f64 {
+    let mut t = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `t` is a valid timespec to write; the clock id is a constant the OS knows.
+    let ok = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) } == 0;
+    assert!(ok, "the thread CPU-time clock is unavailable");
+    t.tv_sec as f64 + 1e-9 * t.tv_nsec as f64
+}
+
 /// Whether tests may use external `tool` (see [`smrtl_hdl::tools::external`]).
 pub fn external(tool: &str) -> bool {
     smrtl_hdl::tools::external(&[tool])

@@ -3,7 +3,7 @@
 
 use crate::studies::mem_eval::repro as mem_repro;
 use crate::studies::sweep::Shard;
-use crate::studies::{repro, sharing_repro};
+use crate::studies::{repro, sharing_repro, stall_repro};
 use std::num::NonZeroUsize;
 use std::path::PathBuf;
 
@@ -27,8 +27,10 @@ pub struct Request {
     /// The result cache's directory (`None`: `--no-cache`).
     pub cache: Option<PathBuf>,
     pub threads: Option<NonZeroUsize>,
-    /// `--set KEY=VALUE` pipeline params.
+    /// `--set KEY=VALUE` params of the experiment's system.
     pub sets: Vec<(String, String)>,
+    /// `--backend`: where the blocks in the loop run (stall-inspector: every SM's inspector).
+    pub backend: crate::systems::Backend,
 }
 
 /// What an experiment gives the CLI.
@@ -98,6 +100,16 @@ pub fn experiments() -> Vec<Experiment> {
             options: mem_repro::OPTIONS,
             single_plot: false,
             run: mem_repro::run,
+        },
+        Experiment {
+            name: "stall-inspector",
+            help: "Seed 003 §VI–VII (Figs. 1–4): UTS, UTSD, implicit data movement and the MSHR sweep on the coherent multi-SM model, every SM's stall inspector in the loop",
+            plot: "stall-inspector: per figure, (a) stall classes, (b) memory-data sources, (c) memory-structural reasons, normalised to the baseline's time",
+            waves: "",
+            default_waves: None,
+            options: stall_repro::run::OPTIONS,
+            single_plot: false,
+            run: stall_repro::run::run,
         },
     ]
 }

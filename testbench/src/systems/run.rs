@@ -14,8 +14,9 @@ use std::io::Write;
 pub const WAVE_WINDOW: usize = 100_000;
 
 /// Where a run executes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Backend {
+    #[default]
     Model,
     Rusthdl,
     Verilator,

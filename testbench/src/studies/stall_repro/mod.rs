@@ -4,4 +4,5 @@
 
 pub mod figures;
 pub mod report;
+pub mod run;
 pub mod targets;

@@ -81,17 +81,17 @@ pub fn studies() -> Vec<Study> {
     vec![
         Study {
             id: "fig1-uts",
-            title: "Fig. 1: UTS, one global task queue (15 SMs)",
+            title: "Fig. 1: UTS, one global task queue",
             configs: protocols("uts"),
         },
         Study {
             id: "fig2-utsd",
-            title: "Fig. 2: UTSD, per-SM queues (15 SMs)",
+            title: "Fig. 2: UTSD, per-SM queues",
             configs: protocols("utsd"),
         },
         Study {
             id: "fig3-implicit",
-            title: "Fig. 3: implicit data movement (1 SM, DeNovo)",
+            title: "Fig. 3: implicit data movement (DeNovo)",
             configs: implicit(None),
         },
         Study {
@@ -174,7 +174,11 @@ impl Report {
                 "\n{} (bars: time / {}'s time)",
                 f.title, f.bars[0].config
             );
-            let _ = write!(o, "  {:<18} {:>10} {:>7}", "config", "cycles", "time");
+            let _ = write!(
+                o,
+                "  {:<18} {:>4} {:>10} {:>7}",
+                "config", "SMs", "cycles", "time"
+            );
             for c in Class::ALL {
                 let _ = write!(o, " {:>11}", c.name());
             }
@@ -183,8 +187,9 @@ impl Report {
             for b in &f.bars {
                 let _ = write!(
                     o,
-                    "  {:<18} {:>10} {:>7.3}",
+                    "  {:<18} {:>4} {:>10} {:>7.3}",
                     b.config,
+                    b.sms.len(),
                     b.cycles,
                     b.total() / base
                 );

@@ -1,0 +1,120 @@
+//! Measuring the studies (docs/stall-inspector.md §11): every configuration's kernel (embedded
+//! from `examples/coh/`) on the coherent system with a stall probe per SM — and, with an RTL
+//! backend, every SM's `stall_inspector` RTL in the loop, compared every cycle and in the
+//! read-out — and T-f's cost as CPU time of the UTS run with and without the probes.
+
+use super::figures::Bar;
+use super::report::{studies, Config, Report, Study};
+use crate::studies::registry::{Outcome, Request};
+use crate::systems::coh_sm::CohInput;
+use crate::systems::stalls::StallRtl;
+use crate::systems::{Backend, Loaded as _};
+use smrtl_hdl::shown;
+
+/// The case-study kernels, embedded so the reproduction needs no file (docs §10.4).
+const KERNELS: [(&str, &str); 5] = [
+    ("uts", include_str!("../../../../examples/coh/uts.coh")),
+    ("utsd", include_str!("../../../../examples/coh/utsd.coh")),
+    (
+        "implicit-spm",
+        include_str!("../../../../examples/coh/implicit-spm.coh"),
+    ),
+    (
+        "implicit-dma",
+        include_str!("../../../../examples/coh/implicit-dma.coh"),
+    ),
+    (
+        "implicit-stash",
+        include_str!("../../../../examples/coh/implicit-stash.coh"),
+    ),
+];
+
+/// Repetitions of each side of T-f's timing (the least CPU time of each side counts).
+const COST_ROUNDS: usize = 3;
+
+/// What `smrtl repro stall-inspector` takes beyond `--json`, `--plot` and `--strict`.
+pub const OPTIONS: &[&str] = &["--csv", "--set", "--backend"];
+
+/// A configuration's input: its kernel with `sets` (the command line's) and then the
+/// configuration's own settings, which win for the keys a study fixes.
+fn input(c: &Config, sets: &[(String, String)]) -> Result<CohInput, String> {
+    let (_, text) = KERNELS
+        .iter()
+        .find(|k| k.0 == c.kernel)
+        .ok_or_else(|| format!("no embedded kernel `{}`", c.kernel))?;
+    let all: Vec<(String, String)> = sets.iter().chain(&c.sets).cloned().collect();
+    CohInput::load(&format!("{}.coh", c.kernel), text, &all)
+}
+
+/// One bar: the configuration run to its end, each SM's counters at the end.
+fn measure(c: &Config, sets: &[(String, String)], backend: Backend) -> Result<Bar, String> {
+    let inp = input(c, sets)?;
+    let gsi = inp.inspector().clone();
+    let mut err = None;
+    let (cycles, per_sm) = inp.checked_with(|_| match backend {
+        Backend::Model => None,
+        b => StallRtl::new(&gsi, b).map_err(|e| err = Some(e)).ok(),
+    })?;
+    if let Some(e) = err {
+        return Err(e);
+    }
+    let sms = per_sm
+        .into_iter()
+        .enumerate()
+        .map(|(s, b)| {
+            let b = b.map_err(|e| format!("{} ({}), SM {s}: {e}", c.label, c.kernel))?;
+            if b.status != 0 {
+                return Err(format!(
+                    "{} ({}), SM {s}: inspector status {:#04x} (spec §7.1 waives its invariants)",
+                    c.label, c.kernel, b.status
+                ));
+            }
+            Ok(b.totals)
+        })
+        .collect::<Result<Vec<_>, String>>()?;
+    Ok(Bar {
+        config: c.label.clone(),
+        cycles,
+        sms,
+    })
+}
+
+/// T-f: CPU time of UTS under GPU coherence with a probe per SM over the same run without
+/// probes, minus one (the least of [`COST_ROUNDS`] runs each, interleaved).
+fn cost(studies: &[Study], sets: &[(String, String)]) -> Result<f64, String> {
+    let c = &studies[0].configs[0];
+    let inp = input(c, sets)?;
+    let (mut bare, mut probed) = (f64::MAX, f64::MAX);
+    for _ in 0..COST_ROUNDS {
+        let t = crate::cpu_seconds();
+        inp.model_pass()?;
+        bare = bare.min(crate::cpu_seconds() - t);
+        let t = crate::cpu_seconds();
+        inp.checked_with(|_| None)?;
+        probed = probed.min(crate::cpu_seconds() - t);
+    }
+    Ok(probed / bare.max(1e-9) - 1.0)
+}
+
+/// Checks the request, then runs every study.
+pub fn run(q: &Request) -> Result<Outcome, String> {
+    let all = studies();
+    // Every configuration loads (its params checked) before any run.
+    for c in all.iter().flat_map(|s| &s.configs) {
+        input(c, &q.sets).map_err(|e| shown(&e))?;
+    }
+    let report = Report::of(
+        &all,
+        |c| measure(c, &q.sets, q.backend),
+        cost(&all, &q.sets)?,
+        q.sets.clone(),
+    )?;
+    Ok(Outcome {
+        json: report.json().to_string(),
+        text: report.text(),
+        svgs: if q.plot { report.svgs() } else { vec![] },
+        csv: q.csv.then(|| report.csv()),
+        failed: report.failed(),
+        note: None,
+    })
+}

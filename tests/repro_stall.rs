@@ -1,0 +1,98 @@
+//! `smrtl repro stall-inspector` through the CLI (docs/stall-inspector.md §11): the reduced
+//! study of the CI (2 SMs for UTS and UTSD; the implicit studies keep their 1 SM) on the model
+//! and with every SM's `stall_inspector` RTL in the loop on rust-hdl and Verilator, every
+//! output written, every target evaluated; one-line refusals before any work.
+
+mod common;
+
+use common::{assert_usage_error, smrtl, stdout};
+use serde_json::Value;
+
+/// The reduced study's JSON on `backend`, with its CSV and figures written into `dir`.
+fn reduced(backend: &str, dir: &std::path::Path) -> Value {
+    let csv = dir.join("gsi.csv");
+    let plots = dir.join("plots");
+    let o = smrtl(&[
+        "repro",
+        "stall-inspector",
+        "--set",
+        "sms=2",
+        "--backend",
+        backend,
+        "--json",
+        "--csv",
+        csv.to_str().unwrap(),
+        "--plot",
+        plots.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", common::stderr(&o));
+    let csv = std::fs::read_to_string(&csv).unwrap();
+    assert!(csv.starts_with("figure,config,sm,stack,category,cycles,normalised\n"));
+    assert!(csv.contains("fig3-implicit,stash,mean,mem_struct,SB_FULL,"));
+    assert_eq!(std::fs::read_dir(&plots).unwrap().count(), 12);
+    let svg = std::fs::read_to_string(plots.join("fig4-mshr-c.svg")).unwrap();
+    assert!(svg.contains("data-config=\"stash 256\""));
+    serde_json::from_str(&stdout(&o)).unwrap()
+}
+
+#[test]
+fn the_reduced_study_runs_on_the_model_and_with_the_rtl_in_the_loop() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = reduced("model", dir.path());
+    let bars: Vec<usize> = model["figures"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["bars"].as_array().unwrap().len())
+        .collect();
+    assert_eq!(bars, [2, 2, 3, 12]);
+    // Both protocols, DMA and stash ran; the baseline of each figure is 1.0 tall.
+    for f in model["figures"].as_array().unwrap() {
+        assert!((f["bars"][0]["time"].as_f64().unwrap() - 1.0).abs() < 1e-12);
+        for b in f["bars"].as_array().unwrap() {
+            assert!(b["cycles"].as_u64().unwrap() > 1000, "{b}");
+        }
+    }
+    let implicit = &model["figures"][2]["bars"];
+    assert!(implicit[1]["mem_struct"]["PENDING_DMA"].as_f64().unwrap() > 0.0);
+    assert!(
+        model["figures"][1]["bars"][1]["mem_data"]["REMOTE_L1"]
+            .as_f64()
+            .unwrap()
+            > 0.0
+    );
+    assert_eq!(model["figures"][1]["bars"][0]["mem_data"]["REMOTE_L1"], 0.0);
+    let ids: Vec<&str> = model["targets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| {
+            assert!(t["must"].is_boolean() && t["should"].is_boolean(), "{t}");
+            assert!(!t["numbers"].as_object().unwrap().is_empty(), "{t}");
+            t["id"].as_str().unwrap()
+        })
+        .collect();
+    assert_eq!(ids, ["T-a", "T-b", "T-c", "T-d", "T-e", "T-f"]);
+    // The RTL in the loop changes nothing: its read-out equals the model's counters.
+    let rtl = tempfile::tempdir().unwrap();
+    assert_eq!(reduced("rusthdl", rtl.path())["figures"], model["figures"]);
+    if smrtl_testbench::external("verilator") {
+        let v = tempfile::tempdir().unwrap();
+        assert_eq!(reduced("verilator", v.path())["figures"], model["figures"]);
+    }
+}
+
+#[test]
+fn bad_requests_are_refused_before_any_work() {
+    let o = smrtl(&["repro", "stall-inspector", "--set", "sms=17"]);
+    assert_usage_error(&o, "parameter sms = 17 is out of range; allowed: 1..=16");
+    let o = smrtl(&["repro", "stall-inspector", "--set", "nope=1"]);
+    assert_usage_error(&o, "nope");
+    let o = smrtl(&["repro", "stall-inspector", "--waves", "2"]);
+    assert_usage_error(
+        &o,
+        "--waves is not an option of stall-inspector; its options beyond --json, --plot, --seed, --strict: --csv, --set, --backend",
+    );
+    let o = smrtl(&["repro", "elastic-pipeline", "--backend", "rusthdl"]);
+    assert_usage_error(&o, "--backend is not an option of elastic-pipeline");
+}
