@@ -224,7 +224,7 @@ fn popcounts(masks: &[u128; 8]) -> [u32; 8] {
 
 /// The ready warps of `nw` (NO_STALL), whatever the order: the union of Alg. 1's tests written
 /// out, none of which holds for a ready warp.
-fn ready_of(pl: &Planes, nw: usize) -> u128 {
+pub(crate) fn ready_of(pl: &Planes, nw: usize) -> u128 {
     let stalled = !pl.inst_avail
         | pl.sync_wait
         | pl.haz_load

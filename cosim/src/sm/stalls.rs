@@ -793,7 +793,7 @@ fn reason_in(groups: &[(u128, u8)], w: usize) -> u8 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::blocks::stall_inspector::reason;
+    use crate::blocks::stall_inspector::{ready_of, reason};
     use smrtl_hdl::BlockParams as _;
 
     /// A check that accepts every cycle: it makes the probe step the inspector cycle by cycle.
@@ -812,17 +812,6 @@ mod tests {
         fn finish(&mut self, _: &Gsi) -> Result<(), String> {
             Ok(())
         }
-    }
-
-    /// Whether a warp of `pl` is ready (the inspector's rule, spec §4.3).
-    fn any_ready(pl: &Planes, nw: usize) -> bool {
-        let stalled = !pl.inst_avail
-            | pl.sync_wait
-            | pl.haz_load
-            | pl.haz_comp
-            | pl.is_mem & pl.ms_block
-            | !pl.is_mem & pl.fu_block;
-        pl.active & u128::MAX >> (128 - nw) & !stalled != 0
     }
 
     /// One cycle of the random stream on `s`, stepped in full.
@@ -909,7 +898,8 @@ mod tests {
                     why as u64,
                     t / 50,
                 ];
-                if !wb && n != 0 && block == 0 && a.step_issue_unseen(n, any_ready(&pl, a.nw())) {
+                if !wb && n != 0 && block == 0 && a.step_issue_unseen(n, ready_of(&pl, a.nw()) != 0)
+                {
                     shortcuts[0] += 1;
                 } else if !wb && n == 0 && a.repeat_keyed(key) {
                     shortcuts[1] += 1;
