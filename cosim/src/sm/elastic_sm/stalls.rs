@@ -155,31 +155,32 @@ impl SmCore {
         let Some(start) = start else {
             return;
         };
+        // The load writeback of this cycle, if any: (warp, where it was served).
         let wb = ev
             .warp_done
-            .is_some_and(|w| self.source(w as usize).is_some());
+            .and_then(|w| Some((w as usize, self.source(w as usize)?)));
         let Some(s) = self.stalls.0.as_deref_mut() else {
             return;
         };
         let issued = ev.issue.is_some();
-        if start.built || wb {
-            self.stall_cycle(start, ev);
+        if start.built || wb.is_some() {
+            self.stall_cycle(start, ev, wb);
         } else if issued {
             if !s.step_issue_unseen(1, start.any_ready()) {
-                self.stall_cycle(start, ev);
+                self.stall_cycle(start, ev, wb);
             }
         } else if !s.repeat_keyed(start.key(ev)) {
-            self.stall_cycle(start, ev);
+            self.stall_cycle(start, ev, wb);
         }
     }
 
-    /// A cycle with its planes: the heads that could not enter, the writeback, the step.
+    /// A cycle with its planes: the heads that could not enter, the writeback `wb`, the step.
     ///
     /// A cycle without issue and without a front-end hold is one whose decision found
     /// `ready'` empty (a pending subwarp would have entered), so every ready memory head was
     /// withheld by the BCAWS mask: BANK_CONFLICT. The audit checks that against `ready'`.
     #[inline(never)]
-    fn stall_cycle(&mut self, mut start: Start, ev: &SmEvents) {
+    fn stall_cycle(&mut self, mut start: Start, ev: &SmEvents, wb: Option<(usize, u64)>) {
         let Some(mut s) = self.stalls.0.take() else {
             return;
         };
@@ -214,22 +215,15 @@ impl SmCore {
                 s.block(withheld, reason::BANK_CONFLICT as u8);
             }
         }
-        if let Some(w) = ev.warp_done {
-            let w = w as usize;
-            if let Some(from) = self.source(w) {
-                s.writeback(Writeback {
-                    warp: w,
-                    src: from as u8,
-                    is_final: true,
-                });
-            }
+        if let Some((warp, from)) = wb {
+            s.writeback(Writeback {
+                warp,
+                src: from as u8,
+                is_final: true,
+            });
         }
         s.step(u64::from(issued));
-        if !issued
-            && ev
-                .warp_done
-                .is_none_or(|w| self.source(w as usize).is_none())
-        {
+        if !issued && wb.is_none() {
             s.keep_key(start.key(ev));
         }
         self.stalls.0 = Some(s);

@@ -49,15 +49,14 @@ fn input(c: &Config, sets: &[(String, String)]) -> Result<CohInput, String> {
 /// One bar: the configuration run to its end, each SM's counters at the end.
 fn measure(c: &Config, sets: &[(String, String)], backend: Backend) -> Result<Bar, String> {
     let inp = input(c, sets)?;
-    let gsi = inp.inspector().clone();
-    let mut err = None;
-    let (cycles, per_sm) = inp.checked_with(|_| match backend {
-        Backend::Model => None,
-        b => StallRtl::new(&gsi, b).map_err(|e| err = Some(e)).ok(),
-    })?;
-    if let Some(e) = err {
-        return Err(e);
-    }
+    // Every SM's inspector RTL, built before the run.
+    let mut rtls = (0..inp.params().sms)
+        .map(|_| match backend {
+            Backend::Model => Ok(None),
+            b => StallRtl::new(inp.inspector(), b).map(Some),
+        })
+        .collect::<Result<Vec<_>, String>>()?;
+    let (cycles, per_sm) = inp.checked_with(|s| rtls[s].take())?;
     let sms = per_sm
         .into_iter()
         .enumerate()
