@@ -4,7 +4,7 @@
 use crate::output::Outputs;
 use crate::{Result, UsageError};
 use clap::builder::{PossibleValue, PossibleValuesParser};
-use smrtl_testbench::studies::mem_eval::cache;
+use smrtl_testbench::studies::cache;
 use smrtl_testbench::studies::registry::{experiment, experiments, Experiment, Request};
 use smrtl_testbench::studies::sweep::Shard;
 use std::num::NonZeroUsize;
@@ -81,17 +81,20 @@ pub struct ReproArgs {
     #[arg(long)]
     pub sensitivity: bool,
     /// memory-issue-control: write the rows as a sweep table (CSV; `smrtl merge` joins shards);
-    /// stall-inspector: every SM's counters and the normalised bars (spec §5's CSV).
+    /// stall-inspector: every SM's counters and the normalised bars (spec §5's CSV), with
+    /// --shard the shard's rows of the study's sweep table.
     #[arg(long, value_name = "OUT")]
     pub csv: Option<PathBuf>,
-    /// memory-issue-control: run only slice I of N (0-based) of the grid; needs --csv.
+    /// memory-issue-control, stall-inspector: run only slice I of N (0-based) of the grid;
+    /// needs --csv.
     #[arg(long, value_name = "I/N", allow_hyphen_values = true)]
     pub shard: Option<String>,
-    /// memory-issue-control: neither read nor write the result cache ($SMRTL_CACHE_DIR, else
-    /// $XDG_CACHE_HOME/smrtl, else ~/.cache/smrtl).
+    /// memory-issue-control, stall-inspector: neither read nor write the result cache
+    /// ($SMRTL_CACHE_DIR, else $XDG_CACHE_HOME/smrtl, else ~/.cache/smrtl).
     #[arg(long)]
     pub no_cache: bool,
-    /// memory-issue-control: worker threads [default: every core]; the output does not depend on it.
+    /// memory-issue-control, stall-inspector: worker threads [default: every core]; the
+    /// output does not depend on it.
     #[arg(long, value_parser = smrtl_testbench::arg_values::uint::<usize>(1, MAX_THREADS))]
     pub threads: Option<usize>,
     /// memory-issue-control: override one pipeline parameter (mem_pipeline), e.g. `--set l1d_sets=64`;

@@ -91,8 +91,51 @@ fn bad_requests_are_refused_before_any_work() {
     let o = smrtl(&["repro", "stall-inspector", "--waves", "2"]);
     assert_usage_error(
         &o,
-        "--waves is not an option of stall-inspector; its options beyond --json, --plot, --seed, --strict: --csv, --set, --backend",
+        "--waves is not an option of stall-inspector; its options beyond --json, --plot, --seed, --strict: --csv, --set, --backend, --shard, --no-cache, --threads",
     );
+    let o = smrtl(&["repro", "stall-inspector", "--shard", "0/2"]);
+    assert_usage_error(&o, "--shard needs --csv OUT");
     let o = smrtl(&["repro", "elastic-pipeline", "--backend", "rusthdl"]);
     assert_usage_error(&o, "--backend is not an option of elastic-pipeline");
+}
+
+/// `smrtl repro stall-inspector` with the cache in `cache`; its output, exit 0 checked.
+fn cached(cache: &std::path::Path, args: &[&str]) -> std::process::Output {
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_smrtl"))
+        .env("SMRTL_CACHE_DIR", cache)
+        .args(["repro", "stall-inspector", "--set", "sms=2"])
+        .args(args)
+        .output()
+        .expect("smrtl runs");
+    assert_eq!(o.status.code(), Some(0), "{}", common::stderr(&o));
+    o
+}
+
+/// The studies are a grid of the sweep engine: shards merge into the bytes of the whole
+/// table, their points land in the cache, and the whole report then reuses every one.
+#[test]
+fn shards_merge_into_the_whole_table_and_the_report_reuses_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let (cache, p) = (dir.path().join("cache"), |n: &str| dir.path().join(n));
+    let s = |n: &str| p(n).to_str().unwrap().to_string();
+    for (i, f) in ["1/2", "0/2"].iter().zip(["b.csv", "a.csv"]) {
+        let o = cached(&cache, &["--shard", i, "--csv", &s(f), "--threads", "1"]);
+        assert!(stdout(&o).starts_with(&format!("stall-inspector shard {i}: ")));
+    }
+    let o = smrtl(&["merge", &s("merged.csv"), &s("a.csv"), &s("b.csv")]);
+    assert_eq!(o.status.code(), Some(0), "{}", common::stderr(&o));
+    let o = cached(&cache, &["--shard", "0/1", "--csv", &s("whole.csv")]);
+    assert!(common::stderr(&o).contains("reused 19 of 19 points"));
+    let whole = std::fs::read_to_string(p("whole.csv")).unwrap();
+    assert_eq!(std::fs::read_to_string(p("merged.csv")).unwrap(), whole);
+    assert_eq!(whole.lines().count(), 20);
+    assert!(whole.starts_with("point,points,spec,figure,config,kernel,cycles,sms\n"));
+    let o = cached(&cache, &["--json"]);
+    assert!(common::stderr(&o).contains("reused 19 of 19 points"));
+    let fresh = cached(&cache, &["--json", "--no-cache"]);
+    assert!(common::stderr(&fresh).contains("cache off (--no-cache): reused 0 of 19"));
+    let figures = |o: &std::process::Output| {
+        serde_json::from_str::<Value>(&stdout(o)).unwrap()["figures"].clone()
+    };
+    assert_eq!(figures(&o), figures(&fresh));
 }

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Submits `smrtl repro memory-issue-control` as a Slurm job array of N shards, and the merge of
+# Submits `smrtl repro EXPERIMENT` ($SMRTL_EXPERIMENT, default memory-issue-control) as a Slurm job array of N shards, and the merge of
 # their tables as a job that waits for the whole array to succeed (afterok).
 #
 #   examples/slurm/submit-repro.sh N OUTDIR [REPRO OPTIONS...]

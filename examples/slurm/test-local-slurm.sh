@@ -146,4 +146,22 @@ cmp "$work/repro-whole.csv" "$work/repro/repro.csv" ||
 grep -q "reused 9 of 9 points" "$work/repro-report.err" ||
     fail "the report did not reuse every point: $(cat "$work/repro-report.err")"
 echo "PASS: $n Slurm shards of memory-issue-control merged == unsharded run; the report reused every point"
+
+# The stall-inspector study, reduced (2 SMs): the same shape through the same cache.
+gsi=(--set sms=2)
+mkdir -p "$work/gsi"
+read -r array merge < <(SMRTL_EXPERIMENT=stall-inspector \
+    "$repo/examples/slurm/submit-repro.sh" "$n" "$work/gsi" "${gsi[@]}")
+echo "submitted stall-inspector array job $array ($n shards) and merge job $merge (afterok:$array)"
+wait_for 600 "jobs $array and $merge to finish" jobs_gone
+state=$(scontrol show job "$merge" | grep -o 'JobState=[A-Z_]*' || true)
+[ "$state" = JobState=COMPLETED ] || fail "stall-inspector merge job $merge: ${state:-unknown state}"
+"$SMRTL" repro stall-inspector "${gsi[@]}" --no-cache --shard 0/1 --csv "$work/gsi-whole.csv" \
+    >/dev/null 2>"$work/gsi-whole.err"
+cmp "$work/gsi-whole.csv" "$work/gsi/repro.csv" ||
+    fail "merged stall-inspector shards differ from the unsharded run"
+"$SMRTL" repro stall-inspector "${gsi[@]}" 2>"$work/gsi-report.err" >/dev/null
+grep -q "reused 19 of 19 points" "$work/gsi-report.err" ||
+    fail "the stall-inspector report did not reuse every point: $(cat "$work/gsi-report.err")"
+echo "PASS: $n Slurm shards of stall-inspector merged == unsharded run; the report reused every point"
 passed=1

@@ -3,7 +3,6 @@
 //! Stalls", HPCA 2018, §2.3–§4): the study's params, the schemes it compares, the workloads,
 //! the metrics, the kernels' isolated calibration and the TB partitions of the baselines.
 
-pub mod cache;
 pub mod calibrate;
 pub mod metrics;
 pub mod partition;

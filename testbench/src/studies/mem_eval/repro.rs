@@ -2,12 +2,12 @@
 //! the request read and checked before any work, the study run through the cache, and the
 //! report, figures and sweep table handed to the CLI.
 
-use super::cache::Cache;
 use super::report::{failed, report, text};
 use super::sensitivity::run_sensitivity;
 use super::study::{run_study, Options};
 use super::workloads::{pairs, triples, Mix};
 use super::{scheme_named, EvalParams, SCHEMES};
+use crate::studies::cache::Cache;
 use crate::studies::registry::{Outcome, Request};
 use crate::studies::sweep::{Format, Shard};
 use serde_json::json;
@@ -112,7 +112,7 @@ pub fn options(q: &Request) -> Result<Options, String> {
 /// Runs the study of `q`.
 pub fn run(q: &Request) -> Result<Outcome, String> {
     let o = options(q)?;
-    let cache = Cache::open(q.cache.as_deref())?;
+    let cache = Cache::open(q.cache.as_deref(), "memory-issue-control")?;
     let s = run_study(&o, &cache)?;
     let [a, p, g] = s.tally;
     let mut note = Some(format!(

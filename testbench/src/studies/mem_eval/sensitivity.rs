@@ -3,11 +3,11 @@
 //! the LRR scheduler and more MSHRs, each a study of its own (its own isolated runs, curves
 //! and cache keys), and the gains over WS beside the paper's.
 
-use super::cache::Cache;
 use super::metrics::{antt_reduction, gain};
 use super::scheme_named;
 use super::study::{run_study, Options};
 use super::summary::{find, summarize, PAIRS, TRIPLES};
+use crate::studies::cache::Cache;
 use crate::studies::sweep::Shard;
 use serde::Serialize;
 use smrtl_cosim::sm::mem_sm::params::{PipeParams, Sched};

@@ -3,11 +3,11 @@
 //! every workload × scheme on the sweep engine, each point through the result cache, and the
 //! rows with the §8.4 metrics computed from their NIPCs.
 
-use super::cache::{Cache, Tally};
 use super::metrics::{antt, fairness, nipc, weighted_speedup};
 use super::partition::isolated;
 use super::workloads::Mix;
 use super::{run, EvalParams, EvalScheme, Partition};
+use crate::studies::cache::{Cache, Tally};
 use crate::studies::sweep::{self, Axis, Grid, Shard, Table};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};

@@ -3,6 +3,7 @@
 //! targets T-a … T-f evaluated on them.
 
 pub mod figures;
+pub mod points;
 pub mod report;
 pub mod run;
 pub mod targets;

@@ -4,11 +4,15 @@
 //! read-out — and T-f's cost as CPU time of the UTS run with and without the probes.
 
 use super::figures::Bar;
+use super::points;
 use super::report::{studies, Config, Report, Study};
+use crate::studies::cache::{Cache, Tally};
 use crate::studies::registry::{Outcome, Request};
+use crate::studies::sweep::{Format, Shard};
 use crate::systems::coh_sm::CohInput;
 use crate::systems::stalls::StallRtl;
 use crate::systems::{Backend, Loaded as _};
+use serde_json::json;
 use smrtl_hdl::shown;
 
 /// The case-study kernels, embedded so the reproduction needs no file (docs §10.4).
@@ -33,7 +37,14 @@ const KERNELS: [(&str, &str); 5] = [
 const COST_ROUNDS: usize = 3;
 
 /// What `smrtl repro stall-inspector` takes beyond `--json`, `--plot` and `--strict`.
-pub const OPTIONS: &[&str] = &["--csv", "--set", "--backend"];
+pub const OPTIONS: &[&str] = &[
+    "--csv",
+    "--set",
+    "--backend",
+    "--shard",
+    "--no-cache",
+    "--threads",
+];
 
 /// A configuration's input: its kernel with `sets` (the command line's) and then the
 /// configuration's own settings, which win for the keys a study fixes.
@@ -95,16 +106,67 @@ fn cost(studies: &[Study], sets: &[(String, String)]) -> Result<f64, String> {
     Ok(probed / bare.max(1e-9) - 1.0)
 }
 
-/// Checks the request, then runs every study.
+/// Checks the request, then runs every study through the sweep engine and the cache.
 pub fn run(q: &Request) -> Result<Outcome, String> {
     let all = studies();
     // Every configuration loads (its params checked) before any run.
     for c in all.iter().flat_map(|s| &s.configs) {
         input(c, &q.sets).map_err(|e| shown(&e))?;
     }
+    if q.shard.is_some() && !q.csv {
+        return Err(
+            "--shard needs --csv OUT: a shard writes its rows of the sweep table, joined by `smrtl merge`"
+                .into(),
+        );
+    }
+    // With an RTL backend every point runs, the RTL in the loop: nothing is reused.
+    let dir = (q.backend == Backend::Model)
+        .then_some(q.cache.as_deref())
+        .flatten();
+    let cache = Cache::open(dir, points::CACHE_FOLDER)?;
+    let tally = Tally::default();
+    let run = points::Run {
+        studies: &all,
+        sets: &q.sets,
+        backend: q.backend,
+        shard: q.shard.unwrap_or(Shard::WHOLE),
+        threads: q.threads,
+        cache: &cache,
+        tally: &tally,
+    };
+    let (bars, table) = run.bars(|c| measure(c, &q.sets, q.backend))?;
+    let (reused, computed) = tally.get();
+    let note = Some(format!(
+        "stall-inspector: cache {}: reused {reused} of {} points",
+        match (cache.enabled(), q.backend) {
+            (true, _) => "on",
+            (false, Backend::Model) => "off (--no-cache)",
+            (false, _) => "off (an RTL backend runs every point)",
+        },
+        reused + computed
+    ));
+    if let Some(shard) = q.shard {
+        let rows = table.rows.len();
+        return Ok(Outcome {
+            json: json!({"experiment": "stall-inspector", "shard": shard.to_string(), "points": rows, "grid_points": table.points}).to_string(),
+            text: format!(
+                "stall-inspector shard {shard}: {rows} of {} points in the --csv table (join the shards with `smrtl merge`)\n",
+                table.points
+            ),
+            svgs: vec![],
+            csv: Some(table.render(Format::Csv)),
+            failed: vec![],
+            note,
+        });
+    }
+    let mut bars = bars.into_iter();
     let report = Report::of(
         &all,
-        |c| measure(c, &q.sets, q.backend),
+        |_| {
+            bars.next()
+                .flatten()
+                .ok_or_else(|| "a point of the whole grid is missing".to_string())
+        },
         cost(&all, &q.sets)?,
         q.sets.clone(),
     )?;
@@ -114,6 +176,6 @@ pub fn run(q: &Request) -> Result<Outcome, String> {
         svgs: if q.plot { report.svgs() } else { vec![] },
         csv: q.csv.then(|| report.csv()),
         failed: report.failed(),
-        note: None,
+        note,
     })
 }

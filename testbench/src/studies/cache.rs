@@ -1,6 +1,6 @@
-//! The study's result cache (docs/memory-issue-control.md §8.4; issue 23 item 5): one file per
-//! computed point, named by the FNV-1a hash of its key (code version, system params, workload,
-//! scheme, cycles, seed), written atomically (a temporary file renamed into place), so an
+//! The reproductions' result cache (docs/memory-issue-control.md §8.4, docs/stall-inspector.md
+//! §11): one folder per study, one file per computed point, named by the FNV-1a hash of its key
+//! (code version and what decides the point), written atomically (a temporary file renamed into place), so an
 //! interrupted run loses at most the points in flight. An entry is trusted only if its key,
 //! its hash, its code version and the checksum of its result all match; anything else is
 //! recomputed and overwritten.
@@ -12,8 +12,6 @@ use std::sync::OnceLock;
 
 /// The environment variable naming the cache directory.
 pub const ENV: &str = "SMRTL_CACHE_DIR";
-/// The study's folder inside the cache directory.
-const FOLDER: &str = "memory-issue-control";
 
 /// FNV-1a 64 of `bytes`, 16 hex digits (the sweep engine's `spec_id` hash).
 pub fn fnv(bytes: &[u8]) -> String {
@@ -74,12 +72,12 @@ pub struct Cache {
 static TMP: AtomicU64 = AtomicU64::new(0);
 
 impl Cache {
-    /// The cache in `dir` (created if missing); `None` disables it.
-    pub fn open(dir: Option<&Path>) -> Result<Cache, String> {
+    /// The cache of study `folder` in `dir` (created if missing); `None` disables it.
+    pub fn open(dir: Option<&Path>, folder: &str) -> Result<Cache, String> {
         let Some(dir) = dir else {
             return Ok(Cache { dir: None });
         };
-        let d = dir.join(FOLDER);
+        let d = dir.join(folder);
         std::fs::create_dir_all(&d).map_err(|e| {
             format!(
                 "cache directory {}: {e} (set {ENV} or pass --no-cache)",
@@ -170,10 +168,12 @@ impl Cache {
 mod tests {
     use super::*;
 
+    const FOLDER: &str = "a-study";
+
     #[test]
     fn entries_are_reused_and_bad_ones_recomputed() {
         let dir = tempfile::tempdir().unwrap();
-        let c = Cache::open(Some(dir.path())).unwrap();
+        let c = Cache::open(Some(dir.path()), FOLDER).unwrap();
         let t = Tally::default();
         let parts = json!({"w": "bp+sv", "s": "ws"});
         let (a, h): (Vec<f64>, String) = c.get_or(&parts, &t, || Ok(vec![0.25, 1.5])).unwrap();
@@ -201,7 +201,7 @@ mod tests {
             .collect();
         assert_eq!(names, [format!("{h}.json")]);
         // --no-cache computes every time.
-        let off = Cache::open(None).unwrap();
+        let off = Cache::open(None, FOLDER).unwrap();
         let (z, h3): (u8, String) = off.get_or(&parts, &t, || Ok(3)).unwrap();
         assert_eq!((z, h3), (3, h));
     }
