@@ -5,7 +5,7 @@ use crate::output::Outputs;
 use crate::{Result, UsageError};
 use clap::builder::{PossibleValue, PossibleValuesParser};
 use smrtl_testbench::studies::cache;
-use smrtl_testbench::studies::registry::{experiment, experiments, Experiment, Request};
+use smrtl_testbench::studies::registry::{experiment, experiments, Experiment, Failure, Request};
 use smrtl_testbench::studies::sweep::Shard;
 use std::num::NonZeroUsize;
 use std::path::{Path, PathBuf};
@@ -219,11 +219,17 @@ pub fn run(o: ReproArgs) -> Result<ExitCode> {
     };
     let outcome = match (e.run)(&request) {
         Ok(x) => x,
-        Err(err) => {
+        Err(failure) => {
             if let Some(Plot::Dir(d, true)) = &plot {
                 let _ = std::fs::remove_dir(d);
             }
-            return Err(UsageError(err));
+            return match failure {
+                Failure::Refused(err) => Err(UsageError(err)),
+                Failure::Run(err) => {
+                    eprintln!("error: {err}");
+                    Ok(ExitCode::from(1))
+                }
+            };
         }
     };
     if let (Some(csv), Some(text)) = (csv, &outcome.csv) {

@@ -49,6 +49,15 @@ pub struct Outcome {
     pub note: Option<String>,
 }
 
+/// Why an experiment gives no outcome.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Failure {
+    /// The request is refused before any work (the CLI exits 2).
+    Refused(String),
+    /// The run itself failed: an RTL mismatch, a model's error (the CLI exits 1).
+    Run(String),
+}
+
 /// A reproduction of a paper's evaluation trends on a behavioral model.
 pub struct Experiment {
     /// Its name on the command line.
@@ -65,7 +74,7 @@ pub struct Experiment {
     /// It draws one figure (`--plot` may also name an `.svg` file).
     pub single_plot: bool,
     /// Runs it (deterministic in the request); its own checks come before any work.
-    pub run: fn(&Request) -> Result<Outcome, String>,
+    pub run: fn(&Request) -> Result<Outcome, Failure>,
 }
 
 /// Every experiment, in `smrtl repro --help` order.
@@ -132,14 +141,15 @@ fn failed(targets: &[repro::Target]) -> Vec<String> {
         .collect()
 }
 
-fn elastic_pipeline(q: &Request) -> Result<Outcome, String> {
+fn elastic_pipeline(q: &Request) -> Result<Outcome, Failure> {
     let waves = q.waves.unwrap_or(repro::Options::default().waves);
     let r = repro::run(repro::Options {
         seed: q.seed,
         waves,
-    })?;
+    })
+    .map_err(Failure::Run)?;
     Ok(Outcome {
-        json: serde_json::to_string_pretty(&r).map_err(|e| e.to_string())?,
+        json: serde_json::to_string_pretty(&r).map_err(|e| Failure::Run(e.to_string()))?,
         text: repro::text(&r),
         svgs: if q.plot {
             vec![("elastic-pipeline.svg".into(), repro::svg(&r))]
@@ -152,14 +162,15 @@ fn elastic_pipeline(q: &Request) -> Result<Outcome, String> {
     })
 }
 
-fn scratchpad_sharing(q: &Request) -> Result<Outcome, String> {
+fn scratchpad_sharing(q: &Request) -> Result<Outcome, Failure> {
     let waves = q.waves.unwrap_or(sharing_repro::Options::default().waves);
     let r = sharing_repro::run(sharing_repro::Options {
         seed: q.seed,
         waves,
-    })?;
+    })
+    .map_err(Failure::Run)?;
     Ok(Outcome {
-        json: serde_json::to_string_pretty(&r).map_err(|e| e.to_string())?,
+        json: serde_json::to_string_pretty(&r).map_err(|e| Failure::Run(e.to_string()))?,
         text: sharing_repro::text(&r),
         svgs: if q.plot {
             vec![("scratchpad-sharing.svg".into(), sharing_repro::svg(&r))]

@@ -8,7 +8,7 @@ use super::study::{run_study, Options};
 use super::workloads::{pairs, triples, Mix};
 use super::{scheme_named, EvalParams, SCHEMES};
 use crate::studies::cache::Cache;
-use crate::studies::registry::{Outcome, Request};
+use crate::studies::registry::{Failure, Outcome, Request};
 use crate::studies::sweep::{Format, Shard};
 use serde_json::json;
 use smrtl_cosim::sm::mem_sm::params::PipeParams;
@@ -110,10 +110,11 @@ pub fn options(q: &Request) -> Result<Options, String> {
 }
 
 /// Runs the study of `q`.
-pub fn run(q: &Request) -> Result<Outcome, String> {
-    let o = options(q)?;
-    let cache = Cache::open(q.cache.as_deref(), "memory-issue-control")?;
-    let s = run_study(&o, &cache)?;
+pub fn run(q: &Request) -> Result<Outcome, Failure> {
+    let o = options(q).map_err(Failure::Refused)?;
+    let cache =
+        Cache::open(q.cache.as_deref(), "memory-issue-control").map_err(Failure::Refused)?;
+    let s = run_study(&o, &cache).map_err(Failure::Run)?;
     let [a, p, g] = s.tally;
     let mut note = Some(format!(
         "memory-issue-control: cache {}: reused {} of {} points, {} of {} isolated runs, {} of {} profile points",
@@ -141,7 +142,7 @@ pub fn run(q: &Request) -> Result<Outcome, String> {
         });
     }
     let sens = if q.sensitivity {
-        let (rows, (reused, computed)) = run_sensitivity(&o, &cache)?;
+        let (rows, (reused, computed)) = run_sensitivity(&o, &cache).map_err(Failure::Run)?;
         if let Some(n) = note.as_mut() {
             n.push_str(&format!(
                 "; sensitivity: reused {reused} of {} points",
@@ -154,7 +155,7 @@ pub fn run(q: &Request) -> Result<Outcome, String> {
     };
     let r = report(&o, &s, sens);
     Ok(Outcome {
-        json: serde_json::to_string_pretty(&r).map_err(|e| e.to_string())?,
+        json: serde_json::to_string_pretty(&r).map_err(|e| Failure::Run(e.to_string()))?,
         text: text(&r),
         svgs: if q.plot {
             super::plots::figures(&r)

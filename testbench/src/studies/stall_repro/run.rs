@@ -7,7 +7,7 @@ use super::figures::Bar;
 use super::points;
 use super::report::{studies, Config, Report, Study};
 use crate::studies::cache::{Cache, Tally};
-use crate::studies::registry::{Outcome, Request};
+use crate::studies::registry::{Failure, Outcome, Request};
 use crate::studies::sweep::{Format, Shard};
 use crate::systems::coh_sm::CohInput;
 use crate::systems::stalls::StallRtl;
@@ -107,23 +107,23 @@ fn cost(studies: &[Study], sets: &[(String, String)]) -> Result<f64, String> {
 }
 
 /// Checks the request, then runs every study through the sweep engine and the cache.
-pub fn run(q: &Request) -> Result<Outcome, String> {
+pub fn run(q: &Request) -> Result<Outcome, Failure> {
     let all = studies();
     // Every configuration loads (its params checked) before any run.
     for c in all.iter().flat_map(|s| &s.configs) {
-        input(c, &q.sets).map_err(|e| shown(&e))?;
+        input(c, &q.sets).map_err(|e| Failure::Refused(shown(&e)))?;
     }
     if q.shard.is_some() && !q.csv {
-        return Err(
+        return Err(Failure::Refused(
             "--shard needs --csv OUT: a shard writes its rows of the sweep table, joined by `smrtl merge`"
                 .into(),
-        );
+        ));
     }
     // With an RTL backend every point runs, the RTL in the loop: nothing is reused.
     let dir = (q.backend == Backend::Model)
         .then_some(q.cache.as_deref())
         .flatten();
-    let cache = Cache::open(dir, points::CACHE_FOLDER)?;
+    let cache = Cache::open(dir, points::CACHE_FOLDER).map_err(Failure::Refused)?;
     let tally = Tally::default();
     let run = points::Run {
         studies: &all,
@@ -134,7 +134,9 @@ pub fn run(q: &Request) -> Result<Outcome, String> {
         cache: &cache,
         tally: &tally,
     };
-    let (bars, table) = run.bars(|c| measure(c, &q.sets, q.backend))?;
+    let (bars, table) = run
+        .bars(|c| measure(c, &q.sets, q.backend))
+        .map_err(Failure::Run)?;
     let (reused, computed) = tally.get();
     let note = Some(format!(
         "stall-inspector: cache {}: reused {reused} of {} points",
@@ -167,9 +169,10 @@ pub fn run(q: &Request) -> Result<Outcome, String> {
                 .flatten()
                 .ok_or_else(|| "a point of the whole grid is missing".to_string())
         },
-        cost(&all, &q.sets)?,
+        cost(&all, &q.sets).map_err(Failure::Run)?,
         q.sets.clone(),
-    )?;
+    )
+    .map_err(Failure::Run)?;
     Ok(Outcome {
         json: report.json().to_string(),
         text: report.text(),
