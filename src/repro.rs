@@ -32,6 +32,26 @@ fn plot_help() -> String {
     )
 }
 
+/// The help of option `flag`: what it does in each experiment that takes it (experiments
+/// sharing one text named together).
+fn option_help(flag: &str) -> String {
+    let mut each: Vec<(Vec<&str>, &str)> = vec![];
+    for e in experiments() {
+        let Some(o) = e.options.iter().find(|o| o.flag == flag) else {
+            continue;
+        };
+        match each.iter_mut().find(|(_, help)| *help == o.help) {
+            Some((names, _)) => names.push(e.name),
+            None => each.push((vec![e.name], o.help)),
+        }
+    }
+    let each: Vec<String> = each
+        .iter()
+        .map(|(names, help)| format!("{}: {help}", names.join(", ")))
+        .collect();
+    each.join("; ")
+}
+
 /// What `--waves` counts, per experiment, and the defaults.
 fn waves_help() -> String {
     let each: Vec<String> = experiments()
@@ -62,49 +82,29 @@ pub struct ReproArgs {
     /// Exit 1 when a trend target fails (by default a failed target is reported, exit 0).
     #[arg(long)]
     pub strict: bool,
-    /// memory-issue-control: cycles per run [default: 2000000 (run_cycles)].
-    #[arg(long, value_name = "N", value_parser = smrtl_testbench::arg_values::any_u64)]
+    // The experiments' own options: each one's help comes from the registry
+    // ([`Experiment::options`]), naming the experiments that take it.
+    #[arg(long, value_name = "N", value_parser = smrtl_testbench::arg_values::any_u64, help = option_help("--cycles"))]
     pub cycles: Option<u64>,
-    /// memory-issue-control: pairs, triples, all [default], or a comma-separated list (bp+sv,cp+ks+ax).
-    #[arg(long, value_name = "pairs|triples|all|LIST")]
+    #[arg(long, value_name = "pairs|triples|all|LIST", help = option_help("--workloads"))]
     pub workloads: Option<String>,
-    /// memory-issue-control: comma-separated schemes [default: all nine]: spatial, ws, ws-rbmi,
-    /// ws-qbmi, ws-dmil, ws-qbmi-dmil, smk-p-w, smk-p-qbmi, smk-p-dmil.
-    #[arg(long, value_name = "LIST")]
+    #[arg(long, value_name = "LIST", help = option_help("--schemes"))]
     pub schemes: Option<String>,
-    /// memory-issue-control: also the WS-SMIL grid (limits 1..24 and unlimited per kernel) on
-    /// pf+bp, bp+ks and sv+ks.
-    #[arg(long)]
+    #[arg(long, help = option_help("--smil-grid"))]
     pub smil_grid: bool,
-    /// memory-issue-control: also WS, WS-QBMI and WS-DMIL with a 48 KB and a 96 KB L1D, the LRR
-    /// scheduler and 256 MSHRs (target 10).
-    #[arg(long)]
+    #[arg(long, help = option_help("--sensitivity"))]
     pub sensitivity: bool,
-    /// memory-issue-control: write the rows as a sweep table (CSV; `smrtl merge` joins shards);
-    /// stall-inspector: every SM's counters and the normalised bars (spec §5's CSV), with
-    /// --shard the shard's rows of the study's sweep table.
-    #[arg(long, value_name = "OUT")]
+    #[arg(long, value_name = "OUT", help = option_help("--csv"))]
     pub csv: Option<PathBuf>,
-    /// memory-issue-control, stall-inspector: run only slice I of N (0-based) of the grid;
-    /// needs --csv.
-    #[arg(long, value_name = "I/N", allow_hyphen_values = true)]
+    #[arg(long, value_name = "I/N", allow_hyphen_values = true, help = option_help("--shard"))]
     pub shard: Option<String>,
-    /// memory-issue-control, stall-inspector: neither read nor write the result cache
-    /// ($SMRTL_CACHE_DIR, else $XDG_CACHE_HOME/smrtl, else ~/.cache/smrtl).
-    #[arg(long)]
+    #[arg(long, help = option_help("--no-cache"))]
     pub no_cache: bool,
-    /// memory-issue-control, stall-inspector: worker threads [default: every core]; the
-    /// output does not depend on it.
-    #[arg(long, value_parser = smrtl_testbench::arg_values::uint::<usize>(1, MAX_THREADS))]
+    #[arg(long, value_parser = smrtl_testbench::arg_values::uint::<usize>(1, MAX_THREADS), help = option_help("--threads"))]
     pub threads: Option<usize>,
-    /// memory-issue-control: override one pipeline parameter (mem_pipeline), e.g. `--set l1d_sets=64`;
-    /// stall-inspector: one coherent-system parameter on every configuration (a study's own
-    /// settings win), e.g. `--set sms=2`.
-    #[arg(long = "set", value_name = "KEY=VALUE")]
+    #[arg(long = "set", value_name = "KEY=VALUE", help = option_help("--set"))]
     pub sets: Vec<String>,
-    /// stall-inspector: every SM's stall_inspector RTL in the loop on this backend, compared
-    /// every cycle and in the read-out [default: model].
-    #[arg(long, value_enum)]
+    #[arg(long, value_enum, help = option_help("--backend"))]
     pub backend: Option<crate::sim::Backend>,
 }
 
@@ -126,7 +126,7 @@ fn foreign(o: &ReproArgs, e: &Experiment) -> Option<&'static str> {
     ];
     given
         .into_iter()
-        .find(|(flag, on)| *on && !e.options.contains(flag))
+        .find(|(flag, on)| *on && !e.options.iter().any(|o| o.flag == *flag))
         .map(|(flag, _)| flag)
 }
 
@@ -171,7 +171,8 @@ pub fn run(o: ReproArgs) -> Result<ExitCode> {
         let takes = if e.options.is_empty() {
             "none".to_string()
         } else {
-            e.options.join(", ")
+            let flags: Vec<&str> = e.options.iter().map(|o| o.flag).collect();
+            flags.join(", ")
         };
         return Err(UsageError(format!(
             "{flag} is not an option of {}; its options beyond --json, --plot, --seed, --strict: {takes}",

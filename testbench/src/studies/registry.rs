@@ -58,6 +58,14 @@ pub enum Failure {
     Run(String),
 }
 
+/// An option an experiment takes beyond `--json`, `--plot`, `--seed` and `--strict`.
+pub struct Opt {
+    /// Its flag on the command line.
+    pub flag: &'static str,
+    /// What it does in this experiment (`smrtl repro --help`).
+    pub help: &'static str,
+}
+
 /// A reproduction of a paper's evaluation trends on a behavioral model.
 pub struct Experiment {
     /// Its name on the command line.
@@ -70,12 +78,27 @@ pub struct Experiment {
     pub waves: &'static str,
     pub default_waves: Option<u32>,
     /// The options it takes beyond `--json`, `--plot`, `--seed` and `--strict`.
-    pub options: &'static [&'static str],
+    pub options: &'static [Opt],
     /// It draws one figure (`--plot` may also name an `.svg` file).
     pub single_plot: bool,
     /// Runs it (deterministic in the request); its own checks come before any work.
     pub run: fn(&Request) -> Result<Outcome, Failure>,
 }
+
+/// `--shard`'s help, the same in every experiment that takes it.
+pub const SHARD_HELP: &str = "run only slice I of N (0-based) of the grid; needs --csv";
+/// `--no-cache`'s help.
+pub const NO_CACHE_HELP: &str =
+    "neither read nor write the result cache ($SMRTL_CACHE_DIR, else $XDG_CACHE_HOME/smrtl, else ~/.cache/smrtl)";
+/// `--threads`' help.
+pub const THREADS_HELP: &str =
+    "worker threads [default: every core]; the output does not depend on it";
+
+/// `--waves` (its help and default come from [`Experiment::waves`]).
+const WAVES: Opt = Opt {
+    flag: "--waves",
+    help: "waves of each input",
+};
 
 /// Every experiment, in `smrtl repro --help` order.
 pub fn experiments() -> Vec<Experiment> {
@@ -86,7 +109,7 @@ pub fn experiments() -> Vec<Experiment> {
             plot: "elastic-pipeline: stall categories, cf. seed 000 Fig. 6",
             waves: "repetitions per warp context of each profile's body (elastic-pipeline)",
             default_waves: Some(repro::Options::default().waves),
-            options: &["--waves"],
+            options: &[WAVES],
             single_plot: true,
             run: elastic_pipeline,
         },
@@ -96,7 +119,7 @@ pub fn experiments() -> Vec<Experiment> {
             plot: "scratchpad-sharing: IPC improvement per kernel and configuration",
             waves: "waves of each kernel's shared launch (scratchpad-sharing)",
             default_waves: Some(sharing_repro::Options::default().waves),
-            options: &["--waves"],
+            options: &[WAVES],
             single_plot: true,
             run: scratchpad_sharing,
         },

@@ -8,7 +8,9 @@ use super::study::{run_study, Options};
 use super::workloads::{pairs, triples, Mix};
 use super::{scheme_named, EvalParams, SCHEMES};
 use crate::studies::cache::Cache;
-use crate::studies::registry::{Failure, Outcome, Request};
+use crate::studies::registry::{
+    Failure, Opt, Outcome, Request, NO_CACHE_HELP, SHARD_HELP, THREADS_HELP,
+};
 use crate::studies::sweep::{Format, Shard};
 use serde_json::json;
 use smrtl_cosim::sm::mem_sm::params::PipeParams;
@@ -16,17 +18,47 @@ use smrtl_cosim::sm::mem_sm::workload::{BENCHES, MAX_CYCLES};
 use smrtl_hdl::BlockParams;
 
 /// The options this experiment takes beyond `--json`, `--plot`, `--seed`, `--strict`.
-pub const OPTIONS: &[&str] = &[
-    "--cycles",
-    "--workloads",
-    "--schemes",
-    "--smil-grid",
-    "--sensitivity",
-    "--csv",
-    "--shard",
-    "--no-cache",
-    "--threads",
-    "--set",
+pub const OPTIONS: &[Opt] = &[
+    Opt {
+        flag: "--cycles",
+        help: "cycles per run [default: 2000000 (run_cycles)]",
+    },
+    Opt {
+        flag: "--workloads",
+        help: "pairs, triples, all [default], or a comma-separated list (bp+sv,cp+ks+ax)",
+    },
+    Opt {
+        flag: "--schemes",
+        help: "comma-separated schemes [default: all nine]: spatial, ws, ws-rbmi, ws-qbmi, ws-dmil, ws-qbmi-dmil, smk-p-w, smk-p-qbmi, smk-p-dmil",
+    },
+    Opt {
+        flag: "--smil-grid",
+        help: "also the WS-SMIL grid (limits 1..24 and unlimited per kernel) on pf+bp, bp+ks and sv+ks",
+    },
+    Opt {
+        flag: "--sensitivity",
+        help: "also WS, WS-QBMI and WS-DMIL with a 48 KB and a 96 KB L1D, the LRR scheduler and 256 MSHRs (target 10)",
+    },
+    Opt {
+        flag: "--csv",
+        help: "write the rows as a sweep table (CSV; `smrtl merge` joins shards)",
+    },
+    Opt {
+        flag: "--shard",
+        help: SHARD_HELP,
+    },
+    Opt {
+        flag: "--no-cache",
+        help: NO_CACHE_HELP,
+    },
+    Opt {
+        flag: "--threads",
+        help: THREADS_HELP,
+    },
+    Opt {
+        flag: "--set",
+        help: "override one pipeline parameter (mem_pipeline), e.g. `--set l1d_sets=64`",
+    },
 ];
 
 /// `pairs`, `triples`, `all` or a comma-separated list of `bp+sv`-style workloads.

@@ -7,7 +7,9 @@ use super::figures::Bar;
 use super::points;
 use super::report::{studies, Config, Report, Study};
 use crate::studies::cache::{Cache, Tally};
-use crate::studies::registry::{Failure, Outcome, Request};
+use crate::studies::registry::{
+    Failure, Opt, Outcome, Request, NO_CACHE_HELP, SHARD_HELP, THREADS_HELP,
+};
 use crate::studies::sweep::{Format, Shard};
 use crate::systems::coh_sm::CohInput;
 use crate::systems::stalls::StallRtl;
@@ -37,13 +39,31 @@ const KERNELS: [(&str, &str); 5] = [
 const COST_ROUNDS: usize = 3;
 
 /// What `smrtl repro stall-inspector` takes beyond `--json`, `--plot` and `--strict`.
-pub const OPTIONS: &[&str] = &[
-    "--csv",
-    "--set",
-    "--backend",
-    "--shard",
-    "--no-cache",
-    "--threads",
+pub const OPTIONS: &[Opt] = &[
+    Opt {
+        flag: "--csv",
+        help: "every SM's counters and the normalised bars (spec §5's CSV); with --shard the shard's rows of the study's sweep table",
+    },
+    Opt {
+        flag: "--set",
+        help: "one coherent-system parameter on every configuration (a study's own settings win), e.g. `--set sms=2`",
+    },
+    Opt {
+        flag: "--backend",
+        help: "every SM's stall_inspector RTL in the loop on this backend, compared every cycle and in the read-out [default: model]",
+    },
+    Opt {
+        flag: "--shard",
+        help: SHARD_HELP,
+    },
+    Opt {
+        flag: "--no-cache",
+        help: NO_CACHE_HELP,
+    },
+    Opt {
+        flag: "--threads",
+        help: THREADS_HELP,
+    },
 ];
 
 /// A configuration's input: its kernel with `sets` (the command line's) and then the
