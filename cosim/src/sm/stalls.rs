@@ -11,7 +11,7 @@
 //! operations whatever the number of warps (spec §7.3 T-f, docs/stall-inspector.md §7.5).
 
 use crate::blocks::stall_inspector::{
-    Class, CycleIn, CycleOut, Gsi, Params, Planes, WarpPreds, Writeback,
+    ready_of, Class, CycleIn, CycleOut, Gsi, Params, Planes, WarpPreds, Writeback,
 };
 use std::collections::HashMap;
 
@@ -153,6 +153,9 @@ pub struct Stalls {
     n_finals: usize,
     other: Option<Writeback>,
     opts: StallOptions,
+    /// Whether cycles may be counted without their classes: nothing reads them (no check, no
+    /// per-PC table, no audit, no warp counters). Fixed when the probe is built.
+    batch: bool,
     t: u64,
     /// The next cycle count at which a snapshot is taken (`u64::MAX`: none).
     next_snapshot: u64,
@@ -169,14 +172,18 @@ pub struct Stalls {
     scratch: Vec<WarpPreds>,
     /// The predicates a model keeps at its events ([`Stalls::track_events`]).
     tracked: Tracked,
-    /// The last counted cycle without writeback (its inputs and outputs), and how many cycles
-    /// since repeated it exactly and are not yet on the inspector's counters.
+    /// The last counted stall cycle without writeback (its inputs and outputs), and how many
+    /// cycles since repeated it exactly and are not yet on the inspector's counters. Issue
+    /// cycles counted in a batch between them leave it in place: every edge of both batches
+    /// is a clipped addition to counters or an OR into the status, so their order does not
+    /// matter (nothing between them evaluates the inspector).
     last: Option<(CycleIn, CycleOut)>,
     repeats: u64,
     /// The model's summary of the last cycle's planes and blocks ([`Stalls::repeat_keyed`]).
     key: Option<Key>,
-    /// Issue cycles counted but not yet on the inspector's counters
-    /// ([`Stalls::step_issue_unseen`]): cycles, instructions, whether one had no ready warp.
+    /// Issue cycles counted but not yet on the inspector's counters, nor on `whole` and
+    /// `issue_cycles` ([`Stalls::step_issue_unseen`]): cycles, instructions, whether one had no
+    /// ready warp.
     pend: (u64, u64, bool),
     snapshots: Vec<Snapshot>,
     per_pc: HashMap<u64, [u64; 8]>,
@@ -198,6 +205,7 @@ impl Stalls {
         // beside the model makes it eager again).
         gsi.keep_wcls(false);
         gsi.set_eager(false);
+        let batch = !opts.per_pc && !opts.audit && gsi.batches_issue();
         Stalls {
             gsi,
             planes: Planes::default(),
@@ -208,6 +216,7 @@ impl Stalls {
             n_finals: 0,
             other: None,
             opts,
+            batch,
             t: 0,
             next_snapshot: if opts.every == 0 {
                 u64::MAX
@@ -238,6 +247,7 @@ impl Stalls {
     pub fn with_check(mut self, check: Box<dyn StallCheck>) -> Stalls {
         self.check = Some(check);
         self.gsi.set_eager(true);
+        self.batch = false;
         self
     }
 
@@ -418,23 +428,28 @@ impl Stalls {
     /// only whether any warp was ready: counted (`true`) when nothing needs this cycle's
     /// classes (no writeback, no check, no per-PC table, no audit, no warp counters), in a batch
     /// the inspector's counters take at the next other cycle; else `false` and nothing moved:
-    /// build the planes and call [`Stalls::step`].
+    /// build the planes and call [`Stalls::step`]. No block may have been given this cycle.
     #[inline]
     pub fn step_issue_unseen(&mut self, n_issued: u64, any_ready: bool) -> bool {
-        if n_issued == 0 || !self.plain() || self.opts.audit || !self.gsi.batches_issue() {
+        if n_issued == 0 || !self.batch || self.n_finals != 0 || self.other.is_some() {
             return false;
         }
-        if self.repeats != 0 {
-            self.settle_repeats();
-        }
+        debug_assert_eq!(self.n_groups, 0, "a cycle with blocks has planes");
+        self.pend_issue(n_issued, any_ready);
+        true
+    }
+
+    /// An issue cycle without writeback into the batch (`whole`, `issue_cycles` and the
+    /// inspector's counters take it when the batch settles): its few edges, nothing else.
+    #[inline]
+    fn pend_issue(&mut self, n_issued: u64, any_ready: bool) {
         self.pend.0 += 1;
         self.pend.1 += n_issued;
         self.pend.2 |= !any_ready;
-        self.last = None;
-        self.key = None;
-        self.whole[Class::NoStall as usize] += 1;
-        self.end_counted(true);
-        true
+        self.t += 1;
+        if self.t == self.next_snapshot {
+            self.take_snapshot();
+        }
     }
 
     /// A counted cycle without issue and without writeback whose planes and blocks the model
@@ -446,8 +461,7 @@ impl Stalls {
     #[inline]
     pub fn repeat_keyed(&mut self, key: Key) -> bool {
         let hit = self.key == Some(key)
-            && !self.opts.per_pc
-            && !self.opts.audit
+            && self.batch
             && self.last.as_ref().is_some_and(|l| l.0.n_issued == 0)
             && self.n_finals == 0
             && self.other.is_none()
@@ -471,14 +485,15 @@ impl Stalls {
             self.repeat_last();
             return;
         }
-        self.settle_repeats();
-        if en && n_issued != 0 && self.plain() && self.gsi.step_issue(&self.planes, n_issued) {
-            // The common cycle of a busy SM: NO_STALL, no writeback.
-            self.last = None;
-            self.whole[Class::NoStall as usize] += 1;
-            self.end_counted(true);
+        if en && n_issued != 0 && self.batch && self.n_finals == 0 && self.other.is_none() {
+            // The common cycle of a busy SM: NO_STALL, no writeback, into the batch.
+            let any_ready = ready_of(&self.planes, self.nw()) != 0;
+            self.planes.ms_block = 0;
+            self.n_groups = 0;
+            self.pend_issue(n_issued, any_ready);
             return;
         }
+        self.settle_repeats();
         let c = CycleIn {
             en,
             clear: false,
@@ -507,13 +522,6 @@ impl Stalls {
         }
     }
 
-    /// No writeback, no check beside the model, no per-PC table: a cycle with issue needs
-    /// nothing of the classes.
-    #[inline]
-    fn plain(&self) -> bool {
-        self.n_finals == 0 && self.other.is_none() && self.check.is_none() && !self.opts.per_pc
-    }
-
     /// The end of a counted cycle: this cycle's blocks go, the cycle counts, a snapshot is
     /// taken when due.
     #[inline]
@@ -536,8 +544,8 @@ impl Stalls {
         self.snapshots.push(self.snapshot());
     }
 
-    /// Whether this cycle is the last one again: no writeback, the same issue count, the same
-    /// planes and the same LSU reason at `ms_sel` (so the same outputs, spec §4.3).
+    /// Whether this cycle is the last stall cycle again: no writeback, the same issue count, the
+    /// same planes and the same LSU reason at `ms_sel` (so the same outputs, spec §4.3).
     fn repeats_last(&self, n_issued: u64) -> bool {
         let Some((c, o)) = &self.last else {
             return false;
@@ -572,6 +580,8 @@ impl Stalls {
         if self.pend.0 != 0 {
             let (k, n, not_ready) = std::mem::take(&mut self.pend);
             self.gsi.step_issues(k, n, not_ready);
+            self.whole[Class::NoStall as usize] += k;
+            self.issue_cycles += k;
         }
         if let (Some((c, o)), k @ 1..) = (&self.last, self.repeats) {
             self.gsi.repeat(c, o, k);
@@ -793,7 +803,7 @@ fn reason_in(groups: &[(u128, u8)], w: usize) -> u8 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::blocks::stall_inspector::{ready_of, reason};
+    use crate::blocks::stall_inspector::reason;
     use smrtl_hdl::BlockParams as _;
 
     /// A check that accepts every cycle: it makes the probe step the inspector cycle by cycle.

@@ -149,29 +149,41 @@ impl SmCore {
     }
 
     /// After the cycle `ev`: a cycle with issue and no writeback needs no planes (only
-    /// whether a warp was ready); any other goes through [`SmCore::stall_cycle`].
+    /// whether a warp was ready), nor does a cycle without either that repeats the last stall
+    /// cycle's key; any other goes through [`SmCore::stall_cycle`].
     #[inline]
     pub(super) fn stall_step(&mut self, start: Option<Start>, ev: &SmEvents) {
         let Some(start) = start else {
             return;
         };
-        // The load writeback of this cycle, if any: (warp, where it was served).
-        let wb = ev
+        // A writeback of an ALU instruction is no load writeback (`source`).
+        let no_wb = ev
             .warp_done
-            .and_then(|w| Some((w as usize, self.source(w as usize)?)));
+            .is_none_or(|w| self.inflight_kind(w as usize) == Kind::Alu);
         let Some(s) = self.stalls.0.as_deref_mut() else {
             return;
         };
-        let issued = ev.issue.is_some();
-        if start.built || wb.is_some() {
-            self.stall_cycle(start, ev, wb);
-        } else if issued {
-            if !s.step_issue_unseen(1, start.any_ready()) {
-                self.stall_cycle(start, ev, wb);
+        if !start.built && no_wb {
+            let done = if ev.issue.is_some() {
+                s.step_issue_unseen(1, start.any_ready())
+            } else {
+                s.repeat_keyed(start.key(ev))
+            };
+            if done {
+                return;
             }
-        } else if !s.repeat_keyed(start.key(ev)) {
-            self.stall_cycle(start, ev, wb);
         }
+        self.stall_full(start, ev);
+    }
+
+    /// [`SmCore::stall_cycle`] with the cycle's load writeback, if any: (warp, where it was
+    /// served).
+    #[inline(never)]
+    fn stall_full(&mut self, start: Start, ev: &SmEvents) {
+        let wb = ev
+            .warp_done
+            .and_then(|w| Some((w as usize, self.source(w as usize)?)));
+        self.stall_cycle(start, ev, wb);
     }
 
     /// A cycle with its planes: the heads that could not enter, the writeback `wb`, the step.
@@ -179,7 +191,7 @@ impl SmCore {
     /// A cycle without issue and without a front-end hold is one whose decision found
     /// `ready'` empty (a pending subwarp would have entered), so every ready memory head was
     /// withheld by the BCAWS mask: BANK_CONFLICT. The audit checks that against `ready'`.
-    #[inline(never)]
+    #[inline]
     fn stall_cycle(&mut self, mut start: Start, ev: &SmEvents, wb: Option<(usize, u64)>) {
         let Some(mut s) = self.stalls.0.take() else {
             return;
