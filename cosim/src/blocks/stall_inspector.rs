@@ -504,20 +504,6 @@ impl Gsi {
         self.update_times(c, o, 1);
     }
 
-    /// A counted cycle with issue, without writeback or `clear` (the common cycle of a busy
-    /// SM), evaluated and clocked at once: it is NO_STALL and moves `cyc_total`, NO_STALL and
-    /// `inst_issued` and at most ISSUED_NOT_READY, as [`Gsi::evaluate_planes`] then
-    /// [`Gsi::update`] would. Declined (false, nothing done) where the class masks must follow
-    /// every cycle: eager, or with warp counters.
-    pub fn step_issue(&mut self, pl: &Planes, n_issued: u64) -> bool {
-        if !self.batches_issue() || n_issued == 0 {
-            return false;
-        }
-        let ready = ready_of(pl, self.blame.len());
-        self.step_issues(1, n_issued, ready == 0);
-        true
-    }
-
     /// Whether [`Gsi::step_issues`] may count issue cycles without their classes: nothing
     /// reads them (not eager, no warp counters).
     #[inline]
@@ -540,6 +526,22 @@ impl Gsi {
         ) = (t, ns, ii);
         self.status |= u8::from(c1 | c2 | c3) << status::COUNTER_SAT
             | u8::from(not_ready) << status::ISSUED_NOT_READY;
+    }
+
+    /// The edge of a final load writeback in a cycle with issue (so no MEM_DATA charge this
+    /// cycle) beside [`Gsi::step_issues`]: the warp's blame flushed into its source, the blame
+    /// cleared, FINAL_WITHOUT_HAZARD unless `had_hazard` (the warp's `haz_load` this cycle), as
+    /// [`Gsi::update`] would. `wb` is final, of a warp slot.
+    pub fn flush_final(&mut self, wb: &Writeback, had_hazard: bool) {
+        debug_assert!(wb.is_final && wb.warp < self.blame.len());
+        let amt = std::mem::take(&mut self.blame[wb.warp]);
+        if amt != 0 {
+            let s = self.p.norm_src(u64::from(wb.src)) as usize;
+            let (v, clipped) = sat_add(self.md_sub[s], amt, self.cmax);
+            self.md_sub[s] = v;
+            self.status |= u8::from(clipped) << status::COUNTER_SAT;
+        }
+        self.status |= u8::from(!had_hazard) << status::FINAL_WITHOUT_HAZARD;
     }
 
     /// `k` clock edges of the same cycle (`c` without writeback or `clear`) in one: the

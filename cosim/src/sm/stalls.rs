@@ -439,6 +439,35 @@ impl Stalls {
         true
     }
 
+    /// [`Stalls::step_issue_unseen`] for a cycle with one final load writeback `wb` (of a warp
+    /// slot) besides, `haz_load` being its warp's load hazard this cycle: the batched cycles
+    /// settle first (the flush reads the blame they charge), then the flush, and the cycle
+    /// joins the next batch. The last stall cycle stays repeatable (its outputs do not read
+    /// the blame). `false` and nothing moved where the classes are needed.
+    #[inline]
+    pub fn step_issue_final_unseen(
+        &mut self,
+        n_issued: u64,
+        any_ready: bool,
+        wb: &Writeback,
+        haz_load: bool,
+    ) -> bool {
+        if n_issued == 0
+            || !self.batch
+            || self.n_finals != 0
+            || self.other.is_some()
+            || !wb.is_final
+            || wb.warp >= self.nw()
+        {
+            return false;
+        }
+        debug_assert_eq!(self.n_groups, 0, "a cycle with blocks has planes");
+        self.settle_repeats();
+        self.gsi.flush_final(wb, haz_load);
+        self.pend_issue(n_issued, any_ready);
+        true
+    }
+
     /// An issue cycle without writeback into the batch (`whole`, `issue_cycles` and the
     /// inspector's counters take it when the batch settles): its few edges, nothing else.
     #[inline]
@@ -840,18 +869,24 @@ mod tests {
         *s.planes_mut() = *pl;
         s.block(block, why);
         if wb {
-            s.writeback(Writeback {
-                warp: (draw >> 40) as usize % s.nw(),
-                src: (draw >> 50) as u8 & 7,
-                is_final: draw >> 60 & 1 == 1,
-            });
+            s.writeback(drawn_writeback(draw, s.nw()));
         }
         s.step(n);
     }
 
+    /// The writeback of a cycle of the random stream.
+    fn drawn_writeback(draw: u64, nw: usize) -> Writeback {
+        Writeback {
+            warp: (draw >> 40) as usize % nw,
+            src: (draw >> 50) as u8 & 7,
+            is_final: draw >> 60 & 1 == 1,
+        }
+    }
+
     /// Repeated cycles batched onto the counters, and cycles with issue stepped without the
-    /// classification or the planes (`step_issue_unseen`), and cycles known by the model's key
-    /// (`repeat_keyed`), give the breakdown of stepping every cycle in full: random planes held
+    /// classification or the planes (`step_issue_unseen`, with a final writeback
+    /// `step_issue_final_unseen`), and cycles known by the model's key (`repeat_keyed`), give
+    /// the breakdown of stepping every cycle in full: random planes held
     /// for random stretches, writebacks, blocks, issue counts, snapshots, saturation.
     #[test]
     fn repeated_cycles_batch_exactly() {
@@ -877,7 +912,7 @@ mod tests {
             let mut b = Stalls::new(&p, opts).with_check(Box::new(Accept));
             let mut pl = Planes::default();
             let mut hold = 0;
-            let mut shortcuts = [0u32; 2];
+            let mut shortcuts = [0u32; 3];
             for t in 0..20_000u64 {
                 if rnd() % 4 == 0 {
                     hold = rnd();
@@ -908,11 +943,19 @@ mod tests {
                     why as u64,
                     t / 50,
                 ];
-                if !wb && n != 0 && block == 0 && a.step_issue_unseen(n, ready_of(&pl, a.nw()) != 0)
-                {
+                let ready = ready_of(&pl, a.nw()) != 0;
+                let w = drawn_writeback(draw, a.nw());
+                let had_hazard = pl.haz_load >> w.warp & 1 == 1;
+                if !wb && n != 0 && block == 0 && a.step_issue_unseen(n, ready) {
                     shortcuts[0] += 1;
                 } else if !wb && n == 0 && a.repeat_keyed(key) {
                     shortcuts[1] += 1;
+                } else if wb
+                    && n != 0
+                    && block == 0
+                    && a.step_issue_final_unseen(n, ready, &w, had_hazard)
+                {
+                    shortcuts[2] += 1;
                 } else {
                     cycle(&mut a, &pl, block, why, wb, draw, t, n);
                     if !wb && n == 0 {
@@ -922,7 +965,7 @@ mod tests {
                 cycle(&mut b, &pl, block, why, wb, draw, t, n);
             }
             assert!(
-                per_pc || shortcuts.iter().all(|&k| k > 1000),
+                per_pc || shortcuts[..2].iter().all(|&k| k > 1000) && shortcuts[2] > 50,
                 "{shortcuts:?}"
             );
             let (a, mut b) = (a.finish().unwrap(), b.finish().unwrap());

@@ -148,41 +148,42 @@ impl SmCore {
         pl
     }
 
-    /// After the cycle `ev`: a cycle with issue and no writeback needs no planes (only
-    /// whether a warp was ready), nor does a cycle without either that repeats the last stall
-    /// cycle's key; any other goes through [`SmCore::stall_cycle`].
-    #[inline]
+    /// After the cycle `ev`: a cycle with issue needs no planes (only whether a warp was
+    /// ready, and with a load writeback that warp's load hazard), nor does a cycle without
+    /// issue or writeback that repeats the last stall cycle's key; any other goes through
+    /// [`SmCore::stall_cycle`].
+    #[inline(always)]
     pub(super) fn stall_step(&mut self, start: Option<Start>, ev: &SmEvents) {
         let Some(start) = start else {
             return;
         };
-        // A writeback of an ALU instruction is no load writeback (`source`).
-        let no_wb = ev
+        // The load writeback of this cycle, if any: (warp, where it was served).
+        let wb = ev
             .warp_done
-            .is_none_or(|w| self.inflight_kind(w as usize) == Kind::Alu);
+            .and_then(|w| Some((w as usize, self.source(w as usize)?)));
         let Some(s) = self.stalls.0.as_deref_mut() else {
             return;
         };
-        if !start.built && no_wb {
-            let done = if ev.issue.is_some() {
-                s.step_issue_unseen(1, start.any_ready())
-            } else {
-                s.repeat_keyed(start.key(ev))
+        if !start.built {
+            let done = match (ev.issue.is_some(), wb) {
+                (true, None) => s.step_issue_unseen(1, start.any_ready()),
+                (true, Some((warp, from))) => s.step_issue_final_unseen(
+                    1,
+                    start.any_ready(),
+                    &Writeback {
+                        warp,
+                        src: from as u8,
+                        is_final: true,
+                    },
+                    start.load >> warp & 1 == 1,
+                ),
+                (false, None) => s.repeat_keyed(start.key(ev)),
+                (false, Some(_)) => false,
             };
             if done {
                 return;
             }
         }
-        self.stall_full(start, ev);
-    }
-
-    /// [`SmCore::stall_cycle`] with the cycle's load writeback, if any: (warp, where it was
-    /// served).
-    #[inline(never)]
-    fn stall_full(&mut self, start: Start, ev: &SmEvents) {
-        let wb = ev
-            .warp_done
-            .and_then(|w| Some((w as usize, self.source(w as usize)?)));
         self.stall_cycle(start, ev, wb);
     }
 
@@ -191,7 +192,7 @@ impl SmCore {
     /// A cycle without issue and without a front-end hold is one whose decision found
     /// `ready'` empty (a pending subwarp would have entered), so every ready memory head was
     /// withheld by the BCAWS mask: BANK_CONFLICT. The audit checks that against `ready'`.
-    #[inline]
+    #[inline(never)]
     fn stall_cycle(&mut self, mut start: Start, ev: &SmEvents, wb: Option<(usize, u64)>) {
         let Some(mut s) = self.stalls.0.take() else {
             return;
