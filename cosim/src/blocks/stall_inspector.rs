@@ -64,7 +64,10 @@ impl Planes {
     /// Warp `w`'s bits to `p`'s (its reason is not kept).
     pub fn set(&mut self, w: usize, p: &WarpPreds) {
         let bit = 1u128 << w;
-        let put = |plane: &mut u128, on: bool| *plane = *plane & !bit | u128::from(on) << w;
+        // One variable shift for all eight planes (a u128 shift costs a dozen instructions).
+        let put = |plane: &mut u128, on: bool| {
+            *plane = *plane & !bit | bit & u128::from(on).wrapping_neg();
+        };
         put(&mut self.active, p.active);
         put(&mut self.inst_avail, p.inst_avail);
         put(&mut self.sync_wait, p.sync_wait);
@@ -73,6 +76,38 @@ impl Planes {
         put(&mut self.is_mem, p.is_mem);
         put(&mut self.ms_block, p.ms_block);
         put(&mut self.fu_block, p.fu_block);
+    }
+
+    /// `p`'s predicates packed, bit k = the k-th plane of [`Planes::named`] (its reason left
+    /// out): what [`Planes::flip`] takes.
+    pub(crate) fn packed(p: &WarpPreds) -> u8 {
+        [
+            p.active,
+            p.inst_avail,
+            p.sync_wait,
+            p.haz_load,
+            p.haz_comp,
+            p.is_mem,
+            p.ms_block,
+            p.fu_block,
+        ]
+        .iter()
+        .enumerate()
+        .fold(0, |m, (k, &on)| m | u8::from(on) << k)
+    }
+
+    /// Flips `bit` in the planes named by the bits of `diff` (as [`Planes::packed`] numbers
+    /// them): a warp's changed predicates, without rewriting the others.
+    pub(crate) fn flip(&mut self, diff: u8, bit: u128) {
+        let at = |k: u32| bit & u128::from(diff >> k & 1).wrapping_neg();
+        self.active ^= at(0);
+        self.inst_avail ^= at(1);
+        self.sync_wait ^= at(2);
+        self.haz_load ^= at(3);
+        self.haz_comp ^= at(4);
+        self.is_mem ^= at(5);
+        self.ms_block ^= at(6);
+        self.fu_block ^= at(7);
     }
 
     /// Whether `self` and `o` differ in any bit (branch-free: a cycle asks it once).

@@ -76,6 +76,9 @@ struct Tracked {
     planes: Planes,
     /// Each warp's compute hazard holds in cycles before this one.
     until: Vec<u64>,
+    /// Each warp's predicates but `haz_comp` as in `planes`, packed ([`Planes::packed`]): an
+    /// event that changes none of them writes no plane.
+    bits: Vec<u8>,
     /// `wheel[x % len]`: the warps whose compute hazard ends at cycle x.
     wheel: Vec<u128>,
     /// The first cycle not latched yet.
@@ -87,6 +90,7 @@ impl Tracked {
         Tracked {
             planes: Planes::default(),
             until: vec![0; nw],
+            bits: vec![0; nw],
             wheel: vec![0; horizon.max(1).next_power_of_two() as usize],
             next,
         }
@@ -114,13 +118,16 @@ impl Tracked {
             let i = self.slot(comp_until);
             self.wheel[i] |= bit;
         }
-        self.planes.set(
-            w,
-            &WarpPreds {
-                haz_comp: pending,
-                ..*p
-            },
-        );
+        const HAZ_COMP: u8 = 1 << 4;
+        let packed = Planes::packed(p) & !HAZ_COMP;
+        let diff = self.bits[w] ^ packed;
+        if diff != 0 {
+            self.bits[w] = packed;
+            self.planes.flip(diff, bit);
+        }
+        // The wheel clears `haz_comp` in the planes alone: it is written every time.
+        let on = bit & u128::from(pending).wrapping_neg();
+        self.planes.haz_comp = self.planes.haz_comp & !bit | on;
         self.until[w] = comp_until;
     }
 
@@ -346,6 +353,13 @@ impl Stalls {
         self.opts.per_pc
     }
 
+    /// Whether a model builds the planes at the start of every cycle: to audit them, or for
+    /// the PCs of the per-PC table.
+    #[inline]
+    pub fn builds_at_start(&self) -> bool {
+        self.opts.audit || self.opts.per_pc
+    }
+
     /// A load writeback of this cycle. The inspector takes one per cycle (spec §3.2 step 3): a
     /// final one before any other, and among final ones the one that flushes the most blame
     /// (the warp's, plus this cycle's MEM_DATA charge; the first on a tie); a final one left
@@ -483,15 +497,13 @@ impl Stalls {
 
     /// A counted cycle without issue and without writeback whose planes and blocks the model
     /// summarises as `key` (equal keys mean equal planes and blocks): counted as the last
-    /// cycle again, without the planes, when the last cycle had this key and can repeat
-    /// (`true`; not with a per-PC table or an audit); else `false` and nothing moved: build
-    /// the planes, block, call
+    /// stall cycle again, without the planes, when that cycle had this key and can repeat
+    /// (`true`; issue cycles counted without planes may lie between; never with a per-PC
+    /// table or an audit); else `false` and nothing moved: build the planes, block, call
     /// [`Stalls::step`], then [`Stalls::keep_key`].
-    #[inline]
+    #[inline(always)]
     pub fn repeat_keyed(&mut self, key: Key) -> bool {
         let hit = self.key == Some(key)
-            && self.batch
-            && self.last.as_ref().is_some_and(|l| l.0.n_issued == 0)
             && self.n_finals == 0
             && self.other.is_none()
             && self.n_groups == 0;
@@ -503,7 +515,8 @@ impl Stalls {
 
     /// The key of the cycle just stepped ([`Stalls::repeat_keyed`]).
     pub fn keep_key(&mut self, key: Key) {
-        self.key = self.last.is_some().then_some(key);
+        let repeatable = self.last.as_ref().is_some_and(|l| l.0.n_issued == 0);
+        self.key = (self.batch && repeatable).then_some(key);
     }
 
     /// A cycle, counted if `en` (an uncounted one only moves a flush, spec §4.3). The blocks

@@ -116,6 +116,8 @@ pub struct SmCore {
     pub(super) program: Program,
     /// The stall probe, when attached (docs/stall-inspector.md §5): it only observes.
     pub(super) stalls: ProbeSlot,
+    /// `ready'` at the start of this cycle, read in audited runs only (the audit of the blocks).
+    pub(super) audit_ready_m: Option<u64>,
 }
 
 impl SmCore {
@@ -128,6 +130,7 @@ impl SmCore {
             core: Core::new(p),
             program,
             stalls: ProbeSlot::default(),
+            audit_ready_m: None,
         })
     }
 
