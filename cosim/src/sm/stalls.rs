@@ -504,11 +504,10 @@ impl Stalls {
     #[inline(always)]
     pub fn repeat_keyed(&mut self, key: Key) -> bool {
         // Word by word, without a call to `memcmp`.
-        let same = self.key.is_some_and(|k| k.iter().zip(&key).fold(0, |d, (a, b)| d | a ^ b) == 0);
-        let hit = same
-            && self.n_finals == 0
-            && self.other.is_none()
-            && self.n_groups == 0;
+        let same = self
+            .key
+            .is_some_and(|k| k.iter().zip(&key).fold(0, |d, (a, b)| d | a ^ b) == 0);
+        let hit = same && self.n_finals == 0 && self.other.is_none() && self.n_groups == 0;
         if hit {
             self.repeat_last();
         }
