@@ -602,6 +602,7 @@ impl Stalls {
     }
 
     /// A repeated cycle: counted now, on the inspector's counters at the next other cycle.
+    #[inline]
     fn repeat_last(&mut self) {
         let (n_issued, cls) = self
             .last

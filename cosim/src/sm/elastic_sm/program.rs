@@ -178,12 +178,12 @@ impl SmCore {
 
     /// One clock cycle without the pipeline's record.
     pub fn step(&mut self) -> SmEvents {
-        if self.stalls.0.is_none() {
-            return self.core.cycle(&mut self.program, false, false).1;
-        }
+        // One path with or without a probe: the events go to the caller uncopied.
         let probe = self.stall_preds();
         let ev = self.core.cycle(&mut self.program, false, false).1;
-        self.stall_step(probe, &ev);
+        if probe.is_some() {
+            self.stall_step(probe, &ev);
+        }
         ev
     }
 

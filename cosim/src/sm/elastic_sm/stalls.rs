@@ -199,19 +199,21 @@ impl SmCore {
         let ready_m = self.audit_ready_m.take();
         let issued = ev.issue.is_some();
         if !issued {
-            let pl = *s.planes();
-            let ready = pl.active & !pl.haz_load & !pl.haz_comp;
+            // The planes' words, as built (no copy of the planes).
+            let ready = u128::from(start.active & !start.load & !start.comp);
+            let is_mem = u128::from(start.is_mem);
             if ev.fe_hold {
                 let why = match ev.cause {
                     Cause::BankConflict => reason::BANK_CONFLICT,
                     _ => reason::OTHER,
                 } as u8;
-                s.block(ready & pl.is_mem, why);
-                s.planes_mut().fu_block = ready & !pl.is_mem;
+                s.block(ready & is_mem, why);
+                s.planes_mut().fu_block = ready & !is_mem;
             } else {
-                let withheld = ready & pl.is_mem;
+                let withheld = ready & is_mem;
                 if let Some(ready_m) = ready_m {
                     let derived = withheld & !u128::from(ready_m);
+                    let pl = *s.planes();
                     s.audit(
                         &Planes {
                             ms_block: withheld,
