@@ -64,7 +64,10 @@ impl Planes {
     /// Warp `w`'s bits to `p`'s (its reason is not kept).
     pub fn set(&mut self, w: usize, p: &WarpPreds) {
         let bit = 1u128 << w;
-        let put = |plane: &mut u128, on: bool| *plane = *plane & !bit | u128::from(on) << w;
+        // One variable shift for all eight planes (a u128 shift costs a dozen instructions).
+        let put = |plane: &mut u128, on: bool| {
+            *plane = *plane & !bit | bit & u128::from(on).wrapping_neg();
+        };
         put(&mut self.active, p.active);
         put(&mut self.inst_avail, p.inst_avail);
         put(&mut self.sync_wait, p.sync_wait);
@@ -73,6 +76,38 @@ impl Planes {
         put(&mut self.is_mem, p.is_mem);
         put(&mut self.ms_block, p.ms_block);
         put(&mut self.fu_block, p.fu_block);
+    }
+
+    /// `p`'s predicates packed, bit k = the k-th plane of [`Planes::named`] (its reason left
+    /// out): what [`Planes::flip`] takes.
+    pub(crate) fn packed(p: &WarpPreds) -> u8 {
+        [
+            p.active,
+            p.inst_avail,
+            p.sync_wait,
+            p.haz_load,
+            p.haz_comp,
+            p.is_mem,
+            p.ms_block,
+            p.fu_block,
+        ]
+        .iter()
+        .enumerate()
+        .fold(0, |m, (k, &on)| m | u8::from(on) << k)
+    }
+
+    /// Flips `bit` in the planes named by the bits of `diff` (as [`Planes::packed`] numbers
+    /// them): a warp's changed predicates, without rewriting the others.
+    pub(crate) fn flip(&mut self, diff: u8, bit: u128) {
+        let at = |k: u32| bit & u128::from(diff >> k & 1).wrapping_neg();
+        self.active ^= at(0);
+        self.inst_avail ^= at(1);
+        self.sync_wait ^= at(2);
+        self.haz_load ^= at(3);
+        self.haz_comp ^= at(4);
+        self.is_mem ^= at(5);
+        self.ms_block ^= at(6);
+        self.fu_block ^= at(7);
     }
 
     /// Whether `self` and `o` differ in any bit (branch-free: a cycle asks it once).
@@ -504,20 +539,6 @@ impl Gsi {
         self.update_times(c, o, 1);
     }
 
-    /// A counted cycle with issue, without writeback or `clear` (the common cycle of a busy
-    /// SM), evaluated and clocked at once: it is NO_STALL and moves `cyc_total`, NO_STALL and
-    /// `inst_issued` and at most ISSUED_NOT_READY, as [`Gsi::evaluate_planes`] then
-    /// [`Gsi::update`] would. Declined (false, nothing done) where the class masks must follow
-    /// every cycle: eager, or with warp counters.
-    pub fn step_issue(&mut self, pl: &Planes, n_issued: u64) -> bool {
-        if !self.batches_issue() || n_issued == 0 {
-            return false;
-        }
-        let ready = ready_of(pl, self.blame.len());
-        self.step_issues(1, n_issued, ready == 0);
-        true
-    }
-
     /// Whether [`Gsi::step_issues`] may count issue cycles without their classes: nothing
     /// reads them (not eager, no warp counters).
     #[inline]
@@ -540,6 +561,22 @@ impl Gsi {
         ) = (t, ns, ii);
         self.status |= u8::from(c1 | c2 | c3) << status::COUNTER_SAT
             | u8::from(not_ready) << status::ISSUED_NOT_READY;
+    }
+
+    /// The edge of a final load writeback in a cycle with issue (so no MEM_DATA charge this
+    /// cycle) beside [`Gsi::step_issues`]: the warp's blame flushed into its source, the blame
+    /// cleared, FINAL_WITHOUT_HAZARD unless `had_hazard` (the warp's `haz_load` this cycle), as
+    /// [`Gsi::update`] would. `wb` is final, of a warp slot.
+    pub fn flush_final(&mut self, wb: &Writeback, had_hazard: bool) {
+        debug_assert!(wb.is_final && wb.warp < self.blame.len());
+        let amt = std::mem::take(&mut self.blame[wb.warp]);
+        if amt != 0 {
+            let s = self.p.norm_src(u64::from(wb.src)) as usize;
+            let (v, clipped) = sat_add(self.md_sub[s], amt, self.cmax);
+            self.md_sub[s] = v;
+            self.status |= u8::from(clipped) << status::COUNTER_SAT;
+        }
+        self.status |= u8::from(!had_hazard) << status::FINAL_WITHOUT_HAZARD;
     }
 
     /// `k` clock edges of the same cycle (`c` without writeback or `clear`) in one: the

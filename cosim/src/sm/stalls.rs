@@ -11,7 +11,7 @@
 //! operations whatever the number of warps (spec §7.3 T-f, docs/stall-inspector.md §7.5).
 
 use crate::blocks::stall_inspector::{
-    Class, CycleIn, CycleOut, Gsi, Params, Planes, WarpPreds, Writeback,
+    ready_of, Class, CycleIn, CycleOut, Gsi, Params, Planes, WarpPreds, Writeback,
 };
 use std::collections::HashMap;
 
@@ -76,6 +76,9 @@ struct Tracked {
     planes: Planes,
     /// Each warp's compute hazard holds in cycles before this one.
     until: Vec<u64>,
+    /// Each warp's predicates but `haz_comp` as in `planes`, packed ([`Planes::packed`]): an
+    /// event that changes none of them writes no plane.
+    bits: Vec<u8>,
     /// `wheel[x % len]`: the warps whose compute hazard ends at cycle x.
     wheel: Vec<u128>,
     /// The first cycle not latched yet.
@@ -87,6 +90,7 @@ impl Tracked {
         Tracked {
             planes: Planes::default(),
             until: vec![0; nw],
+            bits: vec![0; nw],
             wheel: vec![0; horizon.max(1).next_power_of_two() as usize],
             next,
         }
@@ -114,13 +118,16 @@ impl Tracked {
             let i = self.slot(comp_until);
             self.wheel[i] |= bit;
         }
-        self.planes.set(
-            w,
-            &WarpPreds {
-                haz_comp: pending,
-                ..*p
-            },
-        );
+        const HAZ_COMP: u8 = 1 << 4;
+        let packed = Planes::packed(p) & !HAZ_COMP;
+        let diff = self.bits[w] ^ packed;
+        if diff != 0 {
+            self.bits[w] = packed;
+            self.planes.flip(diff, bit);
+        }
+        // The wheel clears `haz_comp` in the planes alone: it is written every time.
+        let on = bit & u128::from(pending).wrapping_neg();
+        self.planes.haz_comp = self.planes.haz_comp & !bit | on;
         self.until[w] = comp_until;
     }
 
@@ -153,6 +160,9 @@ pub struct Stalls {
     n_finals: usize,
     other: Option<Writeback>,
     opts: StallOptions,
+    /// Whether cycles may be counted without their classes: nothing reads them (no check, no
+    /// per-PC table, no audit, no warp counters). Fixed when the probe is built.
+    batch: bool,
     t: u64,
     /// The next cycle count at which a snapshot is taken (`u64::MAX`: none).
     next_snapshot: u64,
@@ -169,14 +179,18 @@ pub struct Stalls {
     scratch: Vec<WarpPreds>,
     /// The predicates a model keeps at its events ([`Stalls::track_events`]).
     tracked: Tracked,
-    /// The last counted cycle without writeback (its inputs and outputs), and how many cycles
-    /// since repeated it exactly and are not yet on the inspector's counters.
+    /// The last counted stall cycle without writeback (its inputs and outputs), and how many
+    /// cycles since repeated it exactly and are not yet on the inspector's counters. Issue
+    /// cycles counted in a batch between them leave it in place: every edge of both batches
+    /// is a clipped addition to counters or an OR into the status, so their order does not
+    /// matter (nothing between them evaluates the inspector).
     last: Option<(CycleIn, CycleOut)>,
     repeats: u64,
     /// The model's summary of the last cycle's planes and blocks ([`Stalls::repeat_keyed`]).
     key: Option<Key>,
-    /// Issue cycles counted but not yet on the inspector's counters
-    /// ([`Stalls::step_issue_unseen`]): cycles, instructions, whether one had no ready warp.
+    /// Issue cycles counted but not yet on the inspector's counters, nor on `whole` and
+    /// `issue_cycles` ([`Stalls::step_issue_unseen`]): cycles, instructions, whether one had no
+    /// ready warp.
     pend: (u64, u64, bool),
     snapshots: Vec<Snapshot>,
     per_pc: HashMap<u64, [u64; 8]>,
@@ -198,6 +212,7 @@ impl Stalls {
         // beside the model makes it eager again).
         gsi.keep_wcls(false);
         gsi.set_eager(false);
+        let batch = !opts.per_pc && !opts.audit && gsi.batches_issue();
         Stalls {
             gsi,
             planes: Planes::default(),
@@ -208,6 +223,7 @@ impl Stalls {
             n_finals: 0,
             other: None,
             opts,
+            batch,
             t: 0,
             next_snapshot: if opts.every == 0 {
                 u64::MAX
@@ -238,6 +254,7 @@ impl Stalls {
     pub fn with_check(mut self, check: Box<dyn StallCheck>) -> Stalls {
         self.check = Some(check);
         self.gsi.set_eager(true);
+        self.batch = false;
         self
     }
 
@@ -336,6 +353,13 @@ impl Stalls {
         self.opts.per_pc
     }
 
+    /// Whether a model builds the planes at the start of every cycle: to audit them, or for
+    /// the PCs of the per-PC table.
+    #[inline]
+    pub fn builds_at_start(&self) -> bool {
+        self.opts.audit || self.opts.per_pc
+    }
+
     /// A load writeback of this cycle. The inspector takes one per cycle (spec §3.2 step 3): a
     /// final one before any other, and among final ones the one that flushes the most blame
     /// (the warp's, plus this cycle's MEM_DATA charge; the first on a tie); a final one left
@@ -418,40 +442,72 @@ impl Stalls {
     /// only whether any warp was ready: counted (`true`) when nothing needs this cycle's
     /// classes (no writeback, no check, no per-PC table, no audit, no warp counters), in a batch
     /// the inspector's counters take at the next other cycle; else `false` and nothing moved:
-    /// build the planes and call [`Stalls::step`].
+    /// build the planes and call [`Stalls::step`]. No block may have been given this cycle.
     #[inline]
     pub fn step_issue_unseen(&mut self, n_issued: u64, any_ready: bool) -> bool {
-        if n_issued == 0 || !self.plain() || self.opts.audit || !self.gsi.batches_issue() {
+        if n_issued == 0 || !self.batch || self.n_finals != 0 || self.other.is_some() {
             return false;
         }
-        if self.repeats != 0 {
-            self.settle_repeats();
+        debug_assert_eq!(self.n_groups, 0, "a cycle with blocks has planes");
+        self.pend_issue(n_issued, any_ready);
+        true
+    }
+
+    /// [`Stalls::step_issue_unseen`] for a cycle with one final load writeback `wb` (of a warp
+    /// slot) besides, `haz_load` being its warp's load hazard this cycle: the batched cycles
+    /// settle first (the flush reads the blame they charge), then the flush, and the cycle
+    /// joins the next batch. The last stall cycle stays repeatable (its outputs do not read
+    /// the blame). `false` and nothing moved where the classes are needed.
+    #[inline]
+    pub fn step_issue_final_unseen(
+        &mut self,
+        n_issued: u64,
+        any_ready: bool,
+        wb: &Writeback,
+        haz_load: bool,
+    ) -> bool {
+        if n_issued == 0
+            || !self.batch
+            || self.n_finals != 0
+            || self.other.is_some()
+            || !wb.is_final
+            || wb.warp >= self.nw()
+        {
+            return false;
         }
+        debug_assert_eq!(self.n_groups, 0, "a cycle with blocks has planes");
+        self.settle_repeats();
+        self.gsi.flush_final(wb, haz_load);
+        self.pend_issue(n_issued, any_ready);
+        true
+    }
+
+    /// An issue cycle without writeback into the batch (`whole`, `issue_cycles` and the
+    /// inspector's counters take it when the batch settles): its few edges, nothing else.
+    #[inline]
+    fn pend_issue(&mut self, n_issued: u64, any_ready: bool) {
         self.pend.0 += 1;
         self.pend.1 += n_issued;
         self.pend.2 |= !any_ready;
-        self.last = None;
-        self.key = None;
-        self.whole[Class::NoStall as usize] += 1;
-        self.end_counted(true);
-        true
+        self.t += 1;
+        if self.t == self.next_snapshot {
+            self.take_snapshot();
+        }
     }
 
     /// A counted cycle without issue and without writeback whose planes and blocks the model
     /// summarises as `key` (equal keys mean equal planes and blocks): counted as the last
-    /// cycle again, without the planes, when the last cycle had this key and can repeat
-    /// (`true`; not with a per-PC table or an audit); else `false` and nothing moved: build
-    /// the planes, block, call
+    /// stall cycle again, without the planes, when that cycle had this key and can repeat
+    /// (`true`; issue cycles counted without planes may lie between; never with a per-PC
+    /// table or an audit); else `false` and nothing moved: build the planes, block, call
     /// [`Stalls::step`], then [`Stalls::keep_key`].
-    #[inline]
+    #[inline(always)]
     pub fn repeat_keyed(&mut self, key: Key) -> bool {
-        let hit = self.key == Some(key)
-            && !self.opts.per_pc
-            && !self.opts.audit
-            && self.last.as_ref().is_some_and(|l| l.0.n_issued == 0)
-            && self.n_finals == 0
-            && self.other.is_none()
-            && self.n_groups == 0;
+        // Word by word, without a call to `memcmp`.
+        let same = self
+            .key
+            .is_some_and(|k| k.iter().zip(&key).fold(0, |d, (a, b)| d | a ^ b) == 0);
+        let hit = same && self.n_finals == 0 && self.other.is_none() && self.n_groups == 0;
         if hit {
             self.repeat_last();
         }
@@ -460,7 +516,8 @@ impl Stalls {
 
     /// The key of the cycle just stepped ([`Stalls::repeat_keyed`]).
     pub fn keep_key(&mut self, key: Key) {
-        self.key = self.last.is_some().then_some(key);
+        let repeatable = self.last.as_ref().is_some_and(|l| l.0.n_issued == 0);
+        self.key = (self.batch && repeatable).then_some(key);
     }
 
     /// A cycle, counted if `en` (an uncounted one only moves a flush, spec §4.3). The blocks
@@ -471,14 +528,15 @@ impl Stalls {
             self.repeat_last();
             return;
         }
-        self.settle_repeats();
-        if en && n_issued != 0 && self.plain() && self.gsi.step_issue(&self.planes, n_issued) {
-            // The common cycle of a busy SM: NO_STALL, no writeback.
-            self.last = None;
-            self.whole[Class::NoStall as usize] += 1;
-            self.end_counted(true);
+        if en && n_issued != 0 && self.batch && self.n_finals == 0 && self.other.is_none() {
+            // The common cycle of a busy SM: NO_STALL, no writeback, into the batch.
+            let any_ready = ready_of(&self.planes, self.nw()) != 0;
+            self.planes.ms_block = 0;
+            self.n_groups = 0;
+            self.pend_issue(n_issued, any_ready);
             return;
         }
+        self.settle_repeats();
         let c = CycleIn {
             en,
             clear: false,
@@ -507,13 +565,6 @@ impl Stalls {
         }
     }
 
-    /// No writeback, no check beside the model, no per-PC table: a cycle with issue needs
-    /// nothing of the classes.
-    #[inline]
-    fn plain(&self) -> bool {
-        self.n_finals == 0 && self.other.is_none() && self.check.is_none() && !self.opts.per_pc
-    }
-
     /// The end of a counted cycle: this cycle's blocks go, the cycle counts, a snapshot is
     /// taken when due.
     #[inline]
@@ -536,8 +587,8 @@ impl Stalls {
         self.snapshots.push(self.snapshot());
     }
 
-    /// Whether this cycle is the last one again: no writeback, the same issue count, the same
-    /// planes and the same LSU reason at `ms_sel` (so the same outputs, spec §4.3).
+    /// Whether this cycle is the last stall cycle again: no writeback, the same issue count, the
+    /// same planes and the same LSU reason at `ms_sel` (so the same outputs, spec §4.3).
     fn repeats_last(&self, n_issued: u64) -> bool {
         let Some((c, o)) = &self.last else {
             return false;
@@ -551,6 +602,7 @@ impl Stalls {
     }
 
     /// A repeated cycle: counted now, on the inspector's counters at the next other cycle.
+    #[inline]
     fn repeat_last(&mut self) {
         let (n_issued, cls) = self
             .last
@@ -572,6 +624,8 @@ impl Stalls {
         if self.pend.0 != 0 {
             let (k, n, not_ready) = std::mem::take(&mut self.pend);
             self.gsi.step_issues(k, n, not_ready);
+            self.whole[Class::NoStall as usize] += k;
+            self.issue_cycles += k;
         }
         if let (Some((c, o)), k @ 1..) = (&self.last, self.repeats) {
             self.gsi.repeat(c, o, k);
@@ -793,7 +847,7 @@ fn reason_in(groups: &[(u128, u8)], w: usize) -> u8 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::blocks::stall_inspector::{ready_of, reason};
+    use crate::blocks::stall_inspector::reason;
     use smrtl_hdl::BlockParams as _;
 
     /// A check that accepts every cycle: it makes the probe step the inspector cycle by cycle.
@@ -830,18 +884,24 @@ mod tests {
         *s.planes_mut() = *pl;
         s.block(block, why);
         if wb {
-            s.writeback(Writeback {
-                warp: (draw >> 40) as usize % s.nw(),
-                src: (draw >> 50) as u8 & 7,
-                is_final: draw >> 60 & 1 == 1,
-            });
+            s.writeback(drawn_writeback(draw, s.nw()));
         }
         s.step(n);
     }
 
+    /// The writeback of a cycle of the random stream.
+    fn drawn_writeback(draw: u64, nw: usize) -> Writeback {
+        Writeback {
+            warp: (draw >> 40) as usize % nw,
+            src: (draw >> 50) as u8 & 7,
+            is_final: draw >> 60 & 1 == 1,
+        }
+    }
+
     /// Repeated cycles batched onto the counters, and cycles with issue stepped without the
-    /// classification or the planes (`step_issue_unseen`), and cycles known by the model's key
-    /// (`repeat_keyed`), give the breakdown of stepping every cycle in full: random planes held
+    /// classification or the planes (`step_issue_unseen`, with a final writeback
+    /// `step_issue_final_unseen`), and cycles known by the model's key (`repeat_keyed`), give
+    /// the breakdown of stepping every cycle in full: random planes held
     /// for random stretches, writebacks, blocks, issue counts, snapshots, saturation.
     #[test]
     fn repeated_cycles_batch_exactly() {
@@ -867,7 +927,7 @@ mod tests {
             let mut b = Stalls::new(&p, opts).with_check(Box::new(Accept));
             let mut pl = Planes::default();
             let mut hold = 0;
-            let mut shortcuts = [0u32; 2];
+            let mut shortcuts = [0u32; 3];
             for t in 0..20_000u64 {
                 if rnd() % 4 == 0 {
                     hold = rnd();
@@ -898,11 +958,19 @@ mod tests {
                     why as u64,
                     t / 50,
                 ];
-                if !wb && n != 0 && block == 0 && a.step_issue_unseen(n, ready_of(&pl, a.nw()) != 0)
-                {
+                let ready = ready_of(&pl, a.nw()) != 0;
+                let w = drawn_writeback(draw, a.nw());
+                let had_hazard = pl.haz_load >> w.warp & 1 == 1;
+                if !wb && n != 0 && block == 0 && a.step_issue_unseen(n, ready) {
                     shortcuts[0] += 1;
                 } else if !wb && n == 0 && a.repeat_keyed(key) {
                     shortcuts[1] += 1;
+                } else if wb
+                    && n != 0
+                    && block == 0
+                    && a.step_issue_final_unseen(n, ready, &w, had_hazard)
+                {
+                    shortcuts[2] += 1;
                 } else {
                     cycle(&mut a, &pl, block, why, wb, draw, t, n);
                     if !wb && n == 0 {
@@ -912,7 +980,7 @@ mod tests {
                 cycle(&mut b, &pl, block, why, wb, draw, t, n);
             }
             assert!(
-                per_pc || shortcuts.iter().all(|&k| k > 1000),
+                per_pc || shortcuts[..2].iter().all(|&k| k > 1000) && shortcuts[2] > 50,
                 "{shortcuts:?}"
             );
             let (a, mut b) = (a.finish().unwrap(), b.finish().unwrap());

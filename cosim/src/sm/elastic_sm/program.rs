@@ -116,6 +116,8 @@ pub struct SmCore {
     pub(super) program: Program,
     /// The stall probe, when attached (docs/stall-inspector.md §5): it only observes.
     pub(super) stalls: ProbeSlot,
+    /// `ready'` at the start of this cycle, read in audited runs only (the audit of the blocks).
+    pub(super) audit_ready_m: Option<u64>,
 }
 
 impl SmCore {
@@ -128,6 +130,7 @@ impl SmCore {
             core: Core::new(p),
             program,
             stalls: ProbeSlot::default(),
+            audit_ready_m: None,
         })
     }
 
@@ -175,12 +178,12 @@ impl SmCore {
 
     /// One clock cycle without the pipeline's record.
     pub fn step(&mut self) -> SmEvents {
-        if self.stalls.0.is_none() {
-            return self.core.cycle(&mut self.program, false, false).1;
-        }
+        // One path with or without a probe: the events go to the caller uncopied.
         let probe = self.stall_preds();
         let ev = self.core.cycle(&mut self.program, false, false).1;
-        self.stall_step(probe, &ev);
+        if probe.is_some() {
+            self.stall_step(probe, &ev);
+        }
         ev
     }
 

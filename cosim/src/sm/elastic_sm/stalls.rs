@@ -61,16 +61,14 @@ impl SmCore {
         let feed_mem = current.filter(|c| c.1.is_mem()).map_or(0, |_| feed);
         let waiting = busy & !feed;
         let load = waiting & self.program.inflight_mem;
-        let mut start = Start {
+        let start = Start {
             active: has_next | busy,
             load,
             comp: waiting & !load,
             is_mem: is_mem & !feed | feed_mem,
-            built: false,
-            ready_m: None,
         };
-        if s.audits() || s.wants_pcs() {
-            self.stall_preds_now(&mut start, has_next, is_mem, busy, current);
+        if s.builds_at_start() {
+            self.stall_preds_now(&start, has_next, is_mem, busy, current);
         }
         Some(start)
     }
@@ -80,7 +78,7 @@ impl SmCore {
     #[cold]
     fn stall_preds_now(
         &mut self,
-        start: &mut Start,
+        start: &Start,
         has_next: u64,
         is_mem: u64,
         busy: u64,
@@ -95,7 +93,7 @@ impl SmCore {
         if s.audits() {
             let kept = *s.planes();
             s.audit(&kept, &derived);
-            start.ready_m = Some(ready_m);
+            self.audit_ready_m = Some(ready_m);
         }
         if s.wants_pcs() {
             for (w, pc) in s.pcs_mut().iter_mut().enumerate() {
@@ -148,9 +146,11 @@ impl SmCore {
         pl
     }
 
-    /// After the cycle `ev`: a cycle with issue and no writeback needs no planes (only
-    /// whether a warp was ready); any other goes through [`SmCore::stall_cycle`].
-    #[inline]
+    /// After the cycle `ev`: a cycle with issue needs no planes (only whether a warp was
+    /// ready, and with a load writeback that warp's load hazard), nor does a cycle without
+    /// issue or writeback that repeats the last stall cycle's key; any other goes through
+    /// [`SmCore::stall_cycle`].
+    #[inline(always)]
     pub(super) fn stall_step(&mut self, start: Option<Start>, ev: &SmEvents) {
         let Some(start) = start else {
             return;
@@ -162,14 +162,23 @@ impl SmCore {
         let Some(s) = self.stalls.0.as_deref_mut() else {
             return;
         };
-        let issued = ev.issue.is_some();
-        if start.built || wb.is_some() {
-            self.stall_cycle(start, ev, wb);
-        } else if issued {
-            if !s.step_issue_unseen(1, start.any_ready()) {
-                self.stall_cycle(start, ev, wb);
-            }
-        } else if !s.repeat_keyed(start.key(ev)) {
+        // A probe that builds the planes at the start takes none of these shortcuts.
+        let done = match (ev.issue.is_some(), wb) {
+            (true, None) => s.step_issue_unseen(1, start.any_ready()),
+            (true, Some((warp, from))) => s.step_issue_final_unseen(
+                1,
+                start.any_ready(),
+                &Writeback {
+                    warp,
+                    src: from as u8,
+                    is_final: true,
+                },
+                start.load >> warp & 1 == 1,
+            ),
+            (false, None) => s.repeat_keyed(start.key(ev)),
+            (false, Some(_)) => false,
+        };
+        if !done {
             self.stall_cycle(start, ev, wb);
         }
     }
@@ -180,27 +189,31 @@ impl SmCore {
     /// `ready'` empty (a pending subwarp would have entered), so every ready memory head was
     /// withheld by the BCAWS mask: BANK_CONFLICT. The audit checks that against `ready'`.
     #[inline(never)]
-    fn stall_cycle(&mut self, mut start: Start, ev: &SmEvents, wb: Option<(usize, u64)>) {
+    fn stall_cycle(&mut self, start: Start, ev: &SmEvents, wb: Option<(usize, u64)>) {
         let Some(mut s) = self.stalls.0.take() else {
             return;
         };
-        start.build(&mut s);
-        let ready_m = start.ready_m;
+        if !s.builds_at_start() {
+            start.build(&mut s);
+        }
+        let ready_m = self.audit_ready_m.take();
         let issued = ev.issue.is_some();
         if !issued {
-            let pl = *s.planes();
-            let ready = pl.active & !pl.haz_load & !pl.haz_comp;
+            // The planes' words, as built (no copy of the planes).
+            let ready = u128::from(start.active & !start.load & !start.comp);
+            let is_mem = u128::from(start.is_mem);
             if ev.fe_hold {
                 let why = match ev.cause {
                     Cause::BankConflict => reason::BANK_CONFLICT,
                     _ => reason::OTHER,
                 } as u8;
-                s.block(ready & pl.is_mem, why);
-                s.planes_mut().fu_block = ready & !pl.is_mem;
+                s.block(ready & is_mem, why);
+                s.planes_mut().fu_block = ready & !is_mem;
             } else {
-                let withheld = ready & pl.is_mem;
+                let withheld = ready & is_mem;
                 if let Some(ready_m) = ready_m {
                     let derived = withheld & !u128::from(ready_m);
+                    let pl = *s.planes();
                     s.audit(
                         &Planes {
                             ms_block: withheld,
@@ -230,16 +243,14 @@ impl SmCore {
     }
 }
 
-/// The start of a cycle as the probe reads it (module doc): the planes as the core's words.
+/// The start of a cycle as the probe reads it (module doc): the planes as the core's words
+/// (in the probe already when it [`Stalls::builds_at_start`]).
+#[derive(Clone, Copy)]
 pub(super) struct Start {
     active: u64,
     load: u64,
     comp: u64,
     is_mem: u64,
-    /// Whether the planes are in the probe.
-    built: bool,
-    /// `ready'`, read in audited runs only.
-    ready_m: Option<u64>,
 }
 
 impl Start {
@@ -257,12 +268,8 @@ impl Start {
         [self.active, self.load, self.comp, self.is_mem, hold]
     }
 
-    /// The planes into the probe `s` (once).
-    fn build(&mut self, s: &mut Stalls) {
-        if self.built {
-            return;
-        }
-        self.built = true;
+    /// The planes into the probe `s`.
+    fn build(&self, s: &mut Stalls) {
         let all = u64::MAX >> (64 - s.nw());
         *s.planes_mut() = Planes {
             active: u128::from(self.active),
