@@ -215,14 +215,26 @@ fn denovo_release_of_an_owned_line_has_nothing_to_write_back() {
         if twice {
             prog.extend(prog.clone());
         }
-        let (_, b) = run(&input(params(1, 1, protocol), vec![vec![prog]]), Backend::Model);
+        let (_, b) = run(
+            &input(params(1, 1, protocol), vec![vec![prog]]),
+            Backend::Model,
+        );
         top(&b[0], Class::Sync)
     };
     let (d1, d2) = (sync(Protocol::Denovo, false), sync(Protocol::Denovo, true));
     let (g1, g2) = (sync(Protocol::Gpu, false), sync(Protocol::Gpu, true));
-    assert!(d1 >= 29, "the first registration is a round trip to the L2: {d1}");
-    assert!(d2 <= d1 + 1, "DeNovo: the owned line needs no second flush ({d1} -> {d2})");
-    assert!(g2 >= g1 + 29, "GPU: the second release writes through again ({g1} -> {g2})");
+    assert!(
+        d1 >= 29,
+        "the first registration is a round trip to the L2: {d1}"
+    );
+    assert!(
+        d2 <= d1 + 1,
+        "DeNovo: the owned line needs no second flush ({d1} -> {d2})"
+    );
+    assert!(
+        g2 >= g1 + 29,
+        "GPU: the second release writes through again ({g1} -> {g2})"
+    );
 }
 
 /// The reduced study of the CI (issue 25's acceptance): 2 SMs × 8 warps, loads, stores,
