@@ -271,7 +271,7 @@ fn reduced(protocol: Protocol) -> CohInput {
                 Op::Dma {
                     spm: 0,
                     global,
-                    bytes: 2048,
+                    bytes: 512,
                     to_spm: true,
                     reg: NONE,
                 },

@@ -51,7 +51,14 @@ impl Sm {
             }
             Op::SpLd { dst, at } | Op::SpSt { src: dst, at } => {
                 if self.spm.dma_pending(&at) {
-                    reason::PENDING_DMA
+                    // "Blocked due to a full MSHR or a pending DMA" [P §VII-C]: a transfer
+                    // the MSHR file throttles holds the access for want of MSHRs, which more
+                    // entries shorten [P §VII-D] (docs/stall-inspector.md §10.3).
+                    if self.spm.dma_mshr_bound(&at) {
+                        reason::MSHR_FULL
+                    } else {
+                        reason::PENDING_DMA
+                    }
                 } else if self.replay(&mut inst) {
                     reason::BANK_CONFLICT
                 } else {
