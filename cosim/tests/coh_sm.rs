@@ -269,6 +269,62 @@ fn scratchpad_bank_conflicts_replay_degree_minus_one_cycles() {
     assert_eq!(sources(&trace, 0, 0), [src::LOCAL_SPM]);
 }
 
+/// A transfer larger than the MSHR file is MSHR-bound: an access waiting on it is
+/// MSHR_FULL ("blocked due to a full MSHR or a pending DMA" [P §VII-C]); with MSHRs for every
+/// line the same wait is PENDING_DMA (docs/stall-inspector.md §10.3).
+#[test]
+fn an_access_behind_an_mshr_bound_transfer_is_mshr_full() {
+    let prog = |bytes: u64| {
+        let user = vec![
+            Op::Dma {
+                spm: 0,
+                global: 1 << 20,
+                bytes,
+                to_spm: true,
+                reg: NONE,
+            },
+            Op::SpLd {
+                dst: 1,
+                at: Pat::words(0),
+            },
+            use_reg(1),
+        ];
+        let other = vec![
+            delay(1, 4),
+            Op::SpLd {
+                dst: 2,
+                at: Pat::words(128),
+            },
+        ];
+        vec![vec![user, other]]
+    };
+    let waits = |mshrs: u32, bytes: u64| {
+        let p = CohParams {
+            mshrs,
+            ..params(1, Protocol::Denovo)
+        };
+        let (_, trace) = run(&p, prog(bytes));
+        let of = |r: u8| {
+            trace
+                .iter()
+                .filter(|c| c[0].warps[1].ms_block && c[0].warps[1].ms_reason == r)
+                .count()
+        };
+        (of(reason::MSHR_FULL), of(reason::PENDING_DMA))
+    };
+    let (full, pending) = waits(32, 8192);
+    // PENDING_DMA only while the engine still found entries (its first 32 lines).
+    assert!(
+        full > 300 && pending <= 32,
+        "64 lines, 32 MSHRs: {full} {pending}"
+    );
+    let (full, pending) = waits(64, 8192);
+    assert!(
+        full == 0 && pending > 150,
+        "64 lines, 64 MSHRs: {full} {pending}"
+    );
+}
+
 #[test]
 fn dma_region_blocks_its_first_use_and_other_memory_sees_pending_dma() {
     let p = params(1, Protocol::Denovo);

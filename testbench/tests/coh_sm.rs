@@ -197,6 +197,46 @@ fn denovo_load_of_a_line_owned_elsewhere_is_remote_l1_and_l2_under_gpu() {
     assert_eq!(md(&d[0], src::REMOTE_L1), top(&d[0], Class::MemData));
 }
 
+/// A store to a line the SM owns is written in place under DeNovo: the second release of
+/// `st X; rel; st X; rel` has nothing to register (spec §6 "takes ownership at release";
+/// [P §VI-D] "owned data does not need to be written back on a release"), while GPU coherence
+/// writes X through again and waits for the L2.
+#[test]
+fn denovo_release_of_an_owned_line_has_nothing_to_write_back() {
+    let sync = |protocol, twice: bool| {
+        let x = 3 * LINE;
+        let mut prog = vec![
+            Op::St {
+                src: 1,
+                at: Pat::one(x),
+            },
+            Op::Release,
+        ];
+        if twice {
+            prog.extend(prog.clone());
+        }
+        let (_, b) = run(
+            &input(params(1, 1, protocol), vec![vec![prog]]),
+            Backend::Model,
+        );
+        top(&b[0], Class::Sync)
+    };
+    let (d1, d2) = (sync(Protocol::Denovo, false), sync(Protocol::Denovo, true));
+    let (g1, g2) = (sync(Protocol::Gpu, false), sync(Protocol::Gpu, true));
+    assert!(
+        d1 >= 29,
+        "the first registration is a round trip to the L2: {d1}"
+    );
+    assert!(
+        d2 <= d1 + 1,
+        "DeNovo: the owned line needs no second flush ({d1} -> {d2})"
+    );
+    assert!(
+        g2 >= g1 + 29,
+        "GPU: the second release writes through again ({g1} -> {g2})"
+    );
+}
+
 /// The reduced study of the CI (issue 25's acceptance): 2 SMs × 8 warps, loads, stores,
 /// releases and acquires on shared lines, atomics, DMA in and out, stash maps with misses and
 /// hits; a few thousand cycles.
@@ -231,7 +271,7 @@ fn reduced(protocol: Protocol) -> CohInput {
                 Op::Dma {
                     spm: 0,
                     global,
-                    bytes: 2048,
+                    bytes: 512,
                     to_spm: true,
                     reg: NONE,
                 },

@@ -5,7 +5,7 @@
 
 use super::l2::Kind;
 use super::net::{Ev, Net};
-use super::params::REGS;
+use super::params::{Protocol, REGS};
 use super::prog::{AtomF, Op, Pat};
 use super::sm::{LsuInst, Sm};
 use super::spm::Chunk;
@@ -21,7 +21,7 @@ impl Sm {
         };
         let r = match inst.op {
             Op::Ld { dst, .. } => self.load(&mut inst, net, t, dst),
-            Op::St { .. } => self.store(&mut inst, |_, l| Some(l)),
+            Op::St { .. } => self.store(&mut inst, net, |_, l| Some(l)),
             Op::Atom {
                 f,
                 dst,
@@ -51,7 +51,14 @@ impl Sm {
             }
             Op::SpLd { dst, at } | Op::SpSt { src: dst, at } => {
                 if self.spm.dma_pending(&at) {
-                    reason::PENDING_DMA
+                    // "Blocked due to a full MSHR or a pending DMA" [P §VII-C]: a transfer
+                    // the MSHR file throttles holds the access for want of MSHRs, which more
+                    // entries shorten [P §VII-D] (docs/stall-inspector.md §10.3).
+                    if self.spm.dma_mshr_bound(&at) {
+                        reason::MSHR_FULL
+                    } else {
+                        reason::PENDING_DMA
+                    }
                 } else if self.replay(&mut inst) {
                     reason::BANK_CONFLICT
                 } else {
@@ -73,7 +80,7 @@ impl Sm {
                 if self.replay(&mut inst) {
                     reason::BANK_CONFLICT
                 } else {
-                    self.store(&mut inst, |spm, c| spm.global_line(c as usize))
+                    self.store(&mut inst, net, |spm, c| spm.global_line(c as usize))
                 }
             }
             Op::StashMap {
@@ -165,15 +172,20 @@ impl Sm {
 
     /// A store: each line (`line_of` maps a line or stash chunk to its global line; `None`:
     /// a stash chunk without a map, written locally) combined or given a store-buffer entry;
-    /// a full buffer starts a flush and holds the store (SB_FULL).
+    /// a full buffer starts a flush and holds the store (SB_FULL). Under DeNovo a line this SM
+    /// owns is written in place: owned data is neither written back nor registered again at a
+    /// release ([P §VI-A, §VI-D]; spec §6 "takes ownership at release").
     fn store(
         &mut self,
         inst: &mut LsuInst,
+        net: &mut Net,
         line_of: impl Fn(&super::spm::Spm, u64) -> Option<u64>,
     ) -> u8 {
+        let denovo = net.p.protocol == Protocol::Denovo;
         while inst.next < inst.n {
             if let Some(line) = line_of(&self.spm, inst.lines[inst.next as usize]) {
-                if !self.sb.write(line) {
+                let owned = denovo && net.owned[self.id as usize].hit(line);
+                if !owned && !self.sb.write(line) {
                     self.sb.queue_all();
                     return reason::SB_FULL;
                 }

@@ -192,7 +192,9 @@ impl Sm {
             let s = net.l2(t, sm, line, kind);
             net.at(s.due, Ev::Ack { sm, idx });
         }
-        if self.l1.mshrs_free() > 0 {
+        if self.l1.mshrs_free() == 0 {
+            self.spm.dma_wait_mshr();
+        } else {
             if let Some((region, line, to_spm)) = self.spm.next_dma() {
                 let e = self.l1.reserve_mshr().expect("a free MSHR entry");
                 let kind = if to_spm { Kind::Read } else { Kind::Write };

@@ -44,6 +44,8 @@ pub struct Region {
     pub done: u32,
     pub total: u32,
     pub live: bool,
+    /// Its next line once waited for an MSHR entry: the MSHR file throttles the transfer.
+    pub mshr_bound: bool,
 }
 
 /// Scratchpad / stash state and the DMA engine's regions.
@@ -101,6 +103,21 @@ impl Spm {
         self.dma
             .iter()
             .any(|r| r.live && lo < r.spm + r.bytes && r.spm < hi)
+    }
+
+    /// Whether the access overlaps a DMA transfer the MSHR file throttles (docs §10.3).
+    pub fn dma_mshr_bound(&self, at: &Pat) -> bool {
+        let (lo, hi) = (at.base, at.addr(at.lanes as usize - 1).wrapping_add(4));
+        self.dma
+            .iter()
+            .any(|r| r.live && r.mshr_bound && lo < r.spm + r.bytes && r.spm < hi)
+    }
+
+    /// The DMA engine has a line to send and no MSHR entry: its transfer is MSHR-bound.
+    pub fn dma_wait_mshr(&mut self) {
+        if let Some(r) = self.dma.iter_mut().find(|r| r.live && r.sent < r.total) {
+            r.mshr_bound = true;
+        }
     }
 
     /// Adds a stash map: it replaces a map of the same stash offset, else the oldest one when
@@ -194,6 +211,7 @@ impl Spm {
             done: 0,
             total,
             live: total > 0,
+            mshr_bound: false,
         };
         true
     }

@@ -361,6 +361,13 @@ fn t_e(m: &Measured) -> Result<Target, String> {
     );
     let at = |kind: &str, n: u32| bar(m.mshr, &label::sweep(kind, n));
     let (lo, hi) = (MSHR_SWEEP[0], MSHR_SWEEP[MSHR_SWEEP.len() - 1]);
+    // "A 256-entry MSHR completely eliminates full MSHR stalls" [P §VII-D]: there were some
+    // at 32, none are left at 256.
+    let start = e.num(
+        "scratchpad MSHR_FULL at 32",
+        at(SPM, lo)?.reason("MSHR_FULL"),
+    );
+    e.must(start > 0.0, "scratchpad: MSHR_FULL > 0 at 32 MSHRs");
     let full = e.num(
         "scratchpad MSHR_FULL at 256",
         at(SPM, hi)?.reason("MSHR_FULL"),
