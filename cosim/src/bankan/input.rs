@@ -214,7 +214,12 @@ impl Raw {
             .into_iter()
             .filter(|&x| x <= self.layer_bytes as u64)
             .collect();
-        one_of("bank_width", bank_width as u64, &up_to_w)
+        let bw_name = if o.bank_width.is_some() {
+            "--bank-width"
+        } else {
+            "bank_width"
+        };
+        one_of(bw_name, bank_width as u64, &up_to_w)
             .map_err(|e| format!("{e} (powers of two from 4 to layer_bytes)"))?;
         let [bdx, bdy] = match self.block[..] {
             [x] => [x, 1],

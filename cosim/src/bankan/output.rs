@@ -218,8 +218,13 @@ fn explain(k: &Kernel, a: &Access, w: Option<&Worst>) -> String {
     let at = if w.iteration.is_empty() {
         format!("warp {}", w.warp)
     } else {
-        let iv: Vec<String> = w.iteration.iter().map(u64::to_string).collect();
-        format!("warp {} at (i0..) = ({})", w.warp, iv.join(", "))
+        let iv: Vec<String> = w
+            .iteration
+            .iter()
+            .enumerate()
+            .map(|(j, i)| format!("i{j} = {i}"))
+            .collect();
+        format!("warp {}, {}", w.warp, iv.join(", "))
     };
     if w.degree == 1 {
         return format!("{at}: degree 1, every bank serves one layer");
