@@ -1,7 +1,7 @@
 //! `smrtl bankan` through the binary (docs/bank-conflicts.md §3.4): the spec's §5 T-vectors
-//! that a static analysis answers, the 3DFD pad sweep (T21, T22), the exact output of the
-//! issue's JSON example, --brute-force agreeing with the grouped analysis, and one-line
-//! refusals.
+//! that the analysis answers (T1–T17, T21–T24; T18–T20 need the closed forms and case counts
+//! of later slices), the 3DFD pad sweep (T21, T22), the exact output of the JSON
+//! example, --brute-force agreeing with the grouped analysis, and one-line refusals.
 
 mod common;
 
@@ -311,4 +311,59 @@ fn bad_input_is_one_line_and_exit_2() {
         "cannot read no/such.json",
     );
     assert!(Path::new(e).exists());
+}
+
+#[test]
+fn t3_cray_1_gcd_rule() {
+    assert_eq!(degrees(Conf(16, 16, 8, 8, 8), &[(8, 0), (16, 0)]), [8, 16]);
+}
+
+/// The largest pad from a stride in 1..=200 to the next conflict-free stride.
+fn max_pad_to_conflict_free(c: Conf) -> i64 {
+    let strides: Vec<(i64, i64)> = (1..=256).map(|s| (s, 0)).collect();
+    let d = degrees(c, &strides);
+    let free: Vec<i64> = (1..=256).filter(|&s| d[s as usize - 1] == 1).collect();
+    (1..=200)
+        .map(|s| free.iter().find(|&&f| f >= s).unwrap() - s)
+        .max()
+        .unwrap()
+}
+
+#[test]
+fn t14_t15_pads_to_the_next_conflict_free_stride() {
+    for (r, pad) in [(2, 3), (4, 7), (8, 15)] {
+        let w = 4 * r;
+        assert_eq!(
+            max_pad_to_conflict_free(Conf(32, 32, w, w, 4)),
+            pad,
+            "T14 R = {r}"
+        );
+    }
+    assert_eq!(max_pad_to_conflict_free(KEPLER), 1, "T15");
+}
+
+#[test]
+fn t24_loop_cases_stay_within_a_layer() {
+    for trips in [100, 1000] {
+        let v = json!({
+            "block": [32, 1],
+            "arrays": [{"name": "a", "elem_bytes": 4, "rows": 1, "cols": 3000}],
+            "accesses": [{"array": "a", "row": [0, 0, 0], "col": [2, 0, 0],
+                          "for": [{"trips": trips, "inc": [0, 1]}]}],
+        });
+        let a = &analyse(&v, &[])["accesses"][0];
+        assert!(a["evaluations"].as_u64().unwrap() <= 64, "T24: {a}");
+        assert_eq!(a["ideal_wavefronts"], json!(trips));
+        let b = &analyse(&v, &["--brute-force"])["accesses"][0];
+        assert_eq!(b["evaluations"], json!(trips));
+        assert_eq!(a["replays"], b["replays"]);
+    }
+}
+
+#[test]
+fn t17_column_major_offset_period_is_r() {
+    for s in 1..=40 {
+        let d = degrees(Conf(32, 32, 8, 8, 4), &at_offsets(s, 0..66));
+        assert!((0..64).all(|o| d[o] == d[o + 2]), "T17, stride {s}: {d:?}");
+    }
 }
