@@ -290,6 +290,10 @@ fn bad_input_is_one_line_and_exit_2() {
         ("\"accesses\": [", "\"accesses\": [{\"array\": \"s\", \"row\": [0,0,0], \"col\": [0,0,0], \"for\": [{\"trips\": 1000, \"inc\": [0, 0]}, {\"trips\": 1000, \"inc\": [0, 0]}]},", "allowed: at most 65536"),
         ("\"accesses\": [", "\"accesses\": [{\"array\": \"s\", \"row\": [0,0,0], \"col\": [0,0,0], \"if\": [{\"i\": [1]}]},", "allowed: at most one per loop (0)"),
         ("\"banks\": 32,", "\"banks\": 32, \"banks\": 16,", "duplicate key `banks`"),
+        ("[0, 1, 4]", "[0, 1]", "row: invalid length 2, expected an array of length 3"),
+        ("\"rows\": 24", "\"rows\": -1", "rows: invalid value: integer `-1`"),
+        ("\"banks\": 32", "\"banks\": \"32\"", "banks: invalid type: string"),
+        ("\"ty\": null", "\"ty\": [1]", "ty: invalid length 1"),
     ];
     for (from, to, needle) in cases {
         assert!(issue.contains(from), "{from}");

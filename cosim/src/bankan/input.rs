@@ -5,7 +5,7 @@
 //! the field and the allowed values.
 
 use crate::blocks::bank_conflict_detector::Cfg;
-use serde::Deserialize;
+use serde::{de::Error as _, Deserialize, Deserializer};
 use smrtl_hdl::blocks::bank_conflict_detector::Mode;
 
 /// Largest input file (bytes).
@@ -28,25 +28,62 @@ pub const MAX_COEF: i64 = 1 << 24;
 /// Largest shared-memory layout: byte addresses fit the model's 32 address bits (§1.2, A).
 pub const MAX_LAYOUT_BYTES: u64 = 1 << 32;
 
+/// A deserializer for one field that names the field in its error (serde's own messages say
+/// only what was expected).
+macro_rules! named {
+    ($($f:ident: $t:ty = $name:literal;)*) => {$(
+        fn $f<'de, D: Deserializer<'de>>(d: D) -> std::result::Result<$t, D::Error> {
+            <$t>::deserialize(d).map_err(|e| D::Error::custom(format!("{}: {e}", $name)))
+        }
+    )*};
+}
+
+named! {
+    f_banks: u32 = "banks";
+    f_bank_width: u32 = "bank_width";
+    f_layer_bytes: u32 = "layer_bytes";
+    f_lanes: u32 = "lanes";
+    f_mode: String = "mode";
+    f_block: Vec<u64> = "block";
+    f_name: String = "name";
+    f_elem_bytes: u32 = "elem_bytes";
+    f_rows: u64 = "rows";
+    f_cols: u64 = "cols";
+    f_pad: u64 = "pad";
+    f_dummy: u64 = "dummy";
+    f_array: String = "array";
+    f_row: [i64; 3] = "row";
+    f_col: [i64; 3] = "col";
+    f_tx_range: Option<[u64; 2]> = "tx";
+    f_ty_range: Option<[u64; 2]> = "ty";
+    f_trips: u64 = "trips";
+    f_inc: [i64; 2] = "inc";
+    f_tx: i64 = "tx";
+    f_ty: i64 = "ty";
+    f_i: Vec<i64> = "i";
+    f_c: i64 = "c";
+}
+
 /// The file as written (defaults filled in, nothing checked yet).
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Raw {
     /// B.
-    #[serde(default = "d32")]
+    #[serde(default = "d32", deserialize_with = "f_banks")]
     pub banks: u32,
     /// N, the bank mode in bytes.
-    #[serde(default = "d4")]
+    #[serde(default = "d4", deserialize_with = "f_bank_width")]
     pub bank_width: u32,
     /// W.
-    #[serde(default = "d8")]
+    #[serde(default = "d8", deserialize_with = "f_layer_bytes")]
     pub layer_bytes: u32,
     /// L, the warp size.
-    #[serde(default = "d32")]
+    #[serde(default = "d32", deserialize_with = "f_lanes")]
     pub lanes: u32,
-    #[serde(default = "multicast")]
+    #[serde(default = "multicast", deserialize_with = "f_mode")]
     pub mode: String,
     /// [bdx, bdy].
+    #[serde(deserialize_with = "f_block")]
     pub block: Vec<u64>,
     pub arrays: Vec<RawArray>,
     pub accesses: Vec<RawAccess>,
@@ -69,15 +106,19 @@ fn multicast() -> String {
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawArray {
+    #[serde(deserialize_with = "f_name")]
     pub name: String,
+    #[serde(deserialize_with = "f_elem_bytes")]
     pub elem_bytes: u32,
+    #[serde(deserialize_with = "f_rows")]
     pub rows: u64,
+    #[serde(deserialize_with = "f_cols")]
     pub cols: u64,
     /// Intra-padding: the row pitch is `cols + pad` elements.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "f_pad")]
     pub pad: u64,
     /// Inter-padding: elements placed before the array.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "f_dummy")]
     pub dummy: u64,
 }
 
@@ -85,14 +126,17 @@ pub struct RawArray {
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawAccess {
+    #[serde(deserialize_with = "f_array")]
     pub array: String,
     /// [coefficient of tx, coefficient of ty, constant].
+    #[serde(deserialize_with = "f_row")]
     pub row: [i64; 3],
+    #[serde(deserialize_with = "f_col")]
     pub col: [i64; 3],
     /// Half-open range of active tx, or null for all.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "f_tx_range")]
     pub tx: Option<[u64; 2]>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "f_ty_range")]
     pub ty: Option<[u64; 2]>,
     /// The loop nest, outermost first.
     #[serde(default, rename = "for")]
@@ -106,7 +150,9 @@ pub struct RawAccess {
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawLoop {
+    #[serde(deserialize_with = "f_trips")]
     pub trips: u64,
+    #[serde(deserialize_with = "f_inc")]
     pub inc: [i64; 2],
 }
 
@@ -114,13 +160,13 @@ pub struct RawLoop {
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawCond {
-    #[serde(default)]
+    #[serde(default, deserialize_with = "f_tx")]
     pub tx: i64,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "f_ty")]
     pub ty: i64,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "f_i")]
     pub i: Vec<i64>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "f_c")]
     pub c: i64,
 }
 
