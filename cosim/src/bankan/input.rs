@@ -24,7 +24,7 @@ pub const MAX_ITERATIONS: u64 = 1 << 16;
 /// Most `if` conditions per access.
 pub const MAX_CONDS: usize = 8;
 /// Largest magnitude of a coefficient, constant or increment.
-pub const MAX_COEF: i64 = 1 << 24;
+pub const MAX_COEF: i64 = 1 << 16;
 /// Largest shared-memory layout: byte addresses fit the model's 32 address bits (§1.2, A).
 pub const MAX_LAYOUT_BYTES: u64 = 1 << 32;
 
