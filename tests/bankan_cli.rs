@@ -371,3 +371,60 @@ fn t17_column_major_offset_period_is_r() {
         assert!((0..64).all(|o| d[o] == d[o + 2]), "T17, stride {s}: {d:?}");
     }
 }
+
+/// `--verify BACKEND` on every shipped example: each distinct case on the detector RTL equals
+/// the model, in every mode and bank width the RTL takes.
+fn verify_examples(backend: &str, modes: &[&str]) {
+    for file in ["issue", "3dfd", "lud-forif"] {
+        let path = format!("examples/bankan/{file}.json");
+        let v: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        for mode in modes {
+            for width in ["4", "8"] {
+                let r = analyse(
+                    &v,
+                    &["--verify", backend, "--mode", mode, "--bank-width", width],
+                );
+                let cases: u64 = r["accesses"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|a| a["evaluations"].as_u64().unwrap())
+                    .sum();
+                assert_eq!(
+                    r["verify"],
+                    json!({"backend": backend, "cases": cases, "mismatches": 0}),
+                    "{file} {mode} {width}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn verify_rusthdl_agrees_on_every_shipped_example() {
+    verify_examples("rusthdl", &["literal", "multicast", "gpgpusim-limited"]);
+    let o = smrtl(&["bankan", "examples/bankan/3dfd.json", "--verify", "rusthdl"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(stdout(&o)
+        .ends_with("verify rusthdl: 80 distinct cases, every degree equal to the model's\n"));
+}
+
+#[test]
+fn verify_verilator_agrees_on_every_shipped_example() {
+    if !smrtl_hdl::tools::external(&["verilator"]) {
+        return;
+    }
+    verify_examples("verilator", &["multicast"]);
+}
+
+#[test]
+fn verify_refuses_a_layer_width_without_rtl() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("w16.json");
+    let v = strided(Conf(32, 32, 16, 16, 4), &[(1, 0)]);
+    std::fs::write(&file, v.to_string()).unwrap();
+    assert_usage_error(
+        &smrtl(&["bankan", file.to_str().unwrap(), "--verify", "rusthdl"]),
+        "--verify: layer_bytes = 16 has no RTL; allowed: 4, 8",
+    );
+}

@@ -5,7 +5,7 @@
 //! evaluates every warp and iteration; both give the same [`AccessResult`].
 
 use super::input::{Access, Kernel};
-use crate::blocks::bank_conflict_detector::{degree_of, MAX_LANES};
+use crate::blocks::bank_conflict_detector::degree_of;
 use std::collections::HashMap;
 
 /// One access over the block and its loop nest.
@@ -192,6 +192,28 @@ fn gcd(a: i64, b: i64) -> i64 {
 /// loops that an `if` reads, the active mask and offset; the other loops folded in as offset
 /// counts mod B·W bytes.
 pub fn grouped(k: &Kernel, a: &Access) -> AccessResult {
+    grouped_with(k, a, &mut |_| {})
+}
+
+/// One distinct case: the active lanes and byte addresses it was evaluated on (shifted by whole
+/// layers of all banks from a real warp access), and its degree.
+#[derive(Debug, Clone)]
+pub struct Case {
+    pub active: Vec<bool>,
+    pub addrs: Vec<u64>,
+    pub degree: u32,
+}
+
+/// The distinct cases of an access, each as evaluated (for checking them on the detector RTL,
+/// docs/bank-conflicts.md §3.4).
+pub fn cases(k: &Kernel, a: &Access) -> Vec<Case> {
+    let mut v = vec![];
+    grouped_with(k, a, &mut |c| v.push(c));
+    v
+}
+
+/// [`grouped`], handing each distinct case to `sink` as it is evaluated.
+fn grouped_with(k: &Kernel, a: &Access, sink: &mut dyn FnMut(Case)) -> AccessResult {
     let cfg = k.cfg(a.array);
     let arr = &k.arrays[a.array];
     let (pitch, m) = (arr.pitch() as i64, arr.elem_bytes as i64);
@@ -263,7 +285,9 @@ pub fn grouped(k: &Kernel, a: &Access) -> AccessResult {
                 let d = match cases.degrees.get(&key) {
                     Some(&d) => d,
                     None => {
-                        let d = evaluate(&cfg, &cases.shape_list[id], mask, off, bw);
+                        let c = evaluate(&cfg, &cases.shape_list[id], mask, off, bw);
+                        let d = c.degree;
+                        sink(c);
                         r.evaluations += 1;
                         cases.degrees.insert(key, d);
                         d
@@ -284,10 +308,10 @@ fn evaluate(
     mask: u64,
     off: i64,
     bw: i64,
-) -> u32 {
+) -> Case {
     let lanes = shape.len();
-    let mut active = [false; MAX_LANES];
-    let mut addrs = [0u64; MAX_LANES];
+    let mut active = vec![false; lanes];
+    let mut addrs = vec![0u64; lanes];
     let low = (0..lanes)
         .filter(|&l| mask >> l & 1 == 1)
         .map(|l| shape[l])
@@ -304,7 +328,12 @@ fn evaluate(
             addrs[l] = (off + shift + shape[l]) as u64;
         }
     }
-    degree_of(cfg, &active[..lanes], &addrs[..lanes]).degree
+    let degree = degree_of(cfg, &active, &addrs).degree;
+    Case {
+        active,
+        addrs,
+        degree,
+    }
 }
 
 /// The first warp with the access's largest degree and its first iteration (lexicographic)

@@ -2,7 +2,8 @@
 //! access the degree per warp, replays, conflicts and wavefronts, and the kernel's totals.
 
 use crate::output::read_text;
-use smrtl_cosim::bankan::{self, input::MAX_FILE_BYTES, Overrides};
+use crate::studies::conflict::{Backend, Batch};
+use smrtl_cosim::bankan::{self, analysis, input::MAX_FILE_BYTES, Kernel, Overrides, Raw};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -27,6 +28,68 @@ pub struct BankanArgs {
     /// Evaluate every warp and iteration instead of each distinct case once.
     #[arg(long)]
     pub brute_force: bool,
+    /// Also evaluate every distinct case on the bank_conflict_detector RTL of the same
+    /// configuration; exit 1 on any difference from the model.
+    #[arg(long, value_enum)]
+    pub verify: Option<Verify>,
+}
+
+/// `--verify`: the detector RTL's backends.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Verify {
+    /// The detector RTL in rust-hdl's simulator.
+    Rusthdl,
+    /// The detector's Verilog, verilated.
+    Verilator,
+}
+
+impl Verify {
+    fn name(self) -> &'static str {
+        match self {
+            Verify::Rusthdl => "rusthdl",
+            Verify::Verilator => "verilator",
+        }
+    }
+}
+
+/// What `--verify` found: the distinct cases checked and the first difference.
+struct Verified {
+    cases: u64,
+    mismatches: u64,
+    first: Option<String>,
+}
+
+/// Every distinct case of every access of `k` on the detector RTL (docs/bank-conflicts.md
+/// §3.4): the RTL's degree against the model's.
+fn verify(k: &Kernel, backend: Verify) -> Result<Verified> {
+    let at = |e: String| format!("--verify {}: {e}", backend.name());
+    let mut batch = Batch::new(match backend {
+        Verify::Rusthdl => Backend::Rusthdl,
+        Verify::Verilator => Backend::Verilator,
+    })
+    .map_err(|e| at(e.to_string()))?;
+    let mut v = Verified {
+        cases: 0,
+        mismatches: 0,
+        first: None,
+    };
+    for (n, a) in k.accesses.iter().enumerate() {
+        let cfg = k.cfg(a.array);
+        for c in analysis::cases(k, a) {
+            let (rtl, _) = batch.eval(&cfg, &c.active, &c.addrs).map_err(at)?;
+            v.cases += 1;
+            if rtl != c.degree {
+                v.mismatches += 1;
+                v.first.get_or_insert_with(|| {
+                    format!(
+                        "access {n}: addresses {:?}, active {:?}: model {}, RTL {rtl}",
+                        c.addrs, c.active, c.degree
+                    )
+                });
+            }
+        }
+    }
+    Ok(v)
 }
 
 pub fn run(a: BankanArgs) -> Result<ExitCode> {
@@ -42,14 +105,48 @@ pub fn run(a: BankanArgs) -> Result<ExitCode> {
     };
     let name = a.file.display().to_string();
     let text = read_text(&a.file, MAX_FILE_BYTES)?;
-    let report = bankan::run(&text, o, a.brute_force).map_err(|e| format!("{name}: {e}"))?;
+    let k = Raw::parse(&text)
+        .and_then(|r| r.validate(o))
+        .map_err(|e| format!("{name}: {e}"))?;
+    if a.verify.is_some_and(|_| k.layer_bytes > 8) {
+        return Err(format!(
+            "--verify: layer_bytes = {} has no RTL; allowed: 4, 8 (the detector's W)",
+            k.layer_bytes
+        ));
+    }
+    let report = bankan::analyze(&k, a.brute_force);
+    let checked = a
+        .verify
+        .map(|b| verify(&k, b).map(|v| (b, v)))
+        .transpose()?;
     if a.json {
-        println!(
-            "{}",
-            serde_json::to_string(&report).map_err(|e| e.to_string())?
-        );
+        let mut v = serde_json::to_value(&report).map_err(|e| e.to_string())?;
+        if let Some((b, c)) = &checked {
+            v["verify"] = serde_json::json!({
+                "backend": b.name(), "cases": c.cases, "mismatches": c.mismatches
+            });
+        }
+        println!("{v}");
     } else {
         print!("{}", report.text());
+    }
+    if let Some((b, c)) = checked {
+        if let Some(first) = c.first {
+            eprintln!(
+                "FAIL: --verify {}: {} of {} distinct cases differ; first: {first}",
+                b.name(),
+                c.mismatches,
+                c.cases
+            );
+            return Ok(ExitCode::from(1));
+        }
+        if !a.json {
+            println!(
+                "verify {}: {} distinct cases, every degree equal to the model's",
+                b.name(),
+                c.cases
+            );
+        }
     }
     Ok(ExitCode::SUCCESS)
 }
