@@ -428,3 +428,59 @@ fn verify_refuses_a_layer_width_without_rtl() {
         "--verify: layer_bytes = 16 has no RTL; allowed: 4, 8",
     );
 }
+
+#[test]
+fn optimize_3dfd_prefers_8b_mode_without_padding() {
+    let v = three_dfd(0);
+    let l = analyse(&v, &["--optimize"]);
+    assert_eq!(
+        l,
+        json!({"bank_width": 8, "pads": {"s_data": 0}, "dummies": {"s_data": 0}, "bytes": 2304,
+               "replays_before": 78, "replays_after": 0, "evaluated": 8})
+    );
+    // Literal counts both halves of an 8-byte word: 4B mode and pad 24, T21's first zero.
+    let l = analyse(&v, &["--optimize", "--mode", "literal"]);
+    assert_eq!(
+        (l["bank_width"].clone(), l["pads"]["s_data"].clone()),
+        (json!(4), json!(24))
+    );
+    assert_eq!(l["replays_after"], json!(0));
+    let lud: Value =
+        serde_json::from_str(&std::fs::read_to_string("examples/bankan/lud-forif.json").unwrap())
+            .unwrap();
+    let l = analyse(&lud, &["--optimize"]);
+    assert_eq!(
+        (l["bank_width"].clone(), l["pads"]["shadow"].clone()),
+        (json!(4), json!(1))
+    );
+    assert_eq!(
+        (l["replays_before"].clone(), l["replays_after"].clone()),
+        (json!(21), json!(0))
+    );
+    let o = smrtl(&["bankan", "examples/bankan/3dfd.json", "--optimize"]);
+    assert_eq!(
+        stdout(&o),
+        "optimize: bank width 8 B; pads s_data 0; dummies s_data 0; 2304 bytes; replays 78 -> 0 \
+         (8 layouts scored)\n"
+    );
+}
+
+#[test]
+fn optimize_keeps_the_file_layout_when_nothing_fits_the_budget() {
+    let l = analyse(&three_dfd(0), &["--optimize", "--budget", "100"]);
+    assert_eq!(l["replays_after"], l["replays_before"]);
+    assert_eq!(l["bytes"], json!(2304));
+    let e = "examples/bankan/3dfd.json";
+    assert_usage_error(
+        &smrtl(&["bankan", e, "--optimize", "--brute-force"]),
+        "do not apply with --optimize",
+    );
+    assert_usage_error(
+        &smrtl(&["bankan", e, "--budget", "100"]),
+        "--budget applies only with --optimize",
+    );
+    assert_usage_error(
+        &smrtl(&["bankan", e, "--optimize", "--budget", "0"]),
+        "--budget 0 is out of range",
+    );
+}

@@ -281,6 +281,8 @@ fn mutated_bankan_kernels_through_bankan() {
             std::fs::write(dir.path().join(&name), &text).unwrap();
             let o = smrtl_in(dir.path(), &["bankan", &name, "--json"]);
             t.add(check(&o, "bankan", &text));
+            let o = smrtl_in(dir.path(), &["bankan", &name, "--optimize"]);
+            check(&o, "bankan --optimize", &text);
             assert_eq!(common::files(dir.path()), [name.as_str()], "{text}");
         }
     }

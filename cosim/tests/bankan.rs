@@ -99,3 +99,23 @@ fn loop_cases_are_bounded_by_the_layer() {
         assert_eq!(b.evaluations, trips);
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(12))]
+
+    /// The optimizer never proposes more replays than the file's layout, and the layout it
+    /// proposes has the replays it reports.
+    #[test]
+    fn optimizer_reports_what_its_layout_gives(v in kernels()) {
+        let k = kernel(v);
+        let l = smrtl_cosim::bankan::optimize::optimize(&k, 1 << 24);
+        prop_assert!(l.replays_after <= l.replays_before);
+        let names: Vec<&str> = k.arrays.iter().map(|a| a.name.as_str()).collect();
+        let pads: Vec<u64> = names.iter().map(|n| l.pads[*n]).collect();
+        let dummies: Vec<u64> = names.iter().map(|n| l.dummies[*n]).collect();
+        let o = k.relayout(l.bank_width, &pads, &dummies).unwrap();
+        let r: u64 = o.accesses.iter().map(|a| analysis::brute(&o, a).replays).sum();
+        prop_assert_eq!(r, l.replays_after);
+        prop_assert_eq!(o.bytes(), l.bytes);
+    }
+}

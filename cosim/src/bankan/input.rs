@@ -511,3 +511,28 @@ impl Kernel {
         (self.bdx * self.bdy).div_ceil(self.lanes as u64)
     }
 }
+
+impl Kernel {
+    /// Bytes the layout takes: the end of the last array.
+    pub fn bytes(&self) -> u64 {
+        let last = self.arrays.last().expect("at least one array");
+        last.base + last.rows * last.pitch() * last.elem_bytes as u64
+    }
+
+    /// The kernel with bank width `n`, intra-pads `pads` and dummies `dummies` (elements, one
+    /// per array), laid out again as [`Raw::validate`] does; `None` past the layout limit.
+    pub fn relayout(&self, n: u32, pads: &[u64], dummies: &[u64]) -> Option<Kernel> {
+        let mut k = self.clone();
+        k.bank_width = n;
+        let mut next = 0u64;
+        for (a, (&pad, &dummy)) in k.arrays.iter_mut().zip(pads.iter().zip(dummies)) {
+            let m = a.elem_bytes as u64;
+            a.pad = pad;
+            a.dummy = dummy;
+            let start = next.div_ceil(m) * m;
+            a.base = start + dummy * m;
+            next = a.base + a.rows * a.pitch() * m;
+        }
+        (next <= MAX_LAYOUT_BYTES).then_some(k)
+    }
+}

@@ -5,6 +5,7 @@
 
 pub mod analysis;
 pub mod input;
+pub mod optimize;
 pub mod output;
 
 pub use input::{parse_mode, Kernel, Overrides, Raw};

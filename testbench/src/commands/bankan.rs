@@ -3,6 +3,7 @@
 
 use crate::output::read_text;
 use crate::studies::conflict::{Backend, Batch};
+use smrtl_cosim::bankan::optimize::{optimize, DEFAULT_BUDGET};
 use smrtl_cosim::bankan::{self, analysis, input::MAX_FILE_BYTES, Kernel, Overrides, Raw};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -32,6 +33,13 @@ pub struct BankanArgs {
     /// configuration; exit 1 on any difference from the model.
     #[arg(long, value_enum)]
     pub verify: Option<Verify>,
+    /// Propose a layout: bank width, intra-pad per array, dummies (docs/bank-conflicts.md
+    /// §3.5); prints it instead of the analysis.
+    #[arg(long)]
+    pub optimize: bool,
+    /// Memory budget of --optimize, in bytes.
+    #[arg(long, value_parser = crate::arg_values::uint_named::<u64>(1, 1 << 32))]
+    pub budget: Option<u64>,
 }
 
 /// `--verify`: the detector RTL's backends.
@@ -103,6 +111,19 @@ pub fn run(a: BankanArgs) -> Result<ExitCode> {
         mode,
         bank_width: a.bank_width,
     };
+    if a.optimize && (a.brute_force || a.verify.is_some()) {
+        return Err("--brute-force and --verify do not apply with --optimize".into());
+    }
+    if a.budget.is_some() && !a.optimize {
+        return Err("--budget applies only with --optimize".into());
+    }
+    if a.budget == Some(0) || a.budget.is_some_and(|b| b > 1 << 32) {
+        return Err(format!(
+            "--budget {} is out of range; allowed: 1..={}",
+            a.budget.unwrap_or(0),
+            1u64 << 32
+        ));
+    }
     let name = a.file.display().to_string();
     let text = read_text(&a.file, MAX_FILE_BYTES)?;
     let k = Raw::parse(&text)
@@ -113,6 +134,31 @@ pub fn run(a: BankanArgs) -> Result<ExitCode> {
             "--verify: layer_bytes = {} has no RTL; allowed: 4, 8 (the detector's W)",
             k.layer_bytes
         ));
+    }
+    if a.optimize {
+        let l = optimize(&k, a.budget.unwrap_or(DEFAULT_BUDGET));
+        if a.json {
+            println!("{}", serde_json::to_string(&l).map_err(|e| e.to_string())?);
+        } else {
+            let list = |m: &std::collections::BTreeMap<String, u64>| {
+                m.iter()
+                    .map(|(k, v)| format!("{k} {v}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            };
+            println!(
+                "optimize: bank width {} B; pads {}; dummies {}; {} bytes; replays {} -> {} \
+                 ({} layouts scored)",
+                l.bank_width,
+                list(&l.pads),
+                list(&l.dummies),
+                l.bytes,
+                l.replays_before,
+                l.replays_after,
+                l.evaluated
+            );
+        }
+        return Ok(ExitCode::SUCCESS);
     }
     let report = bankan::analyze(&k, a.brute_force);
     let checked = a
