@@ -1,8 +1,9 @@
 //! The newer examples, mutated, through the commands that read them (docs/cli.md "Errors and
 //! exit codes", "Limits"): memory workloads (`sim`), relssp kernels (`relssp`, whose output
-//! `sim --kernel` must then take), the stall-inspector stimulus (`run stall_inspector`) and the
-//! conflict batch of E5 (`conflict --batch`). testbench/tests/fuzz_parsers.rs fuzzes the parsers
-//! in process; this test runs the binary, as a user would.
+//! `sim --kernel` must then take), the stall-inspector stimulus (`run stall_inspector`), the
+//! conflict batch of E5 (`conflict --batch`) and the static analyzer's kernels (`bankan`).
+//! testbench/tests/fuzz_parsers.rs fuzzes the parsers in process; this test runs the binary, as
+//! a user would.
 //!
 //! Each case is a shipped example with one to three edits: a JSON value replaced by an edge
 //! value (a huge or negative number, a fraction, a string, null, a list), a key removed or
@@ -266,6 +267,26 @@ fn mutated_memory_workloads_through_sim() {
         }
     }
     println!("memory workloads: {t:?}");
+    assert!(t.ok > 0 && t.refused > 0, "{t:?}");
+}
+
+#[test]
+fn mutated_bankan_kernels_through_bankan() {
+    let mut r = Rng(0x5eed_0026);
+    let mut t = Tally::default();
+    for (name, base) in examples_in("bankan") {
+        for _ in 0..CASES {
+            let dir = tempfile::tempdir().unwrap();
+            let text = case(&base, &mut r, |_| {});
+            std::fs::write(dir.path().join(&name), &text).unwrap();
+            let o = smrtl_in(dir.path(), &["bankan", &name, "--json"]);
+            t.add(check(&o, "bankan", &text));
+            let o = smrtl_in(dir.path(), &["bankan", &name, "--optimize"]);
+            check(&o, "bankan --optimize", &text);
+            assert_eq!(common::files(dir.path()), [name.as_str()], "{text}");
+        }
+    }
+    println!("bankan kernels: {t:?}");
     assert!(t.ok > 0 && t.refused > 0, "{t:?}");
 }
 

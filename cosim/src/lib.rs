@@ -2,6 +2,7 @@
 //! compares them cycle by cycle with an RTL backend, the backends, and the VCD and GTKWave
 //! save-file writers.
 
+pub mod bankan;
 pub mod blocks;
 pub mod harness;
 pub mod json;

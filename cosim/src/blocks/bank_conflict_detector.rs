@@ -106,13 +106,13 @@ impl Degree {
 
 /// Where one lane's access lands (spec §1.3).
 #[derive(Clone, Copy, Debug)]
-struct Decoded {
-    group: u64,
-    layer: u64,
-    element: u64,
+pub(crate) struct Decoded {
+    pub(crate) group: u64,
+    pub(crate) layer: u64,
+    pub(crate) element: u64,
 }
 
-fn decode(cfg: &Cfg, a: u64) -> Decoded {
+pub(crate) fn decode(cfg: &Cfg, a: u64) -> Decoded {
     let lg = |x: u32| x.trailing_zeros();
     let (b, w, n, m) = (
         lg(cfg.banks),

@@ -1,9 +1,10 @@
 //! The mechanism commands of `smrtl` that belong to one mechanism (the launch calculator, the
-//! relssp compiler pass, batch bank-conflict degrees, the memory kernels' calibration and TB
-//! partitions): each brings its clap command and its run
+//! relssp compiler pass, the static bank-conflict analyzer, batch bank-conflict degrees, the
+//! memory kernels' calibration and TB partitions): each brings its clap command and its run
 //! function, and the CLI adds every command of [`commands`] as it is. Adding one is its file in
 //! this folder and one line in [`commands`].
 
+pub mod bankan;
 pub mod calibrate;
 pub mod conflict;
 pub mod launch;
@@ -43,6 +44,7 @@ fn args<A: FromArgMatches>(m: &ArgMatches) -> Result<A, String> {
 /// Every mechanism command, in `smrtl --help` order.
 pub fn commands() -> Vec<CommandEntry> {
     vec![
+        CommandEntry::of::<bankan::BankanArgs>("bankan", |m| bankan::run(args(m)?)),
         CommandEntry::of::<calibrate::CalibrateArgs>("calibrate", |m| calibrate::run(args(m)?)),
         CommandEntry::of::<conflict::ConflictArgs>("conflict", |m| conflict::run(args(m)?)),
         CommandEntry::of::<launch::LaunchArgs>("launch", |m| launch::run(args(m)?)),

@@ -104,24 +104,35 @@ impl Batch {
             ));
         }
         let active = active_lanes(line.active.as_deref(), n)?;
+        self.eval(&cfg, &active, &line.addrs)
+    }
+
+    /// Degree and service cycles of one access of a valid configuration `cfg` (one entry of
+    /// `active` and `addrs` per lane) on this evaluator's backend.
+    pub fn eval(
+        &mut self,
+        cfg: &Cfg,
+        active: &[bool],
+        addrs: &[u64],
+    ) -> Result<(u32, u32), String> {
         if self.backend == Backend::Model {
-            let d = degree_of(&cfg, &active, &line.addrs);
+            let d = degree_of(cfg, active, addrs);
             return Ok((d.degree, d.cycles));
         }
         // RTL: W ∈ {4, 8}; with W = 8, N and M are the mode8 / size8 inputs; addresses ≤ 32 bits.
-        let (mode8, size8) = match (line.layer_bytes, line.mode_bytes, line.elem_bytes) {
+        let (mode8, size8) = match (cfg.layer_bytes, cfg.mode_bytes, cfg.elem_bytes) {
             (4, 4, 4) => (false, false),
             (8, n, m) => (n == 8, m == 8),
             _ => return Err("the RTL supports layer_bytes 4 (mode_bytes = elem_bytes = 4) or 8; use --backend model for other widths".into()),
         };
-        if let Some(a) = line.addrs.iter().find(|&&a| a >> BATCH_ADDR_BITS != 0) {
+        if let Some(a) = addrs.iter().find(|&&a| a >> BATCH_ADDR_BITS != 0) {
             return Err(format!(
                 "address {a} does not fit {BATCH_ADDR_BITS} bits (RTL backends)"
             ));
         }
-        let rtl = self.rtl(line)?;
-        let mut access = with_modes(all(&line.addrs), mode8, size8);
-        access.lane_mask = active;
+        let rtl = self.rtl(cfg)?;
+        let mut access = with_modes(all(addrs), mode8, size8);
+        access.lane_mask = active.to_vec();
         let layout = &rtl.design.layout;
         let io = Io::new(&rtl.params, layout);
         let mut inputs = vec![0; layout.in_words];
@@ -133,8 +144,8 @@ impl Batch {
         Ok((o.degree as u32, o.cycles as u32))
     }
 
-    /// The detector RTL for `line`'s configuration, built on first use.
-    fn rtl(&mut self, line: &Line) -> Result<&mut Rtl, String> {
+    /// The detector RTL for configuration `line`, built on first use.
+    fn rtl(&mut self, line: &Cfg) -> Result<&mut Rtl, String> {
         let sets = vec![
             ("L".to_string(), line.lanes.to_string()),
             ("B".into(), line.banks.to_string()),

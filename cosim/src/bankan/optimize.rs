@@ -1,0 +1,262 @@
+//! `bankan`'s layout optimizer (docs/bank-conflicts.md §3.3, §3.5; [002] Ch. 6): one bank
+//! width N per kernel, an intra-pad per array and a dummy before each array but the first,
+//! searched progressively over pad ranges, with the objective "fewest replays, then fewest
+//! extra bytes, then N = 4". Every candidate is scored by the analysis itself (§3.3 "Degree
+//! source").
+
+use super::analysis;
+use super::input::Kernel;
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// Default memory budget: Kepler's shared memory per SM.
+pub const DEFAULT_BUDGET: u64 = 49152;
+
+/// Exhaustive combination of the per-array option lists up to this many combinations.
+const EXHAUSTIVE: u64 = 4096;
+
+/// The progressive pad ranges of [002] §6.4 (inclusive), capped at B·W/M − 1.
+const RANGES: [(u64, u64); 6] = [(0, 2), (3, 6), (7, 14), (15, 30), (31, 62), (63, 63)];
+
+/// The layout the optimizer proposes.
+#[derive(Debug, Clone, Serialize)]
+pub struct Layout {
+    pub bank_width: u32,
+    /// Array name → intra-pad (elements).
+    pub pads: BTreeMap<String, u64>,
+    /// Array name → dummy elements before it.
+    pub dummies: BTreeMap<String, u64>,
+    /// Bytes of the layout.
+    pub bytes: u64,
+    pub replays_before: u64,
+    pub replays_after: u64,
+    /// Layouts scored.
+    pub evaluated: u64,
+}
+
+/// Total replays of `k`.
+fn replays(k: &Kernel) -> u64 {
+    k.accesses
+        .iter()
+        .map(|a| analysis::grouped(k, a).replays)
+        .sum()
+}
+
+/// A scored candidate: (replays, extra bytes, N ≠ 4) orders them (§3.3 objective).
+#[derive(Debug, Clone)]
+struct Candidate {
+    n: u32,
+    pads: Vec<u64>,
+    dummies: Vec<u64>,
+    replays: u64,
+    bytes: u64,
+}
+
+impl Candidate {
+    fn key(&self, base_bytes: u64) -> (u64, u64, bool) {
+        (
+            self.replays,
+            self.bytes.saturating_sub(base_bytes),
+            self.n != 4,
+        )
+    }
+}
+
+struct Search<'a> {
+    k: &'a Kernel,
+    budget: u64,
+    /// Bytes with no pad and no dummy, N's bytes do not matter.
+    base_bytes: u64,
+    evaluated: u64,
+}
+
+impl Search<'_> {
+    /// Scores a layout; `None` if it does not fit the layout limit or the budget.
+    fn score(&mut self, n: u32, pads: &[u64], dummies: &[u64]) -> Option<Candidate> {
+        let k = self.k.relayout(n, pads, dummies)?;
+        let bytes = k.bytes();
+        if bytes > self.budget {
+            return None;
+        }
+        self.evaluated += 1;
+        Some(Candidate {
+            n,
+            pads: pads.to_vec(),
+            dummies: dummies.to_vec(),
+            replays: replays(&k),
+            bytes,
+        })
+    }
+
+    /// Per array, the pads of `0..=hi` in rising order whose replays never rise (§3.3 step 2):
+    /// the array's pad varied, the others at 0.
+    fn options(&mut self, n: u32, hi: u64) -> Vec<Vec<u64>> {
+        let arrays = self.k.arrays.len();
+        let zero = vec![0u64; arrays];
+        (0..arrays)
+            .map(|j| {
+                let mut list: Vec<(u64, u64)> = vec![];
+                for pad in 0..=hi {
+                    let mut pads = zero.clone();
+                    pads[j] = pad;
+                    let Some(c) = self.score(n, &pads, &zero) else {
+                        break;
+                    };
+                    if list.last().is_none_or(|&(_, r)| c.replays < r) {
+                        list.push((pad, c.replays));
+                    }
+                }
+                list.into_iter().map(|(p, _)| p).collect()
+            })
+            .collect()
+    }
+
+    /// The best combination of the option lists: exhaustive when small, else greedy (advance
+    /// the array whose next option cuts the most replays, [002] §6.2's Method Two without its
+    /// pair step).
+    fn combine(&mut self, n: u32, options: &[Vec<u64>]) -> Option<Candidate> {
+        if options.iter().any(Vec::is_empty) {
+            return None; // an array has no pad that fits the budget
+        }
+        let zero = vec![0u64; options.len()];
+        let product = options
+            .iter()
+            .try_fold(1u64, |p, o| p.checked_mul(o.len() as u64));
+        let mut best: Option<Candidate> = None;
+        let better = |c: &Candidate, b: &Option<Candidate>, base| {
+            b.as_ref().is_none_or(|b| c.key(base) < b.key(base))
+        };
+        if product.is_some_and(|p| p <= EXHAUSTIVE) {
+            let mut idx = vec![0usize; options.len()];
+            loop {
+                let pads: Vec<u64> = idx.iter().zip(options).map(|(&i, o)| o[i]).collect();
+                if let Some(c) = self.score(n, &pads, &zero) {
+                    if better(&c, &best, self.base_bytes) {
+                        best = Some(c);
+                    }
+                }
+                // Odometer over the lists.
+                let Some(j) = (0..idx.len())
+                    .rev()
+                    .find(|&j| idx[j] + 1 < options[j].len())
+                else {
+                    break;
+                };
+                idx[j] += 1;
+                idx[j + 1..].iter_mut().for_each(|i| *i = 0);
+            }
+            return best;
+        }
+        let mut idx = vec![0usize; options.len()];
+        let pads_of =
+            |idx: &[usize]| -> Vec<u64> { idx.iter().zip(options).map(|(&i, o)| o[i]).collect() };
+        best = self.score(n, &pads_of(&idx), &zero);
+        loop {
+            let mut step: Option<(usize, Candidate)> = None;
+            for j in 0..idx.len() {
+                if idx[j] + 1 >= options[j].len() {
+                    continue;
+                }
+                let mut next = idx.clone();
+                next[j] += 1;
+                if let Some(c) = self.score(n, &pads_of(&next), &zero) {
+                    if step.as_ref().is_none_or(|(_, s)| c.replays < s.replays) {
+                        step = Some((j, c));
+                    }
+                }
+            }
+            match step {
+                Some((j, c)) if best.as_ref().is_none_or(|b| c.replays < b.replays) => {
+                    idx[j] += 1;
+                    best = Some(c);
+                }
+                _ => return best,
+            }
+        }
+    }
+
+    /// Inter-padding after intra-padding (§3.3 step 4): in declaration order, the smallest
+    /// dummy of 0…B·W/M − 1 elements with the fewest replays before each array but the first.
+    fn dummies(&mut self, mut c: Candidate) -> Candidate {
+        for j in 1..self.k.arrays.len() {
+            let q = self.layer_elems(j);
+            for d in 0..q {
+                let mut dummies = c.dummies.clone();
+                dummies[j] = d;
+                if let Some(t) = self.score(c.n, &c.pads, &dummies) {
+                    if t.replays < c.replays {
+                        c = t;
+                    }
+                }
+            }
+        }
+        c
+    }
+
+    /// B·W/M for array `j`: elements in one layer of all banks.
+    fn layer_elems(&self, j: usize) -> u64 {
+        (self.k.banks * self.k.layer_bytes / self.k.arrays[j].elem_bytes) as u64
+    }
+}
+
+/// The optimizer: bank widths N ∈ {4, 8} when W = 8 (else the file's), progressive pad ranges
+/// until a zero-replay layout fits `budget` bytes, then dummies.
+pub fn optimize(k: &Kernel, budget: u64) -> Layout {
+    let widths: Vec<u32> = if k.layer_bytes == 8 {
+        vec![4, 8]
+    } else {
+        vec![k.bank_width]
+    };
+    let arrays = k.arrays.len();
+    let mut s = Search {
+        k,
+        budget,
+        base_bytes: k
+            .relayout(4, &vec![0; arrays], &vec![0; arrays])
+            .map_or(0, |z| z.bytes()),
+        evaluated: 0,
+    };
+    let before = replays(k);
+    let cap = (0..arrays).map(|j| s.layer_elems(j)).max().unwrap_or(1) - 1;
+    let mut best: Option<Candidate> = None;
+    for &(_, hi) in RANGES.iter().filter(|(lo, _)| *lo <= cap) {
+        for &n in &widths {
+            let options = s.options(n, hi.min(cap));
+            let Some(c) = s.combine(n, &options) else {
+                continue;
+            };
+            let c = s.dummies(c);
+            if best
+                .as_ref()
+                .is_none_or(|b| c.key(s.base_bytes) < b.key(s.base_bytes))
+            {
+                best = Some(c);
+            }
+        }
+        if best.as_ref().is_some_and(|b| b.replays == 0) {
+            break;
+        }
+    }
+    let name = |j: usize| k.arrays[j].name.clone();
+    match best {
+        Some(b) if b.replays < before || (b.replays == before && b.bytes <= k.bytes()) => Layout {
+            bank_width: b.n,
+            pads: (0..arrays).map(|j| (name(j), b.pads[j])).collect(),
+            dummies: (0..arrays).map(|j| (name(j), b.dummies[j])).collect(),
+            bytes: b.bytes,
+            replays_before: before,
+            replays_after: b.replays,
+            evaluated: s.evaluated,
+        },
+        // Nothing better fits the budget: the file's own layout.
+        _ => Layout {
+            bank_width: k.bank_width,
+            pads: (0..arrays).map(|j| (name(j), k.arrays[j].pad)).collect(),
+            dummies: (0..arrays).map(|j| (name(j), k.arrays[j].dummy)).collect(),
+            bytes: k.bytes(),
+            replays_before: before,
+            replays_after: before,
+            evaluated: s.evaluated,
+        },
+    }
+}
