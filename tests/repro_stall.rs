@@ -53,8 +53,16 @@ fn the_reduced_study_runs_on_the_model_and_with_the_rtl_in_the_loop() {
             assert!(b["cycles"].as_u64().unwrap() > 1000, "{b}");
         }
     }
+    // DMA: MSHR-bound at 32 entries (MSHR_FULL), PENDING_DMA once the MSHRs hold a transfer.
     let implicit = &model["figures"][2]["bars"];
-    assert!(implicit[1]["mem_struct"]["PENDING_DMA"].as_f64().unwrap() > 0.0);
+    assert!(implicit[1]["mem_struct"]["MSHR_FULL"].as_f64().unwrap() > 0.0);
+    let dma256 = model["figures"][3]["bars"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|b| b["config"] == "scratchpad+DMA 256")
+        .unwrap();
+    assert!(dma256["mem_struct"]["PENDING_DMA"].as_f64().unwrap() > 0.0);
     assert!(
         model["figures"][1]["bars"][1]["mem_data"]["REMOTE_L1"]
             .as_f64()
