@@ -147,3 +147,33 @@ fn shards_merge_into_the_whole_table_and_the_report_reuses_them() {
     };
     assert_eq!(figures(&o), figures(&fresh));
 }
+
+/// The figures docs/stall-inspector.md §11.1 shows are the ones the full study draws now.
+#[test]
+fn the_documented_figures_are_what_the_full_study_draws() {
+    let dir = tempfile::tempdir().unwrap();
+    let plots = dir.path().join("plots");
+    let o = smrtl(&[
+        "repro",
+        "stall-inspector",
+        "--no-cache",
+        "--plot",
+        plots.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", common::stderr(&o));
+    let docs = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/repro-stall-inspector");
+    let mut names: Vec<String> = std::fs::read_dir(&plots)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(names.len(), 12);
+    for n in &names {
+        let fresh = std::fs::read_to_string(plots.join(n)).unwrap();
+        let shown = std::fs::read_to_string(docs.join(n)).unwrap_or_default();
+        assert!(
+            fresh == shown,
+            "docs/repro-stall-inspector/{n} differs from the study's; regenerate with `smrtl repro stall-inspector --plot docs/repro-stall-inspector`"
+        );
+    }
+}
