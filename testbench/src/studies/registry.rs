@@ -85,14 +85,21 @@ pub struct Experiment {
     pub run: fn(&Request) -> Result<Outcome, Failure>,
 }
 
-/// `--shard`'s help, the same in every experiment that takes it.
-pub const SHARD_HELP: &str = "run only slice I of N (0-based) of the grid; needs --csv";
-/// `--no-cache`'s help.
-pub const NO_CACHE_HELP: &str =
-    "neither read nor write the result cache ($SMRTL_CACHE_DIR, else $XDG_CACHE_HOME/smrtl, else ~/.cache/smrtl)";
-/// `--threads`' help.
-pub const THREADS_HELP: &str =
-    "worker threads [default: every core]; the output does not depend on it";
+/// `--shard`, the same in every experiment that runs a grid of the sweep engine.
+pub const SHARD: Opt = Opt {
+    flag: "--shard",
+    help: "run only slice I of N (0-based) of the grid; needs --csv",
+};
+/// `--no-cache`, the same in every experiment with the result cache.
+pub const NO_CACHE: Opt = Opt {
+    flag: "--no-cache",
+    help: "neither read nor write the result cache ($SMRTL_CACHE_DIR, else $XDG_CACHE_HOME/smrtl, else ~/.cache/smrtl)",
+};
+/// `--threads`, the same in every experiment that runs points in parallel.
+pub const THREADS: Opt = Opt {
+    flag: "--threads",
+    help: "worker threads [default: every core]; the output does not depend on it",
+};
 
 /// `--waves` (its help and default come from [`Experiment::waves`]).
 const WAVES: Opt = Opt {

@@ -8,9 +8,7 @@ use super::study::{run_study, Options};
 use super::workloads::{pairs, triples, Mix};
 use super::{scheme_named, EvalParams, SCHEMES};
 use crate::studies::cache::Cache;
-use crate::studies::registry::{
-    Failure, Opt, Outcome, Request, NO_CACHE_HELP, SHARD_HELP, THREADS_HELP,
-};
+use crate::studies::registry::{Failure, Opt, Outcome, Request, NO_CACHE, SHARD, THREADS};
 use crate::studies::sweep::{Format, Shard};
 use serde_json::json;
 use smrtl_cosim::sm::mem_sm::params::PipeParams;
@@ -43,18 +41,9 @@ pub const OPTIONS: &[Opt] = &[
         flag: "--csv",
         help: "write the rows as a sweep table (CSV; `smrtl merge` joins shards)",
     },
-    Opt {
-        flag: "--shard",
-        help: SHARD_HELP,
-    },
-    Opt {
-        flag: "--no-cache",
-        help: NO_CACHE_HELP,
-    },
-    Opt {
-        flag: "--threads",
-        help: THREADS_HELP,
-    },
+    SHARD,
+    NO_CACHE,
+    THREADS,
     Opt {
         flag: "--set",
         help: "override one pipeline parameter (mem_pipeline), e.g. `--set l1d_sets=64`",

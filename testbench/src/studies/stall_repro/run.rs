@@ -7,9 +7,7 @@ use super::figures::Bar;
 use super::points;
 use super::report::{studies, Config, Report, Study};
 use crate::studies::cache::{Cache, Tally};
-use crate::studies::registry::{
-    Failure, Opt, Outcome, Request, NO_CACHE_HELP, SHARD_HELP, THREADS_HELP,
-};
+use crate::studies::registry::{Failure, Opt, Outcome, Request, NO_CACHE, SHARD, THREADS};
 use crate::studies::sweep::{Format, Shard};
 use crate::systems::coh_sm::CohInput;
 use crate::systems::stalls::StallRtl;
@@ -52,18 +50,9 @@ pub const OPTIONS: &[Opt] = &[
         flag: "--backend",
         help: "every SM's stall_inspector RTL in the loop on this backend, compared every cycle and in the read-out [default: model]",
     },
-    Opt {
-        flag: "--shard",
-        help: SHARD_HELP,
-    },
-    Opt {
-        flag: "--no-cache",
-        help: NO_CACHE_HELP,
-    },
-    Opt {
-        flag: "--threads",
-        help: THREADS_HELP,
-    },
+    SHARD,
+    NO_CACHE,
+    THREADS,
 ];
 
 /// A configuration's input: its kernel with `sets` (the command line's) and then the
