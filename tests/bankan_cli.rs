@@ -375,8 +375,15 @@ fn t17_column_major_offset_period_is_r() {
 /// `--verify BACKEND` on every shipped example: each distinct case on the detector RTL equals
 /// the model, in every mode and bank width the RTL takes.
 fn verify_examples(backend: &str, modes: &[&str]) {
-    for file in ["issue", "3dfd", "lud-forif"] {
-        let path = format!("examples/bankan/{file}.json");
+    let mut files: Vec<_> = std::fs::read_dir("examples/bankan")
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .collect();
+    files.sort();
+    assert!(files.len() >= 11, "{files:?}");
+    for path in files {
+        let file = path.display();
         let v: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
         for mode in modes {
             for width in ["4", "8"] {

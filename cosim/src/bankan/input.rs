@@ -87,6 +87,9 @@ pub struct Raw {
     pub block: Vec<u64>,
     pub arrays: Vec<RawArray>,
     pub accesses: Vec<RawAccess>,
+    /// Free text: where the kernel comes from and how its accesses were derived (not analysed).
+    #[serde(default)]
+    pub note: Option<String>,
 }
 
 fn d4() -> u32 {
