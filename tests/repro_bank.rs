@@ -77,3 +77,42 @@ fn text_quotes_the_paper_and_the_plot_is_an_svg() {
         "{s}"
     );
 }
+
+/// `smrtl bench bankan`: the report's shape only (no timing is asserted).
+#[test]
+fn bench_bankan_reports_both_sweeps_and_six_targets() {
+    let o = smrtl(&["bench", "bankan", "--json"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let r: Value = serde_json::from_str(&stdout(&o)).unwrap();
+    let iters = |k: &str| -> Vec<u64> {
+        r[k].as_array()
+            .unwrap()
+            .iter()
+            .map(|p| p["iterations"].as_u64().unwrap())
+            .collect()
+    };
+    assert_eq!(
+        iters("for_loop"),
+        (1..=10).map(|k| 100 * k).collect::<Vec<_>>()
+    );
+    assert_eq!(iters("for_if"), [64, 128, 256, 384, 512]);
+    for p in r["for_loop"].as_array().unwrap() {
+        assert_eq!(p["grouped_evaluations"], 1, "{p}");
+        assert_eq!(p["brute_evaluations"], p["iterations"], "{p}");
+    }
+    let ids: Vec<&str> = r["targets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, ["A1", "A2", "A3", "A4", "A5", "A6"]);
+    let text = stdout(&smrtl(&["bench", "bankan"]));
+    assert_eq!(
+        text.lines()
+            .filter(|l| l.starts_with("PASS ") || l.starts_with("FAIL "))
+            .count(),
+        6,
+        "{text}"
+    );
+}
