@@ -168,7 +168,9 @@ fn targets(rows: &[Row], pad24: Option<u64>) -> Vec<Target> {
             claim: "3DFD: the first zero-replay pad in 4B mode is 24 ([002] §6.4)",
             must: true,
             holds: pad24 == Some(24),
-            detail: format!("first zero pad: {pad24:?}"),
+            detail: pad24.map_or("no zero-replay pad in 0…63".into(), |p| {
+                format!("first zero pad: {p}")
+            }),
         },
         Target {
             id: "K3",
