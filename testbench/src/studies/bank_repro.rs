@@ -12,8 +12,9 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 /// The shipped kernels: (name, JSON).
-pub const KERNELS: [(&str, &str); 9] = [
+pub const KERNELS: [(&str, &str); 10] = [
     ("3DFD", include_str!("../../../examples/bankan/3dfd.json")),
+    ("NW", include_str!("../../../examples/bankan/nw.json")),
     (
         "TP-GSM",
         include_str!("../../../examples/bankan/tp-gsm.json"),
