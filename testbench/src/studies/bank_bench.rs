@@ -68,14 +68,20 @@ fn kernel(for_if: bool, n: u64) -> Kernel {
         .expect("bench kernels are valid")
 }
 
-/// Median milliseconds of `f` over [`RUNS`] runs, and its last result.
+/// Calls of the analysis per timed run (microsecond calls would time the clock's noise).
+const BATCH: u32 = 50;
+
+/// Median milliseconds per call of `f` over [`RUNS`] runs of [`BATCH`] calls, and its last
+/// result.
 fn median<T>(mut f: impl FnMut() -> T) -> (f64, T) {
     let mut last = f();
     let mut ms: Vec<f64> = (0..RUNS)
         .map(|_| {
             let t = Instant::now();
-            last = std::hint::black_box(f());
-            t.elapsed().as_secs_f64() * 1e3
+            for _ in 0..BATCH {
+                last = std::hint::black_box(f());
+            }
+            t.elapsed().as_secs_f64() * 1e3 / f64::from(BATCH)
         })
         .collect();
     ms.sort_by(f64::total_cmp);
@@ -187,7 +193,7 @@ pub fn text(r: &Report) -> String {
     let mut o = String::new();
     let _ = writeln!(
         o,
-        "bench bankan: analysis time per expression, median of {} runs ([002] §8.1; docs/bank-conflicts.md §4.2)",
+        "bench bankan: analysis time per expression, median of {} runs of {BATCH} calls ([002] §8.1; docs/bank-conflicts.md §4.2)",
         r.runs
     );
     for (name, p) in [("for", &r.for_loop), ("for-if", &r.for_if)] {
