@@ -56,6 +56,9 @@ pub fn command(c: clap::Command) -> clap::Command {
 
 /// The system-level bench when the options choose a system's input, else the block-level one.
 pub fn run_with(o: &Options, m: &ArgMatches) -> Result<ExitCode> {
+    if o.target.as_deref() == Some(ANALYZER) && m.get_one::<String>("system").is_none() {
+        return analyzer(o);
+    }
     let chosen =
         cli::choose_bench(m, o.target.as_deref(), o.preset.is_some()).map_err(UsageError)?;
     let report = match chosen {
@@ -68,6 +71,26 @@ pub fn run_with(o: &Options, m: &ArgMatches) -> Result<ExitCode> {
         None => block_level(o)?,
     };
     report.print(o.json)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `smrtl bench bankan`: the static analyzer's time, not a block's.
+const ANALYZER: &str = "bankan";
+
+/// The analyzer bench (docs/bank-conflicts.md §4.2): its own table; the block options are
+/// refused.
+fn analyzer(o: &Options) -> Result<ExitCode> {
+    if o.preset.is_some() || !o.sets.is_empty() {
+        return Err(UsageError(
+            "bench bankan: --preset and --set are for blocks".into(),
+        ));
+    }
+    let r = smrtl_testbench::studies::bank_bench::run();
+    if o.json {
+        println!("{}", serde_json::to_string_pretty(&r)?);
+    } else {
+        print!("{}", smrtl_testbench::studies::bank_bench::text(&r));
+    }
     Ok(ExitCode::SUCCESS)
 }
 

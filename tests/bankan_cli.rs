@@ -375,8 +375,15 @@ fn t17_column_major_offset_period_is_r() {
 /// `--verify BACKEND` on every shipped example: each distinct case on the detector RTL equals
 /// the model, in every mode and bank width the RTL takes.
 fn verify_examples(backend: &str, modes: &[&str]) {
-    for file in ["issue", "3dfd", "lud-forif"] {
-        let path = format!("examples/bankan/{file}.json");
+    let mut files: Vec<_> = std::fs::read_dir("examples/bankan")
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .collect();
+    files.sort();
+    assert!(files.len() >= 12, "{files:?}");
+    for path in files {
+        let file = path.display();
         let v: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
         for mode in modes {
             for width in ["4", "8"] {
@@ -482,5 +489,25 @@ fn optimize_keeps_the_file_layout_when_nothing_fits_the_budget() {
     assert_usage_error(
         &smrtl(&["bankan", e, "--optimize", "--budget", "0"]),
         "--budget 0 is out of range",
+    );
+}
+
+/// An access that leaves its array only where its `if` disables the thread is accepted
+/// (NW's anti-diagonal); one that leaves it for an enabled thread is still refused.
+#[test]
+fn bounds_follow_the_if_conditions() {
+    let kernel = |c: i64| {
+        json!({"block": [16, 1], "arrays": [{"name": "t", "elem_bytes": 4, "rows": 17, "cols": 17}],
+               "accesses": [{"array": "t", "row": [-1, 0, 0], "col": [1, 0, 1],
+                             "for": [{"trips": 16, "inc": [1, 0]}], "if": [{"tx": -1, "i": [1], "c": c}]}]})
+    };
+    let r = analyse(&kernel(0), &[]);
+    assert_eq!(r["accesses"][0]["ideal_wavefronts"], json!(16));
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("k.json");
+    std::fs::write(&file, kernel(1).to_string()).unwrap();
+    assert_usage_error(
+        &smrtl(&["bankan", file.to_str().unwrap()]),
+        &format!("{}: accesses[0]: row index spans -1..=15 over the active threads and iterations; allowed: 0..=16 (the array's rows)", file.display()),
     );
 }

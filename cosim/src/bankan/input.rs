@@ -87,6 +87,9 @@ pub struct Raw {
     pub block: Vec<u64>,
     pub arrays: Vec<RawArray>,
     pub accesses: Vec<RawAccess>,
+    /// Free text: where the kernel comes from and how its accesses were derived (not analysed).
+    #[serde(default)]
+    pub note: Option<String>,
 }
 
 fn d4() -> u32 {
@@ -481,6 +484,11 @@ fn bounds(name: &str, a: &Access, f: [i64; 3], which: usize, limit: u64) -> Resu
     }
     let lo: i64 = f[2] + terms.iter().map(|r| *r.start()).sum::<i64>();
     let hi: i64 = f[2] + terms.iter().map(|r| *r.end()).sum::<i64>();
+    let (lo, hi) = if (lo < 0 || hi >= limit as i64) && !a.conds.is_empty() {
+        conditioned_span(a, f, which).unwrap_or((lo, hi))
+    } else {
+        (lo, hi)
+    };
     if lo < 0 || hi >= limit as i64 {
         return Err(format!(
             "{name} index spans {lo}..={hi} over the active threads and iterations; allowed: \
@@ -490,6 +498,50 @@ fn bounds(name: &str, a: &Access, f: [i64; 3], which: usize, limit: u64) -> Resu
         ));
     }
     Ok(())
+}
+
+/// Most (thread, iteration) pairs [`conditioned_span`] enumerates.
+const MAX_CONDITIONED_PAIRS: u64 = 1 << 22;
+
+/// The exact range of `f` over the threads and iterations where every `if` condition holds
+/// (an access like `temp[m - tx + 1][tx + 1]` under `if (tx <= m)` leaves the array only for
+/// threads the condition disables); `None` when that is more pairs than
+/// [`MAX_CONDITIONED_PAIRS`]. No active pair: the empty range as (0, 0).
+fn conditioned_span(a: &Access, f: [i64; 3], which: usize) -> Option<(i64, i64)> {
+    let trips: Vec<u64> = a.loops.iter().map(|l| l.trips).collect();
+    let iterations: u64 = trips.iter().product();
+    let threads = (a.tx[1] - a.tx[0]) * (a.ty[1] - a.ty[0]);
+    if threads.saturating_mul(iterations) > MAX_CONDITIONED_PAIRS {
+        return None;
+    }
+    let mut span: Option<(i64, i64)> = None;
+    let mut iv = vec![0i64; trips.len()];
+    for n in 0..iterations {
+        let mut rest = n;
+        for (j, &t) in trips.iter().enumerate().rev() {
+            iv[j] = (rest % t) as i64;
+            rest /= t;
+        }
+        let step: i64 = a
+            .loops
+            .iter()
+            .zip(&iv)
+            .map(|(l, &i)| l.inc[which] * i)
+            .sum();
+        for ty in a.ty[0] as i64..a.ty[1] as i64 {
+            for tx in a.tx[0] as i64..a.tx[1] as i64 {
+                let holds = |c: &RawCond| {
+                    let s: i64 = c.i.iter().zip(&iv).map(|(x, &i)| x * i).sum();
+                    c.tx * tx + c.ty * ty + s + c.c >= 0
+                };
+                if a.conds.iter().all(holds) {
+                    let v = f[0] * tx + f[1] * ty + f[2] + step;
+                    span = Some(span.map_or((v, v), |(lo, hi)| (lo.min(v), hi.max(v))));
+                }
+            }
+        }
+    }
+    Some(span.unwrap_or((0, 0)))
 }
 
 impl Kernel {

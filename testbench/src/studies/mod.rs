@@ -2,6 +2,8 @@
 //! the trace files of the elastic pipeline, the memory pipeline with its control in the loop,
 //! and the batch conflict evaluator.
 
+pub mod bank_bench;
+pub mod bank_repro;
 pub mod cache;
 pub mod conflict;
 pub mod mem_eval;

@@ -150,6 +150,16 @@ pub fn experiments() -> Vec<Experiment> {
             single_plot: false,
             run: stall_repro::run::run,
         },
+        Experiment {
+            name: "bank-conflicts",
+            help: "Seed 002 §4.1-§4.2 (Table 8.1, Fig. 8.10(a)): bankan's replays before and after its optimizer on the reconstructed kernels",
+            plot: "bank-conflicts: replays per kernel before and after the proposed layout",
+            waves: "",
+            default_waves: None,
+            options: &[],
+            single_plot: true,
+            run: crate::studies::bank_repro::run,
+        },
     ]
 }
 
