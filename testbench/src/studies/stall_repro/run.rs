@@ -34,7 +34,7 @@ const KERNELS: [(&str, &str); 5] = [
 ];
 
 /// Repetitions of each side of T-f's timing (the least CPU time of each side counts).
-const COST_ROUNDS: usize = 3;
+const COST_ROUNDS: usize = 2;
 
 /// What `smrtl repro stall-inspector` takes beyond `--json`, `--plot` and `--strict`.
 pub const OPTIONS: &[Opt] = &[
