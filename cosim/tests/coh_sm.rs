@@ -269,41 +269,44 @@ fn scratchpad_bank_conflicts_replay_degree_minus_one_cycles() {
     assert_eq!(sources(&trace, 0, 0), [src::LOCAL_SPM]);
 }
 
+/// One SM, two warps: warp 0 DMAs `bytes` into the scratchpad at word 0 and uses its first
+/// word; warp 1, four cycles later, loads scratchpad word `other_word`.
+fn dma_then_use(bytes: u64, other_word: u64) -> Vec<Vec<Vec<Op>>> {
+    let user = vec![
+        Op::Dma {
+            spm: 0,
+            global: 1 << 20,
+            bytes,
+            to_spm: true,
+            reg: NONE,
+        },
+        Op::SpLd {
+            dst: 1,
+            at: Pat::words(0),
+        },
+        use_reg(1),
+    ];
+    let other = vec![
+        delay(1, 4),
+        Op::SpLd {
+            dst: 2,
+            at: Pat::words(other_word),
+        },
+    ];
+    vec![vec![user, other]]
+}
+
 /// A transfer larger than the MSHR file is MSHR-bound: an access waiting on it is
 /// MSHR_FULL ("blocked due to a full MSHR or a pending DMA" [P §VII-C]); with MSHRs for every
 /// line the same wait is PENDING_DMA (docs/stall-inspector.md §10.3).
 #[test]
 fn an_access_behind_an_mshr_bound_transfer_is_mshr_full() {
-    let prog = |bytes: u64| {
-        let user = vec![
-            Op::Dma {
-                spm: 0,
-                global: 1 << 20,
-                bytes,
-                to_spm: true,
-                reg: NONE,
-            },
-            Op::SpLd {
-                dst: 1,
-                at: Pat::words(0),
-            },
-            use_reg(1),
-        ];
-        let other = vec![
-            delay(1, 4),
-            Op::SpLd {
-                dst: 2,
-                at: Pat::words(128),
-            },
-        ];
-        vec![vec![user, other]]
-    };
     let waits = |mshrs: u32, bytes: u64| {
         let p = CohParams {
             mshrs,
             ..params(1, Protocol::Denovo)
         };
-        let (_, trace) = run(&p, prog(bytes));
+        let (_, trace) = run(&p, dma_then_use(bytes, 128));
         let of = |r: u8| {
             trace
                 .iter()
@@ -328,28 +331,7 @@ fn an_access_behind_an_mshr_bound_transfer_is_mshr_full() {
 #[test]
 fn dma_region_blocks_its_first_use_and_other_memory_sees_pending_dma() {
     let p = params(1, Protocol::Denovo);
-    let user = vec![
-        Op::Dma {
-            spm: 0,
-            global: 1 << 20,
-            bytes: 4096,
-            to_spm: true,
-            reg: NONE,
-        },
-        Op::SpLd {
-            dst: 1,
-            at: Pat::words(0),
-        },
-        use_reg(1),
-    ];
-    let other = vec![
-        delay(1, 4),
-        Op::SpLd {
-            dst: 2,
-            at: Pat::words(8192),
-        },
-    ];
-    let (sys, trace) = run(&p, vec![vec![user, other]]);
+    let (sys, trace) = run(&p, dma_then_use(4096, 8192));
     let md = trace.iter().filter(|c| c[0].warps[0].haz_load).count();
     let pd = trace
         .iter()

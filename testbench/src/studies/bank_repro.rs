@@ -6,9 +6,8 @@
 
 use crate::studies::registry::{Failure, Outcome, Request};
 use serde::Serialize;
-use smrtl_cosim::bankan::optimize::{optimize, DEFAULT_BUDGET};
+use smrtl_cosim::bankan::optimize::{optimize, Layout, DEFAULT_BUDGET};
 use smrtl_cosim::bankan::{Kernel, Overrides, Raw};
-use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 /// The shipped kernels: (name, JSON).
@@ -57,13 +56,11 @@ const QUOTED: [&str; 3] = [
 #[derive(Debug, Clone, Serialize)]
 pub struct Row {
     pub kernel: String,
-    pub replays_before: u64,
-    pub bank_width: u32,
-    pub pads: BTreeMap<String, u64>,
-    pub dummies: BTreeMap<String, u64>,
+    /// The optimizer's layout, its replays before and after.
+    #[serde(flatten)]
+    pub layout: Layout,
+    /// Bytes of the layout as written.
     pub bytes_before: u64,
-    pub bytes: u64,
-    pub replays_after: u64,
     /// after / before (1 when there is nothing to remove).
     pub ratio: f64,
 }
@@ -120,18 +117,13 @@ pub fn study() -> Result<Report, String> {
         }
         rows.push(Row {
             kernel: name.into(),
-            replays_before: l.replays_before,
-            bank_width: l.bank_width,
-            pads: l.pads,
-            dummies: l.dummies,
             bytes_before: k.bytes(),
-            bytes: l.bytes,
-            replays_after: l.replays_after,
             ratio: if l.replays_before == 0 {
                 1.0
             } else {
                 l.replays_after as f64 / l.replays_before as f64
             },
+            layout: l,
         });
     }
     let targets = targets(&rows, pad24);
@@ -146,11 +138,21 @@ pub fn study() -> Result<Report, String> {
 fn targets(rows: &[Row], pad24: Option<u64>) -> Vec<Target> {
     let fd = rows.iter().find(|r| r.kernel == "3DFD");
     let fd_ok = fd.is_some_and(|r| {
-        r.bank_width == 8 && r.pads.values().all(|&p| p == 0) && r.replays_after == 0
+        r.layout.bank_width == 8
+            && r.layout.pads.values().all(|&p| p == 0)
+            && r.layout.replays_after == 0
     });
-    let conflicted: Vec<&Row> = rows.iter().filter(|r| r.replays_before > 0).collect();
-    let never_worse = rows.iter().all(|r| r.replays_after <= r.replays_before);
-    let zero = conflicted.iter().filter(|r| r.replays_after == 0).count();
+    let conflicted: Vec<&Row> = rows
+        .iter()
+        .filter(|r| r.layout.replays_before > 0)
+        .collect();
+    let never_worse = rows
+        .iter()
+        .all(|r| r.layout.replays_after <= r.layout.replays_before);
+    let zero = conflicted
+        .iter()
+        .filter(|r| r.layout.replays_after == 0)
+        .count();
     vec![
         Target {
             id: "K1",
@@ -160,7 +162,10 @@ fn targets(rows: &[Row], pad24: Option<u64>) -> Vec<Target> {
             detail: fd.map_or("3DFD missing".into(), |r| {
                 format!(
                     "N = {}, pads {:?}, replays {} -> {}",
-                    r.bank_width, r.pads, r.replays_before, r.replays_after
+                    r.layout.bank_width,
+                    r.layout.pads,
+                    r.layout.replays_before,
+                    r.layout.replays_after
                 )
             }),
         },
@@ -201,20 +206,21 @@ pub fn text(r: &Report) -> String {
     );
     for x in &r.rows {
         let pads: Vec<String> = x
+            .layout
             .pads
             .iter()
-            .map(|(a, p)| format!("{a}={p}({})", x.dummies[a]))
+            .map(|(a, p)| format!("{a}={p}({})", x.layout.dummies[a]))
             .collect();
         let _ = writeln!(
             o,
             "{:<10} {:>8} {:>3} {:<40} {:>7} {:>7} {:>7} {:>6.3}",
             x.kernel,
-            x.replays_before,
-            x.bank_width,
+            x.layout.replays_before,
+            x.layout.bank_width,
             pads.join(","),
             x.bytes_before,
-            x.bytes,
-            x.replays_after,
+            x.layout.bytes,
+            x.layout.replays_after,
             x.ratio
         );
     }
@@ -239,7 +245,7 @@ pub fn svg(r: &Report) -> String {
     let hi = r
         .rows
         .iter()
-        .map(|x| x.replays_before)
+        .map(|x| x.layout.replays_before)
         .max()
         .unwrap_or(1)
         .max(1) as f64;
@@ -275,9 +281,12 @@ pub fn svg(r: &Report) -> String {
     );
     for (i, x) in r.rows.iter().enumerate() {
         let x0 = left + gap + i as f64 * (2.0 * bar + gap);
-        for (j, (v, c)) in [(x.replays_before, "#bdbdbd"), (x.replays_after, "#3182bd")]
-            .into_iter()
-            .enumerate()
+        for (j, (v, c)) in [
+            (x.layout.replays_before, "#bdbdbd"),
+            (x.layout.replays_after, "#3182bd"),
+        ]
+        .into_iter()
+        .enumerate()
         {
             let v = v as f64;
             let _ = writeln!(o, "<rect x=\"{:.1}\" y=\"{:.1}\" width=\"{bar}\" height=\"{:.1}\" fill=\"{c}\"><title>{} {}: {v}</title></rect>", x0 + j as f64 * bar, y(v), y(0.0) - y(v), x.kernel, ["before", "after"][j]);
