@@ -294,6 +294,8 @@ fn bad_input_is_one_line_and_exit_2() {
         ("\"rows\": 24", "\"rows\": -1", "rows: invalid value: integer `-1`"),
         ("\"banks\": 32", "\"banks\": \"32\"", "banks: invalid type: string"),
         ("\"ty\": null", "\"ty\": [1]", "ty: invalid length 1"),
+        ("\"dummy\": 0}", "\"dummy\": 0, \"swizzle\": [3, 0, 2]}", "allowed: [B, M, S] with B ≥ 1, S ≥ B"),
+        ("\"dummy\": 0}", "\"dummy\": 0, \"swizzle\": [3, 2, 3]}", "Swizzle<3,2,3> swizzles blocks of 256 elements but the array has 576"),
     ];
     for (from, to, needle) in cases {
         assert!(issue.contains(from), "{from}");
@@ -309,6 +311,10 @@ fn bad_input_is_one_line_and_exit_2() {
     assert_usage_error(
         &smrtl(&["bankan", e, "--bank-width", "16"]),
         "--bank-width = 16 is out of range; allowed: 4, 8",
+    );
+    assert_usage_error(
+        &smrtl(&["bankan", e, "--no-swizzle"]),
+        "--no-swizzle applies only with --optimize",
     );
     assert_usage_error(
         &smrtl(&["bankan", "no/such.json"]),
@@ -443,7 +449,8 @@ fn optimize_3dfd_prefers_8b_mode_without_padding() {
     assert_eq!(
         l,
         json!({"bank_width": 8, "pads": {"s_data": 0}, "dummies": {"s_data": 0}, "bytes": 2304,
-               "replays_before": 78, "replays_after": 0, "evaluated": 8})
+               "replays_before": 78, "replays_after": 0, "evaluated": 54,
+               "swizzles": {"s_data": null}})
     );
     // Literal counts both halves of an 8-byte word: 4B mode and pad 24, T21's first zero.
     let l = analyse(&v, &["--optimize", "--mode", "literal"]);
@@ -455,7 +462,18 @@ fn optimize_3dfd_prefers_8b_mode_without_padding() {
     let lud: Value =
         serde_json::from_str(&std::fs::read_to_string("examples/bankan/lud-forif.json").unwrap())
             .unwrap();
+    // A swizzle removes every replay for no byte; [002]'s padding alone takes pad 1.
     let l = analyse(&lud, &["--optimize"]);
+    assert_eq!(
+        (
+            l["pads"]["shadow"].clone(),
+            l["swizzles"]["shadow"].clone(),
+            l["bytes"].clone()
+        ),
+        (json!(0), json!([2, 0, 6]), json!(1024))
+    );
+    assert_eq!(l["replays_after"], json!(0));
+    let l = analyse(&lud, &["--optimize", "--no-swizzle"]);
     assert_eq!(
         (l["bank_width"].clone(), l["pads"]["shadow"].clone()),
         (json!(4), json!(1))
@@ -468,7 +486,7 @@ fn optimize_3dfd_prefers_8b_mode_without_padding() {
     assert_eq!(
         stdout(&o),
         "optimize: bank width 8 B; pads s_data 0; dummies s_data 0; 2304 bytes; replays 78 -> 0 \
-         (8 layouts scored)\n"
+         (54 layouts scored)\n"
     );
 }
 

@@ -51,7 +51,7 @@ fn in_ranges(a: &Access, tx: i64, ty: i64) -> bool {
 }
 
 /// Every iteration vector of `trips`, outermost index first, in lexicographic order.
-fn iterations(trips: &[u64]) -> impl Iterator<Item = Vec<u64>> + '_ {
+pub(super) fn iterations(trips: &[u64]) -> impl Iterator<Item = Vec<u64>> + '_ {
     let total: u64 = trips.iter().product();
     (0..total).map(move |mut n| {
         let mut v = vec![0; trips.len()];
@@ -63,13 +63,16 @@ fn iterations(trips: &[u64]) -> impl Iterator<Item = Vec<u64>> + '_ {
     })
 }
 
-/// Active lanes and byte addresses of `warp` at loop indices `iv`, computed directly.
-pub fn lane_addresses(k: &Kernel, a: &Access, warp: u64, iv: &[u64]) -> (Vec<bool>, Vec<u64>) {
-    let arr = &k.arrays[a.array];
-    let pitch = arr.pitch() as i64;
-    let m = arr.elem_bytes as i64;
+/// Active lanes and element offsets (col + row·pitch) of `warp` at loop indices `iv`.
+pub(super) fn lane_elements(
+    k: &Kernel,
+    a: &Access,
+    warp: u64,
+    iv: &[u64],
+) -> (Vec<bool>, Vec<i64>) {
+    let pitch = k.arrays[a.array].pitch() as i64;
     let mut active = vec![false; k.lanes as usize];
-    let mut addrs = vec![0u64; k.lanes as usize];
+    let mut elems = vec![0i64; k.lanes as usize];
     for (l, lane) in lanes(k, warp).into_iter().enumerate() {
         let Some((tx, ty)) = lane else { continue };
         let cond = |c: &super::input::RawCond| {
@@ -88,15 +91,37 @@ pub fn lane_addresses(k: &Kernel, a: &Access, warp: u64, iv: &[u64]) -> (Vec<boo
                 .sum();
             f[0] * tx + f[1] * ty + f[2] + s
         };
-        let e = idx(a.col, 1) + idx(a.row, 0) * pitch;
         active[l] = true;
-        addrs[l] = (arr.base as i64 + m * e) as u64;
+        elems[l] = idx(a.col, 1) + idx(a.row, 0) * pitch;
     }
+    (active, elems)
+}
+
+/// Active lanes and byte addresses of `warp` at loop indices `iv`, computed directly (through
+/// the array's swizzle, if any).
+pub fn lane_addresses(k: &Kernel, a: &Access, warp: u64, iv: &[u64]) -> (Vec<bool>, Vec<u64>) {
+    let arr = &k.arrays[a.array];
+    let m = arr.elem_bytes as i64;
+    let (active, elems) = lane_elements(k, a, warp, iv);
+    let addrs = active
+        .iter()
+        .zip(&elems)
+        .map(|(&on, &e)| match (on, arr.swizzle) {
+            (false, _) => 0,
+            (true, None) => (arr.base as i64 + m * e) as u64,
+            (true, Some(sw)) => arr.base + m as u64 * sw.apply(e as u64),
+        })
+        .collect();
     (active, addrs)
 }
 
+/// The degree of a case through the bank model's function.
+pub(super) fn degree_of_case(cfg: &crate::blocks::bank_conflict_detector::Cfg, c: &Case) -> u32 {
+    degree_of(cfg, &c.active, &c.addrs).degree
+}
+
 /// Adds one executed case of degree `d`, `n` times, to warp `w`'s figures.
-fn add(r: &mut AccessResult, w: usize, d: u32, n: u64) {
+pub(super) fn add(r: &mut AccessResult, w: usize, d: u32, n: u64) {
     r.degree[w] = r.degree[w].max(d);
     r.warp_conflicts[w] += d as u64 * n;
     r.conflicts += d as u64 * n;
@@ -104,7 +129,7 @@ fn add(r: &mut AccessResult, w: usize, d: u32, n: u64) {
     r.executed += n;
 }
 
-fn empty(k: &Kernel) -> AccessResult {
+pub(super) fn empty(k: &Kernel) -> AccessResult {
     let w = k.warps() as usize;
     AccessResult {
         degree: vec![0; w],
@@ -216,6 +241,9 @@ pub fn cases(k: &Kernel, a: &Access) -> Vec<Case> {
 fn grouped_with(k: &Kernel, a: &Access, sink: &mut dyn FnMut(Case)) -> AccessResult {
     let cfg = k.cfg(a.array);
     let arr = &k.arrays[a.array];
+    if let Some(sw) = arr.swizzle {
+        return super::swizzle::grouped(k, a, sw, sink);
+    }
     let (pitch, m) = (arr.pitch() as i64, arr.elem_bytes as i64);
     let bw = (k.banks * k.layer_bytes) as i64;
     let bound: Vec<usize> = (0..a.loops.len())

@@ -4,6 +4,7 @@
 //! (§1.2) and the documented size limits before any analysis, with a one-line error that names
 //! the field and the allowed values.
 
+use super::swizzle::Swizzle;
 use crate::blocks::bank_conflict_detector::Cfg;
 use serde::{de::Error as _, Deserialize, Deserializer};
 use smrtl_hdl::blocks::bank_conflict_detector::Mode;
@@ -51,6 +52,7 @@ named! {
     f_cols: u64 = "cols";
     f_pad: u64 = "pad";
     f_dummy: u64 = "dummy";
+    f_swizzle: Option<[u32; 3]> = "swizzle";
     f_array: String = "array";
     f_row: [i64; 3] = "row";
     f_col: [i64; 3] = "col";
@@ -123,6 +125,9 @@ pub struct RawArray {
     /// Inter-padding: elements placed before the array.
     #[serde(default, deserialize_with = "f_dummy")]
     pub dummy: u64,
+    /// CuTe's `Swizzle<B, M, S>` as `[B, M, S]` on the element offset, or null (§3.6).
+    #[serde(default, deserialize_with = "f_swizzle")]
+    pub swizzle: Option<[u32; 3]>,
 }
 
 /// One access: `array[row][col]`, row and col affine in (tx, ty) and the loop indices.
@@ -198,6 +203,8 @@ pub struct Array {
     pub dummy: u64,
     /// Byte address of element [0][0].
     pub base: u64,
+    /// The XOR swizzle on element offsets, if any.
+    pub swizzle: Option<Swizzle>,
 }
 
 impl Array {
@@ -356,11 +363,30 @@ impl Raw {
                 pad: a.pad,
                 dummy: a.dummy,
                 base: start + a.dummy * m,
+                swizzle: swizzled(a).map_err(at)?,
             });
             next = end;
         }
         Ok(out)
     }
+}
+
+/// The array's swizzle, checked: its period must divide the array's elements, so swizzled
+/// offsets stay inside the array.
+fn swizzled(a: &RawArray) -> Result<Option<Swizzle>> {
+    let Some(b_m_s) = a.swizzle else {
+        return Ok(None);
+    };
+    let sw = Swizzle::new(b_m_s)?;
+    let elems = a.rows.saturating_mul(a.cols.saturating_add(a.pad));
+    if !elems.is_multiple_of(sw.period()) {
+        return Err(format!(
+            "{sw} swizzles blocks of {} elements but the array has {elems} (rows × (cols + \
+             pad)); allowed: a swizzle whose 2^(B+M+S) divides the array's elements",
+            sw.period()
+        ));
+    }
+    Ok(Some(sw))
 }
 
 fn one_of(name: &str, v: u64, allowed: &[u64]) -> Result<()> {

@@ -7,6 +7,7 @@ pub mod analysis;
 pub mod input;
 pub mod optimize;
 pub mod output;
+pub mod swizzle;
 
 pub use input::{parse_mode, Kernel, Overrides, Raw};
 pub use output::Report;

@@ -6,6 +6,7 @@
 
 use super::analysis;
 use super::input::Kernel;
+use super::swizzle::Swizzle;
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -26,6 +27,8 @@ pub struct Layout {
     pub pads: BTreeMap<String, u64>,
     /// Array name → dummy elements before it.
     pub dummies: BTreeMap<String, u64>,
+    /// Array name → its XOR swizzle `[B, M, S]` (CuTe's `Swizzle<B, M, S>`), or null.
+    pub swizzles: BTreeMap<String, Option<[u32; 3]>>,
     /// Bytes of the layout.
     pub bytes: u64,
     pub replays_before: u64,
@@ -48,15 +51,19 @@ struct Candidate {
     n: u32,
     pads: Vec<u64>,
     dummies: Vec<u64>,
+    swizzles: Vec<Option<Swizzle>>,
     replays: u64,
     bytes: u64,
 }
 
 impl Candidate {
-    fn key(&self, base_bytes: u64) -> (u64, u64, bool) {
+    /// Fewest replays, then fewest extra bytes, then no swizzle (it changes the kernel's index
+    /// arithmetic, a bank width only a launch parameter), then N = 4.
+    fn key(&self, base_bytes: u64) -> (u64, u64, bool, bool) {
         (
             self.replays,
             self.bytes.saturating_sub(base_bytes),
+            self.swizzles.iter().any(Option::is_some),
             self.n != 4,
         )
     }
@@ -68,12 +75,17 @@ struct Search<'a> {
     /// Bytes with no pad and no dummy, N's bytes do not matter.
     base_bytes: u64,
     evaluated: u64,
+    /// The swizzles [`Search::score`] lays out (none while padding).
+    swizzles: Vec<Option<Swizzle>>,
 }
 
 impl Search<'_> {
     /// Scores a layout; `None` if it does not fit the layout limit or the budget.
     fn score(&mut self, n: u32, pads: &[u64], dummies: &[u64]) -> Option<Candidate> {
-        let k = self.k.relayout(n, pads, dummies)?;
+        let mut k = self.k.relayout(n, pads, dummies)?;
+        for (a, &sw) in k.arrays.iter_mut().zip(&self.swizzles) {
+            a.swizzle = sw;
+        }
         let bytes = k.bytes();
         if bytes > self.budget {
             return None;
@@ -83,6 +95,7 @@ impl Search<'_> {
             n,
             pads: pads.to_vec(),
             dummies: dummies.to_vec(),
+            swizzles: self.swizzles.clone(),
             replays: replays(&k),
             bytes,
         })
@@ -217,6 +230,32 @@ impl Search<'_> {
         c
     }
 
+    /// XOR swizzles instead of pads (docs/bank-conflicts.md §4.3): per array, unpadded, the
+    /// [`Swizzle::candidates`] that tile it, each scored with the other arrays unswizzled; the
+    /// one with the fewest replays (none if none cuts any) for every array at once.
+    fn swizzled(&mut self, n: u32) -> Option<Candidate> {
+        let arrays = self.k.arrays.len();
+        let zero = vec![0u64; arrays];
+        let mut chosen: Vec<Option<Swizzle>> = vec![None; arrays];
+        let elems: Vec<u64> = self.k.arrays.iter().map(|a| a.rows * a.cols).collect();
+        for (j, &elems) in elems.iter().enumerate() {
+            self.swizzles = vec![None; arrays];
+            let mut best = self.score(n, &zero, &zero)?.replays;
+            for sw in Swizzle::candidates().filter(|sw| elems.is_multiple_of(sw.period())) {
+                self.swizzles[j] = Some(sw);
+                if let Some(c) = self.score(n, &zero, &zero) {
+                    if c.replays < best {
+                        (best, chosen[j]) = (c.replays, Some(sw));
+                    }
+                }
+            }
+        }
+        self.swizzles = chosen;
+        let c = self.score(n, &zero, &zero).map(|c| self.dummies(c));
+        self.swizzles = vec![None; arrays];
+        c
+    }
+
     /// B·W/M for array `j`: elements in one layer of all banks.
     fn layer_elems(&self, j: usize) -> u64 {
         (self.k.banks * self.k.layer_bytes / self.k.arrays[j].elem_bytes) as u64
@@ -226,6 +265,12 @@ impl Search<'_> {
 /// The optimizer: bank widths N ∈ {4, 8} when W = 8 (else the file's), progressive pad ranges
 /// until a zero-replay layout fits `budget` bytes, then dummies.
 pub fn optimize(k: &Kernel, budget: u64) -> Layout {
+    optimize_with(k, budget, true)
+}
+
+/// [`optimize`], with the XOR swizzle candidates (§4.3) or, `swizzles` false, padding alone
+/// as [002]'s optimizer (the kernel study's choice).
+pub fn optimize_with(k: &Kernel, budget: u64, swizzles: bool) -> Layout {
     let widths: Vec<u32> = if k.layer_bytes == 8 {
         vec![4, 8]
     } else {
@@ -239,10 +284,21 @@ pub fn optimize(k: &Kernel, budget: u64) -> Layout {
             .relayout(4, &vec![0; arrays], &vec![0; arrays])
             .map_or(0, |z| z.bytes()),
         evaluated: 0,
+        swizzles: vec![None; arrays],
     };
     let before = replays(k);
     let cap = (0..arrays).map(|j| s.layer_elems(j)).max().unwrap_or(1) - 1;
     let mut best: Option<Candidate> = None;
+    for &n in widths.iter().filter(|_| swizzles) {
+        if let Some(c) = s.swizzled(n) {
+            if best
+                .as_ref()
+                .is_none_or(|b| c.key(s.base_bytes) < b.key(s.base_bytes))
+            {
+                best = Some(c);
+            }
+        }
+    }
     for &(_, hi) in RANGES.iter().filter(|(lo, _)| *lo <= cap) {
         for &n in &widths {
             let options = s.options(n, hi.min(cap));
@@ -267,6 +323,9 @@ pub fn optimize(k: &Kernel, budget: u64) -> Layout {
             bank_width: b.n,
             pads: (0..arrays).map(|j| (name(j), b.pads[j])).collect(),
             dummies: (0..arrays).map(|j| (name(j), b.dummies[j])).collect(),
+            swizzles: (0..arrays)
+                .map(|j| (name(j), b.swizzles[j].map(Swizzle::b_m_s)))
+                .collect(),
             bytes: b.bytes,
             replays_before: before,
             replays_after: b.replays,
@@ -277,6 +336,9 @@ pub fn optimize(k: &Kernel, budget: u64) -> Layout {
             bank_width: k.bank_width,
             pads: (0..arrays).map(|j| (name(j), k.arrays[j].pad)).collect(),
             dummies: (0..arrays).map(|j| (name(j), k.arrays[j].dummy)).collect(),
+            swizzles: (0..arrays)
+                .map(|j| (name(j), k.arrays[j].swizzle.map(Swizzle::b_m_s)))
+                .collect(),
             bytes: k.bytes(),
             replays_before: before,
             replays_after: before,
@@ -290,16 +352,17 @@ mod tests {
     use super::*;
     use crate::bankan::{Overrides, Raw};
 
-    /// `n` arrays of 16×32 floats, each read down a column by 16 threads (stride 32: 16-way).
+    /// `n` arrays of 15×32 floats, each read down a column by 15 threads (stride 32: 15-way; no
+    /// swizzle tiles 480 elements with bits above the row's 32).
     fn columns(n: usize) -> Kernel {
         let arrays: Vec<String> = (0..n)
-            .map(|j| format!(r#"{{"name": "a{j}", "elem_bytes": 4, "rows": 16, "cols": 32}}"#))
+            .map(|j| format!(r#"{{"name": "a{j}", "elem_bytes": 4, "rows": 15, "cols": 32}}"#))
             .collect();
         let accesses: Vec<String> = (0..n)
             .map(|j| format!(r#"{{"array": "a{j}", "row": [1, 0, 0], "col": [0, 0, 0]}}"#))
             .collect();
         let text = format!(
-            r#"{{"layer_bytes": 4, "block": [16, 1], "arrays": [{}], "accesses": [{}]}}"#,
+            r#"{{"layer_bytes": 4, "block": [15, 1], "arrays": [{}], "accesses": [{}]}}"#,
             arrays.join(", "),
             accesses.join(", ")
         );
@@ -313,7 +376,7 @@ mod tests {
         // 13 arrays with options {0, 1} each: 2^13 = 8192 combinations > EXHAUSTIVE.
         let k = columns(13);
         let l = optimize(&k, DEFAULT_BUDGET);
-        assert_eq!(l.replays_before, 13 * 15);
+        assert_eq!(l.replays_before, 13 * 14);
         assert_eq!(l.replays_after, 0);
         assert!(l.pads.values().all(|&p| p == 1), "{:?}", l.pads);
         assert!(
@@ -323,6 +386,31 @@ mod tests {
         );
         // The same verdict as the exhaustive search on a small instance.
         let small = optimize(&columns(3), DEFAULT_BUDGET);
-        assert_eq!((small.replays_after, small.bytes), (0, 3 * 16 * 33 * 4));
+        assert_eq!((small.replays_after, small.bytes), (0, 3 * 15 * 33 * 4));
+    }
+
+    #[test]
+    fn a_transpose_takes_a_swizzle_for_no_byte_and_3dfd_keeps_8b_mode() {
+        // tile[tx][ty] read by 32×8 threads: a column per warp, 16-way in 4B mode (T7).
+        let text = r#"{"block": [32, 8], "arrays": [{"name": "tile", "elem_bytes": 4,
+            "rows": 32, "cols": 32}], "accesses": [{"array": "tile", "row": [1, 0, 0],
+            "col": [0, 1, 0]}]}"#;
+        let k = Raw::parse(text)
+            .and_then(|r| r.validate(Overrides::default()))
+            .unwrap();
+        let l = optimize(&k, DEFAULT_BUDGET);
+        assert_eq!(
+            (l.replays_before, l.replays_after),
+            (8 * 15, 0),
+            "16-way (T7)"
+        );
+        assert_eq!(l.bytes, 32 * 32 * 4, "no byte added");
+        assert_eq!(l.pads["tile"], 0);
+        let sw = Swizzle::new(l.swizzles["tile"].expect("a swizzle")).unwrap();
+        // The chosen swizzle permutes each row's 32 columns by its row (XOR of 5 bits).
+        assert_eq!((sw.to_string(), l.bank_width), ("Swizzle<4,0,6>".into(), 4));
+        // Padding by one element also removes every replay, for 128 bytes more: not chosen.
+        let padded = k.relayout(4, &[1], &[0]).unwrap();
+        assert_eq!(replays(&padded), 0);
     }
 }

@@ -171,6 +171,9 @@ fn expr(k: &Kernel, a: &Access) -> String {
     };
     let arr = &k.arrays[a.array];
     let mut s = format!("{}[{}][{}]", arr.name, idx(a.row, 0), idx(a.col, 1));
+    if let Some(sw) = arr.swizzle {
+        let _ = write!(s, " through {sw}");
+    }
     for (j, l) in a.loops.iter().enumerate() {
         let _ = write!(s, " for i{j} < {}", l.trips);
     }

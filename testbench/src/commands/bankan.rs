@@ -3,7 +3,7 @@
 
 use crate::output::read_text;
 use crate::studies::conflict::{Backend, Batch};
-use smrtl_cosim::bankan::optimize::{optimize, DEFAULT_BUDGET};
+use smrtl_cosim::bankan::optimize::{optimize_with, DEFAULT_BUDGET};
 use smrtl_cosim::bankan::{self, analysis, input::MAX_FILE_BYTES, Kernel, Overrides, Raw};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -37,6 +37,9 @@ pub struct BankanArgs {
     /// §3.5); prints it instead of the analysis.
     #[arg(long)]
     pub optimize: bool,
+    /// --optimize with padding alone, [002]'s optimizer (no XOR swizzle candidates).
+    #[arg(long)]
+    pub no_swizzle: bool,
     /// Memory budget of --optimize, in bytes.
     #[arg(long, value_parser = crate::arg_values::uint_named::<u64>(1, 1 << 32))]
     pub budget: Option<u64>,
@@ -117,6 +120,9 @@ pub fn run(a: BankanArgs) -> Result<ExitCode> {
     if a.budget.is_some() && !a.optimize {
         return Err("--budget applies only with --optimize".into());
     }
+    if a.no_swizzle && !a.optimize {
+        return Err("--no-swizzle applies only with --optimize".into());
+    }
     if a.budget == Some(0) || a.budget.is_some_and(|b| b > 1 << 32) {
         return Err(format!(
             "--budget {} is out of range; allowed: 1..={}",
@@ -136,7 +142,7 @@ pub fn run(a: BankanArgs) -> Result<ExitCode> {
         ));
     }
     if a.optimize {
-        let l = optimize(&k, a.budget.unwrap_or(DEFAULT_BUDGET));
+        let l = optimize_with(&k, a.budget.unwrap_or(DEFAULT_BUDGET), !a.no_swizzle);
         if a.json {
             println!("{}", serde_json::to_string(&l).map_err(|e| e.to_string())?);
         } else {
@@ -146,9 +152,19 @@ pub fn run(a: BankanArgs) -> Result<ExitCode> {
                     .collect::<Vec<_>>()
                     .join(", ")
             };
+            let swizzled: Vec<String> = l
+                .swizzles
+                .iter()
+                .filter_map(|(k, v)| v.map(|[b, m, s]| format!("{k} Swizzle<{b},{m},{s}>")))
+                .collect();
+            let swizzles = if swizzled.is_empty() {
+                String::new()
+            } else {
+                format!("; swizzles {}", swizzled.join(", "))
+            };
             println!(
-                "optimize: bank width {} B; pads {}; dummies {}; {} bytes; replays {} -> {} \
-                 ({} layouts scored)",
+                "optimize: bank width {} B; pads {}; dummies {}{swizzles}; {} bytes; replays {} \
+                 -> {} ({} layouts scored)",
                 l.bank_width,
                 list(&l.pads),
                 list(&l.dummies),

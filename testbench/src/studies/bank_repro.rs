@@ -6,7 +6,7 @@
 
 use crate::studies::registry::{Failure, Outcome, Request};
 use serde::Serialize;
-use smrtl_cosim::bankan::optimize::{optimize, Layout, DEFAULT_BUDGET};
+use smrtl_cosim::bankan::optimize::{optimize_with, Layout, DEFAULT_BUDGET};
 use smrtl_cosim::bankan::{Kernel, Overrides, Raw};
 use std::fmt::Write as _;
 
@@ -111,7 +111,7 @@ pub fn study() -> Result<Report, String> {
     let mut pad24 = None;
     for (name, text) in KERNELS {
         let k = kernel(name, text)?;
-        let l = optimize(&k, DEFAULT_BUDGET);
+        let l = optimize_with(&k, DEFAULT_BUDGET, false);
         if name == "3DFD" {
             pad24 = first_zero_pad(&k);
         }
