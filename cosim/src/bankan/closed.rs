@@ -24,7 +24,9 @@ fn gcd(a: u64, b: u64) -> u64 {
 ///   bytes (all lanes in one bank, distinct layers; [002] §5.3 "B·R | S → conflict = thread
 ///   count") → the lane count;
 /// - full vector, L = B, every mode: conventional (case 2) → gcd(S, B) ([002] §2.2, §3.1);
-///   row-major (case 1) odd S → 1 ([002] §4.4.1); column-major (case 4) S = σ·R, σ odd → 1
+///   row-major (case 1) odd S → 1 ([002] §4.4.1); row-major S = σ·2^e with σ ≥ 3 odd, σ > R
+///   and 2^e < B → 2^e (the 2^e groups of σ rows, conflicting pairs in distinct layers,
+///   [002] §4.4.1, Alg. 4.2, §6.2.1); column-major (case 4) S = σ·R, σ odd → 1
 ///   ([002] §4.4.1, Table 4.2);
 /// - full vector, L = B, Multicast only: row-major S = 2^s < B·R at an offset that is a multiple
 ///   of B·R → Alg. 4.1's base value (other offsets add [002]'s undefined "+0 or +1");
@@ -69,6 +71,10 @@ pub fn degree(cfg: &Cfg, stride: i64, offset: i64, active: u32) -> Option<u32> {
         let r = w / n;
         if s % 2 == 1 {
             return Some(1);
+        }
+        let (e, sigma) = (s.trailing_zeros(), s >> s.trailing_zeros());
+        if sigma >= 3 && sigma > r && (1u64 << e) < b {
+            return Some(1 << e);
         }
         if multicast && s.is_power_of_two() && s < b * r && o == 0 {
             let g = gcd(s, b);
