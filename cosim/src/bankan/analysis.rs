@@ -27,6 +27,21 @@ pub struct AccessResult {
     pub evaluations: u64,
     /// Of [`Self::evaluations`], those a closed form answered ([`closed::degree`]).
     pub closed: u64,
+    /// Each distinct case with the warp accesses it stands for ([`grouped`] only; empty with
+    /// [`brute`]): [002] §5.2's per-case iteration counts and Alg. 5.1's C_i.
+    pub cases: Vec<CaseCount>,
+}
+
+/// One distinct case of [`AccessResult::cases`].
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct CaseCount {
+    /// Active lanes.
+    pub lanes: u32,
+    /// Byte offset mod B·W of the warp's first lane in range (its origin, §3.3).
+    pub offset: u64,
+    pub degree: u32,
+    /// Warp accesses (warps × iterations) of this case.
+    pub count: u64,
 }
 
 /// The worst warp access: its warp, loop indices, active lanes and byte addresses.
@@ -118,6 +133,7 @@ fn empty(k: &Kernel) -> AccessResult {
         executed: 0,
         evaluations: 0,
         closed: 0,
+        cases: vec![],
     }
 }
 
@@ -238,6 +254,7 @@ fn grouped_with(k: &Kernel, a: &Access, mut sink: Option<&mut dyn FnMut(Case)>) 
         degrees: HashMap::new(),
     };
     let mut r = empty(k);
+    let mut counts: HashMap<(usize, u64, i64), u64> = HashMap::new();
     for warp in 0..k.warps() {
         let ls = lanes(k, warp);
         let on: Vec<bool> = ls
@@ -286,10 +303,22 @@ fn grouped_with(k: &Kernel, a: &Access, mut sink: Option<&mut dyn FnMut(Case)>) 
                         d
                     }
                 };
+                *counts.entry(key).or_default() += n * nf;
                 add(&mut r, warp as usize, d, n * nf);
             }
         }
     }
+    let mut keys: Vec<_> = counts.into_iter().collect();
+    keys.sort_unstable_by_key(|&((id, mask, off), _)| (id, off, mask));
+    r.cases = keys
+        .into_iter()
+        .map(|(key, count)| CaseCount {
+            lanes: key.1.count_ones(),
+            offset: key.2 as u64,
+            degree: cases.degrees[&key],
+            count,
+        })
+        .collect();
     r
 }
 
