@@ -46,7 +46,7 @@ pub fn degree(cfg: &Cfg, stride: i64, offset: i64, active: u32) -> Option<u32> {
         cfg.elem_bytes as u64,
     );
     let s = stride.unsigned_abs();
-    if (s * m) % (b * w) == 0 {
+    if (s * m).is_multiple_of(b * w) {
         return Some(active);
     }
     if active != cfg.lanes || cfg.lanes != cfg.banks {
@@ -78,7 +78,7 @@ pub fn degree(cfg: &Cfg, stride: i64, offset: i64, active: u32) -> Option<u32> {
         }
         if multicast && s.is_power_of_two() && s < b * r && o == 0 {
             let g = gcd(s, b);
-            let base = if s % b == 0 { g * s / b } else { g };
+            let base = if s.is_multiple_of(b) { g * s / b } else { g };
             return Some(base.div_ceil(r) as u32);
         }
         return None;
@@ -86,7 +86,7 @@ pub fn degree(cfg: &Cfg, stride: i64, offset: i64, active: u32) -> Option<u32> {
     if m < n && n == w {
         // Column-major, R = W/M.
         let r = w / m;
-        if s % r == 0 && (s / r) % 2 == 1 {
+        if s.is_multiple_of(r) && (s / r) % 2 == 1 {
             return Some(1);
         }
         if multicast && s < r {
