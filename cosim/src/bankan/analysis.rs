@@ -7,7 +7,35 @@
 use super::closed;
 use super::input::{Access, Kernel};
 use crate::blocks::bank_conflict_detector::degree_of;
-use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+
+/// A multiply-rotate hasher for the analysis's small integer keys: the distinct-case tables are
+/// hit once per case, and SipHash's cost per case would make `for-if`'s time follow its case
+/// count (docs/bank-conflicts.md §4.4).
+#[derive(Default)]
+struct Fx(u64);
+
+impl Hasher for Fx {
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(b as u64);
+        }
+    }
+    fn write_u64(&mut self, x: u64) {
+        self.0 = (self.0.rotate_left(5) ^ x).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+    fn write_i64(&mut self, x: i64) {
+        self.write_u64(x as u64);
+    }
+    fn write_usize(&mut self, x: usize) {
+        self.write_u64(x as u64);
+    }
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+type HashMap<K, V> = std::collections::HashMap<K, V, BuildHasherDefault<Fx>>;
 
 /// One access over the block and its loop nest.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -165,7 +193,8 @@ pub fn brute(k: &Kernel, a: &Access) -> AccessResult {
 struct Cases {
     shapes: HashMap<Vec<i64>, usize>,
     shape_list: Vec<Vec<i64>>,
-    degrees: HashMap<(usize, u64, i64), u32>,
+    /// Per case key: its degree and the warp accesses it stands for.
+    degrees: HashMap<(usize, u64, i64), (u32, u64)>,
 }
 
 impl Cases {
@@ -243,18 +272,22 @@ fn grouped_with(k: &Kernel, a: &Access, mut sink: Option<&mut dyn FnMut(Case)>) 
         .filter(|&j| a.conds.iter().any(|c| c.i[j] != 0))
         .collect();
     let free: Vec<usize> = (0..a.loops.len()).filter(|j| !bound.contains(j)).collect();
-    let free_dist = free_offsets(a, &free, m, pitch, bw);
+    let free_dist: Vec<(i64, u64)> = free_offsets(a, &free, m, pitch, bw)
+        .into_iter()
+        .enumerate()
+        .filter(|&(_, c)| c > 0)
+        .map(|(r, c)| (r as i64, c))
+        .collect();
     // Element = α·tx + β·ty + γ.
     let alpha = a.col[0] + a.row[0] * pitch;
     let beta = a.col[1] + a.row[1] * pitch;
     let gamma = a.col[2] + a.row[2] * pitch;
     let mut cases = Cases {
-        shapes: HashMap::new(),
+        shapes: HashMap::default(),
         shape_list: vec![],
-        degrees: HashMap::new(),
+        degrees: HashMap::default(),
     };
     let mut r = empty(k);
-    let mut counts: HashMap<(usize, u64, i64), u64> = HashMap::new();
     for warp in 0..k.warps() {
         let ls = lanes(k, warp);
         let on: Vec<bool> = ls
@@ -276,11 +309,14 @@ fn grouped_with(k: &Kernel, a: &Access, mut sink: Option<&mut dyn FnMut(Case)>) 
             if mask == 0 {
                 continue;
             }
-            for (rf, &nf) in free_dist.iter().enumerate().filter(|(_, &c)| c > 0) {
-                let off = (warp_base + boff + rf as i64).rem_euclid(bw);
+            for &(rf, nf) in &free_dist {
+                let off = (warp_base + boff + rf).rem_euclid(bw);
                 let key = (id, mask, off);
-                let d = match cases.degrees.get(&key) {
-                    Some(&d) => d,
+                let d = match cases.degrees.get_mut(&key) {
+                    Some(e) => {
+                        e.1 += n * nf;
+                        e.0
+                    }
                     None => {
                         let shape = &cases.shape_list[id];
                         let fast = strided(shape, mask, m).and_then(|(s, o)| {
@@ -299,23 +335,22 @@ fn grouped_with(k: &Kernel, a: &Access, mut sink: Option<&mut dyn FnMut(Case)>) 
                         };
                         r.evaluations += 1;
                         r.closed += u64::from(fast.is_some());
-                        cases.degrees.insert(key, d);
+                        cases.degrees.insert(key, (d, n * nf));
                         d
                     }
                 };
-                *counts.entry(key).or_default() += n * nf;
                 add(&mut r, warp as usize, d, n * nf);
             }
         }
     }
-    let mut keys: Vec<_> = counts.into_iter().collect();
+    let mut keys: Vec<_> = cases.degrees.into_iter().collect();
     keys.sort_unstable_by_key(|&((id, mask, off), _)| (id, off, mask));
     r.cases = keys
         .into_iter()
-        .map(|(key, count)| CaseCount {
-            lanes: key.1.count_ones(),
-            offset: key.2 as u64,
-            degree: cases.degrees[&key],
+        .map(|((_, mask, off), (degree, count))| CaseCount {
+            lanes: mask.count_ones(),
+            offset: off as u64,
+            degree,
             count,
         })
         .collect();
@@ -360,7 +395,7 @@ fn bound_counts(
     bw: i64,
 ) -> HashMap<(u64, i64), u64> {
     let step = |j: usize| a.loops[j].inc[0] * row_bytes + m * a.loops[j].inc[1];
-    let mut per_mask: HashMap<(u64, i64), u64> = HashMap::new();
+    let mut per_mask: HashMap<(u64, i64), u64> = HashMap::default();
     let Some((&inner, outer)) = bound.split_last() else {
         let mask = mask_at(a, ls, on, &[], &[]);
         per_mask.insert((mask, 0), 1);
