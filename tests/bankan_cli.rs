@@ -1,6 +1,6 @@
 //! `smrtl bankan` through the binary (docs/bank-conflicts.md §3.4): the spec's §5 T-vectors
-//! that the analysis answers (T1–T17, T21–T24; T18–T20 need the closed forms and case counts
-//! of later slices), the 3DFD pad sweep (T21, T22), the exact output of the issue's JSON
+//! that the analysis answers (T1–T24; T18–T20 through the distinct cases of `--json`), the
+//! 3DFD pad sweep (T21, T22), the exact output of the issue's JSON
 //! example, --brute-force agreeing with the grouped analysis, and one-line refusals.
 
 mod common;
@@ -216,7 +216,13 @@ fn the_issue_example_exactly() {
                 "warp_conflicts": [1, 1, 1, 1, 1, 1, 1, 1],
                 "replays": 0, "conflicts": 8, "wavefronts": 8, "ideal_wavefronts": 8,
                 "evaluations": 4,
-                "explanation": "warp 0: degree 1, every bank serves one layer"
+                "explanation": "warp 0: degree 1, every bank serves one layer",
+                "cases": [
+                    {"lanes": 8, "offset": 16, "degree": 1, "count": 2},
+                    {"lanes": 8, "offset": 80, "degree": 1, "count": 2},
+                    {"lanes": 8, "offset": 144, "degree": 1, "count": 2},
+                    {"lanes": 8, "offset": 208, "degree": 1, "count": 2}
+                ]
             }],
             "total_replays": 0, "total_conflicts": 8,
             "total_wavefronts": 8, "total_ideal_wavefronts": 8
@@ -234,10 +240,11 @@ fn the_issue_example_exactly() {
     );
 }
 
-/// Everything but the evaluation counts.
+/// Everything but the evaluation counts and the distinct cases (not listed by brute force).
 fn without_evaluations(mut v: Value) -> Value {
     for a in v["accesses"].as_array_mut().unwrap() {
         a.as_object_mut().unwrap().remove("evaluations");
+        a.as_object_mut().unwrap().remove("cases");
     }
     v
 }
@@ -528,4 +535,98 @@ fn bounds_follow_the_if_conditions() {
         &smrtl(&["bankan", file.to_str().unwrap()]),
         &format!("{}: accesses[0]: row index spans -1..=15 over the active threads and iterations; allowed: 0..=16 (the array's rows)", file.display()),
     );
+}
+
+/// The `cases` of the single access of `v`: (lanes, byte offset, degree, count) each.
+fn case_list(v: &Value) -> Vec<(u64, u64, u64, u64)> {
+    analyse(v, &[])["accesses"][0]["cases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            let f = |k: &str| c[k].as_u64().unwrap();
+            (f("lanes"), f("offset"), f("degree"), f("count"))
+        })
+        .collect()
+}
+
+/// T18 ([002] App. A-1, Table A-1): column-major, R = 4 (W = N = 16, M = 4), stride 11. One
+/// thread reads element row_idx + 11·k at iteration k = 0…3, each iteration its own case; a
+/// case's byte offset gives ⟨imm_col_offset, row_offset⟩ = ⟨offset / N, (offset mod N) / M⟩.
+#[test]
+fn t18_column_major_stride_11_table() {
+    let want = [
+        [(0, 0), (2, 3), (5, 2), (8, 1)],
+        [(0, 1), (3, 0), (5, 3), (8, 2)],
+        [(0, 2), (3, 1), (6, 0), (8, 3)],
+        [(0, 3), (3, 2), (6, 1), (9, 0)],
+    ];
+    for (row_idx, want) in want.iter().enumerate() {
+        let v = json!({
+            "banks": 32, "lanes": 32, "layer_bytes": 16, "bank_width": 16, "block": [1, 1],
+            "arrays": [{"name": "a", "elem_bytes": 4, "rows": 1, "cols": 40}],
+            "accesses": [{"array": "a", "row": [0, 0, 0], "col": [0, 0, row_idx],
+                          "for": [{"trips": 4, "inc": [0, 11]}]}],
+        });
+        let got: Vec<(u64, u64)> = case_list(&v)
+            .iter()
+            .map(|&(lanes, off, _, count)| {
+                assert_eq!((lanes, count), (1, 1));
+                (off / 16, off % 16 / 4)
+            })
+            .collect();
+        assert_eq!(got, want, "T18 row_idx {row_idx}");
+    }
+}
+
+/// T19 ([002] §5.2, Fig. 5.4): a loop of T = 10 iterations whose offset repeats with period P
+/// folds into P cases, case k standing for ⌈(T − k)/P⌉ iterations (P = 3: 4, 3, 3). Offsets
+/// here are bytes mod B·W = 256 and a step of 4·inc bytes has period 64 / gcd(inc, 64), a power
+/// of two, so P = 3 has no kernel; P = 2, 4, 8 show the same rule (P = 4: 3, 3, 2, 2).
+#[test]
+fn t19_loop_cases_get_their_iteration_counts() {
+    for (inc, p) in [(32, 2u64), (16, 4), (8, 8)] {
+        let v = json!({
+            "block": [32, 1],
+            "arrays": [{"name": "a", "elem_bytes": 4, "rows": 1, "cols": 32 + 9 * inc}],
+            "accesses": [{"array": "a", "row": [0, 0, 0], "col": [1, 0, 0],
+                          "for": [{"trips": 10, "inc": [0, inc]}]}],
+        });
+        let counts: Vec<u64> = case_list(&v).iter().map(|c| c.3).collect();
+        let want: Vec<u64> = (0..p).map(|k| (10 - k).div_ceil(p)).collect();
+        assert_eq!(counts, want, "T19 P = {p}");
+    }
+    assert_eq!(
+        (0..3)
+            .map(|k: u64| (10 - k).div_ceil(3))
+            .collect::<Vec<_>>(),
+        [4, 3, 3]
+    );
+}
+
+/// T20 ([002] §5.4, Alg. 5.1, Fig. 5.8): `for-if` with vectors of L = 4 threads, i = 0…15, thread
+/// t of vector j active iff t + 4j ≤ i (min(i + 1, 4) lanes in vector 0, §3.3's INFERRED
+/// reading). The four vectors are an outer loop j over a 4-thread block (the model's warps have
+/// 8 lanes or more); rows 16 words apart put every active lane in one bank, so the degree is the
+/// active count and the conflict number is Σ_i C_i·i.
+#[test]
+fn t20_for_if_active_lane_counts() {
+    let v = json!({
+        "banks": 8, "lanes": 8, "layer_bytes": 4, "bank_width": 4, "block": [4, 1],
+        "arrays": [{"name": "s", "elem_bytes": 4, "rows": 4, "cols": 16}],
+        "accesses": [{"array": "s", "row": [1, 0, 0], "col": [0, 0, 0],
+                      "for": [{"trips": 4, "inc": [0, 0]}, {"trips": 16, "inc": [0, 1]}],
+                      "if": [{"tx": -1, "i": [-4, 1], "c": 0}]}],
+    });
+    let mut c = [0u64; 5];
+    for (lanes, _, degree, count) in case_list(&v) {
+        assert_eq!(degree, lanes);
+        c[lanes as usize] += count;
+    }
+    assert_eq!(c, [0, 4, 4, 4, 28], "T20: C_1…C_4");
+    let a = &analyse(&v, &[])["accesses"][0];
+    assert_eq!(a["ideal_wavefronts"], json!(40));
+    assert_eq!(a["conflicts"], json!(4 + 2 * 4 + 3 * 4 + 4 * 28));
+    let b = &analyse(&v, &["--brute-force"])["accesses"][0];
+    assert_eq!(a["replays"], b["replays"]);
 }

@@ -1,9 +1,12 @@
 //! `bankan` (docs/bank-conflicts.md §3.4): the distinct-case grouping gives exactly what brute
-//! force over every warp and iteration gives, on random kernels; the loop folding's case counts.
+//! force over every warp and iteration gives, on random kernels; the loop folding's case counts;
+//! the closed forms of [002] §3.2 against brute force over the full sweep, and their use.
 
 use proptest::prelude::*;
 use serde_json::json;
-use smrtl_cosim::bankan::{analysis, Overrides, Raw};
+use smrtl_cosim::bankan::{analysis, closed, Overrides, Raw};
+use smrtl_cosim::blocks::bank_conflict_detector::{degree_of, Cfg};
+use smrtl_hdl::blocks::bank_conflict_detector::Mode;
 
 fn kernel(v: serde_json::Value) -> smrtl_cosim::bankan::Kernel {
     Raw::parse(&v.to_string())
@@ -118,4 +121,123 @@ proptest! {
         prop_assert_eq!(r, l.replays_after);
         prop_assert_eq!(o.bytes(), l.bytes);
     }
+}
+
+/// Lane l at element `offset + l·stride` (shifted by whole layers to stay non-negative), the
+/// lanes of `mask` active: the degree function's answer (§1.4).
+fn brute_strided(cfg: &Cfg, stride: i64, offset: i64, mask: u64) -> u32 {
+    let l = cfg.lanes as i64;
+    let m = cfg.elem_bytes as i64;
+    let layer = (cfg.banks * cfg.layer_bytes) as i64;
+    let low = (offset + stride * (l - 1)).min(offset) * m;
+    let shift = if low < 0 {
+        (-low + layer - 1) / layer * layer
+    } else {
+        0
+    };
+    let active: Vec<bool> = (0..l).map(|x| mask >> x & 1 == 1).collect();
+    let addrs: Vec<u64> = (0..l)
+        .map(|x| ((offset + x * stride) * m + shift) as u64)
+        .collect();
+    degree_of(cfg, &active, &addrs).degree
+}
+
+/// Every closed form of `closed::degree` against brute force (docs/bank-conflicts.md §3.2,
+/// §3.3): B = L ∈ {8, 16, 32} and L = 16 with B = 32, every W, N, M, all three modes, strides
+/// −B·R…2·B·R + 1 (R = W/min(N, M)), every offset in a layer of all banks (B·W/M), the full
+/// vector and two partial masks. Also [002]'s bound without a fast path: column-major R = 2
+/// with odd S is 1 or 2 (App. A-3).
+#[test]
+fn closed_forms_equal_brute_force_over_the_sweep() {
+    let mut answered = [0u64; 3];
+    for (banks, lanes) in [(8u32, 8u32), (16, 16), (32, 32), (32, 16)] {
+        for w in [4u32, 8, 16, 32] {
+            for n in [4u32, 8, 16, 32].into_iter().filter(|&x| x <= w) {
+                for m in [4u32, 8, 16, 32].into_iter().filter(|&x| x <= w) {
+                    for (mi, mode) in [Mode::Literal, Mode::Multicast, Mode::GpgpusimLimited]
+                        .into_iter()
+                        .enumerate()
+                    {
+                        let cfg = Cfg {
+                            lanes,
+                            banks,
+                            layer_bytes: w,
+                            mode_bytes: n,
+                            elem_bytes: m,
+                            ports: 1,
+                            mode,
+                        };
+                        let r = (w / n.min(m)) as i64;
+                        let b = banks as i64;
+                        let layer = (banks * w / m) as i64;
+                        let full = (1u64 << lanes) - 1;
+                        for s in -b * r..=2 * b * r + 1 {
+                            for o in 0..layer {
+                                let masks = [full, full & 0x5b3d_96e1, full & !0x8421_0841];
+                                for mask in masks {
+                                    let c = mask.count_ones();
+                                    let Some(d) = closed::degree(&cfg, s, o, c) else {
+                                        continue;
+                                    };
+                                    let want = brute_strided(&cfg, s, o, mask);
+                                    assert_eq!(
+                                        d, want,
+                                        "{cfg:?} stride {s} offset {o} mask {mask:#x}"
+                                    );
+                                    answered[mi] += 1;
+                                }
+                                if m < n && n == w && r == 2 && s % 2 != 0 && lanes == banks {
+                                    let d = brute_strided(&cfg, s, o, full);
+                                    assert!(
+                                        mode != Mode::Multicast || d <= 2,
+                                        "A-3: {cfg:?} {s} {o}"
+                                    );
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    assert!(answered.iter().all(|&x| x > 10_000), "{answered:?}");
+}
+
+/// The fast path is taken: a 1D strided warp access (and a `for-if` over one, partial masks
+/// included) is answered by the closed forms; a 2D pattern is not (docs/bank-conflicts.md §3.3).
+#[test]
+fn the_closed_form_fast_path_is_taken() {
+    let one = |access: serde_json::Value, block: [u64; 2]| {
+        let k = kernel(json!({
+            "block": block,
+            "arrays": [{"name": "s", "elem_bytes": 4, "rows": 64, "cols": 2048}],
+            "accesses": [access],
+        }));
+        let g = analysis::grouped(&k, &k.accesses[0]);
+        let b = analysis::brute(&k, &k.accesses[0]);
+        assert_eq!((g.replays, g.conflicts), (b.replays, b.conflicts));
+        assert_eq!(b.closed, 0);
+        (g.evaluations, g.closed)
+    };
+    for s in [1, 2, 3, 6, 32, 64] {
+        let (e, c) = one(
+            json!({"array": "s", "row": [0, 0, 0], "col": [s, 0, 0]}),
+            [32, 1],
+        );
+        assert_eq!((e, c), (1, 1), "stride {s}");
+    }
+    // s[tx][i] if tx <= i: rows 2048 words apart, every mask one bank (§5.3's B·R | S rule).
+    let (e, c) = one(
+        json!({"array": "s", "row": [1, 0, 0], "col": [0, 0, 0],
+               "for": [{"trips": 40, "inc": [0, 1]}], "if": [{"tx": -1, "i": [1]}]}),
+        [32, 1],
+    );
+    assert_eq!(c, e);
+    assert!(e > 32, "{e}");
+    // A 16x2 block reading s[ty][tx]: two rows in a warp, not one stride.
+    let (e, c) = one(
+        json!({"array": "s", "row": [0, 1, 0], "col": [1, 0, 0]}),
+        [16, 2],
+    );
+    assert_eq!((e, c), (1, 0));
 }

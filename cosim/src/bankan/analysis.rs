@@ -4,9 +4,38 @@
 //! case (relative lane-address shape, active mask, base offset mod B·W bytes) once; [`brute`]
 //! evaluates every warp and iteration; both give the same [`AccessResult`].
 
+use super::closed;
 use super::input::{Access, Kernel};
 use crate::blocks::bank_conflict_detector::degree_of;
-use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+
+/// A multiply-rotate hasher for the analysis's small integer keys: the distinct-case tables are
+/// hit once per case, and SipHash's cost per case would make `for-if`'s time follow its case
+/// count (docs/bank-conflicts.md §4.4).
+#[derive(Default)]
+struct Fx(u64);
+
+impl Hasher for Fx {
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(b as u64);
+        }
+    }
+    fn write_u64(&mut self, x: u64) {
+        self.0 = (self.0.rotate_left(5) ^ x).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+    fn write_i64(&mut self, x: i64) {
+        self.write_u64(x as u64);
+    }
+    fn write_usize(&mut self, x: usize) {
+        self.write_u64(x as u64);
+    }
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+type HashMap<K, V> = std::collections::HashMap<K, V, BuildHasherDefault<Fx>>;
 
 /// One access over the block and its loop nest.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -21,8 +50,26 @@ pub struct AccessResult {
     pub conflicts: u64,
     /// Warp accesses executed (at least one active lane): the ideal wavefront count.
     pub executed: u64,
-    /// Calls of the degree function.
+    /// Distinct cases evaluated: calls of the degree function, or of a closed form where one
+    /// applies (every warp access with [`brute`]).
     pub evaluations: u64,
+    /// Of [`Self::evaluations`], those a closed form answered ([`closed::degree`]).
+    pub closed: u64,
+    /// Each distinct case with the warp accesses it stands for ([`grouped`] only; empty with
+    /// [`brute`]): [002] §5.2's per-case iteration counts and Alg. 5.1's C_i.
+    pub cases: Vec<CaseCount>,
+}
+
+/// One distinct case of [`AccessResult::cases`].
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct CaseCount {
+    /// Active lanes.
+    pub lanes: u32,
+    /// Byte offset mod B·W of the warp's first lane in range (its origin, §3.3).
+    pub offset: u64,
+    pub degree: u32,
+    /// Warp accesses (warps × iterations) of this case.
+    pub count: u64,
 }
 
 /// The worst warp access: its warp, loop indices, active lanes and byte addresses.
@@ -138,6 +185,8 @@ pub(super) fn empty(k: &Kernel) -> AccessResult {
         conflicts: 0,
         executed: 0,
         evaluations: 0,
+        closed: 0,
+        cases: vec![],
     }
 }
 
@@ -169,7 +218,8 @@ pub fn brute(k: &Kernel, a: &Access) -> AccessResult {
 struct Cases {
     shapes: HashMap<Vec<i64>, usize>,
     shape_list: Vec<Vec<i64>>,
-    degrees: HashMap<(usize, u64, i64), u32>,
+    /// Per case key: its degree and the warp accesses it stands for.
+    degrees: HashMap<(usize, u64, i64), (u32, u64)>,
 }
 
 impl Cases {
@@ -217,7 +267,7 @@ fn gcd(a: i64, b: i64) -> i64 {
 /// loops that an `if` reads, the active mask and offset; the other loops folded in as offset
 /// counts mod B·W bytes.
 pub fn grouped(k: &Kernel, a: &Access) -> AccessResult {
-    grouped_with(k, a, &mut |_| {})
+    grouped_with(k, a, None)
 }
 
 /// One distinct case: the active lanes and byte addresses it was evaluated on (shifted by whole
@@ -233,12 +283,12 @@ pub struct Case {
 /// docs/bank-conflicts.md §3.4).
 pub fn cases(k: &Kernel, a: &Access) -> Vec<Case> {
     let mut v = vec![];
-    grouped_with(k, a, &mut |c| v.push(c));
+    grouped_with(k, a, Some(&mut |c| v.push(c)));
     v
 }
 
-/// [`grouped`], handing each distinct case to `sink` as it is evaluated.
-fn grouped_with(k: &Kernel, a: &Access, sink: &mut dyn FnMut(Case)) -> AccessResult {
+/// [`grouped`], handing each distinct case to `sink` (if any) as it is evaluated.
+fn grouped_with(k: &Kernel, a: &Access, mut sink: Option<&mut dyn FnMut(Case)>) -> AccessResult {
     let cfg = k.cfg(a.array);
     let arr = &k.arrays[a.array];
     if let Some(sw) = arr.swizzle {
@@ -250,16 +300,20 @@ fn grouped_with(k: &Kernel, a: &Access, sink: &mut dyn FnMut(Case)) -> AccessRes
         .filter(|&j| a.conds.iter().any(|c| c.i[j] != 0))
         .collect();
     let free: Vec<usize> = (0..a.loops.len()).filter(|j| !bound.contains(j)).collect();
-    let free_dist = free_offsets(a, &free, m, pitch, bw);
-    let bound_trips: Vec<u64> = bound.iter().map(|&j| a.loops[j].trips).collect();
+    let free_dist: Vec<(i64, u64)> = free_offsets(a, &free, m, pitch, bw)
+        .into_iter()
+        .enumerate()
+        .filter(|&(_, c)| c > 0)
+        .map(|(r, c)| (r as i64, c))
+        .collect();
     // Element = α·tx + β·ty + γ.
     let alpha = a.col[0] + a.row[0] * pitch;
     let beta = a.col[1] + a.row[1] * pitch;
     let gamma = a.col[2] + a.row[2] * pitch;
     let mut cases = Cases {
-        shapes: HashMap::new(),
+        shapes: HashMap::default(),
         shape_list: vec![],
-        degrees: HashMap::new(),
+        degrees: HashMap::default(),
     };
     let mut r = empty(k);
     for warp in 0..k.warps() {
@@ -278,46 +332,38 @@ fn grouped_with(k: &Kernel, a: &Access, sink: &mut dyn FnMut(Case)) -> AccessRes
             .collect();
         let id = cases.shape(shape);
         let warp_base = arr.base as i64 + m * gamma + origin;
-        // Per (mask, bound offset mod B·W): how many iterations of the bound loops.
-        let mut per_mask: HashMap<(u64, i64), u64> = HashMap::new();
-        for iv in iterations(&bound_trips) {
-            let mut mask = 0u64;
-            for (l, lane) in ls.iter().enumerate() {
-                let Some((tx, ty)) = *lane else { continue };
-                let holds = |c: &super::input::RawCond| {
-                    let s: i64 = bound
-                        .iter()
-                        .zip(&iv)
-                        .map(|(&j, &i)| c.i[j] * i as i64)
-                        .sum();
-                    c.tx * tx + c.ty * ty + s + c.c >= 0
-                };
-                if on[l] && a.conds.iter().all(holds) {
-                    mask |= 1 << l;
-                }
-            }
-            let off: i64 = bound
-                .iter()
-                .zip(&iv)
-                .map(|(&j, &i)| m * (a.loops[j].inc[0] * pitch + a.loops[j].inc[1]) * i as i64)
-                .sum();
-            *per_mask.entry((mask, off.rem_euclid(bw))).or_default() += 1;
-        }
+        let per_mask = bound_counts(a, &bound, &ls, &on, m * pitch, m, bw);
         for ((mask, boff), n) in per_mask {
             if mask == 0 {
                 continue;
             }
-            for (rf, &nf) in free_dist.iter().enumerate().filter(|(_, &c)| c > 0) {
-                let off = (warp_base + boff + rf as i64).rem_euclid(bw);
+            for &(rf, nf) in &free_dist {
+                let off = (warp_base + boff + rf).rem_euclid(bw);
                 let key = (id, mask, off);
-                let d = match cases.degrees.get(&key) {
-                    Some(&d) => d,
+                let d = match cases.degrees.get_mut(&key) {
+                    Some(e) => {
+                        e.1 += n * nf;
+                        e.0
+                    }
                     None => {
-                        let c = evaluate(&cfg, &cases.shape_list[id], mask, off, bw);
-                        let d = c.degree;
-                        sink(c);
+                        let shape = &cases.shape_list[id];
+                        let fast = strided(shape, mask, m).and_then(|(s, o)| {
+                            closed::degree(&cfg, s, (off + o) / m, mask.count_ones())
+                        });
+                        let d = match (fast, sink.as_mut()) {
+                            (Some(d), None) => d,
+                            (fast, sink) => {
+                                let c = evaluate(&cfg, shape, mask, off, bw, fast);
+                                let d = c.degree;
+                                if let Some(f) = sink {
+                                    f(c);
+                                }
+                                d
+                            }
+                        };
                         r.evaluations += 1;
-                        cases.degrees.insert(key, d);
+                        r.closed += u64::from(fast.is_some());
+                        cases.degrees.insert(key, (d, n * nf));
                         d
                     }
                 };
@@ -325,10 +371,151 @@ fn grouped_with(k: &Kernel, a: &Access, sink: &mut dyn FnMut(Case)) -> AccessRes
             }
         }
     }
+    let mut keys: Vec<_> = cases.degrees.into_iter().collect();
+    keys.sort_unstable_by_key(|&((id, mask, off), _)| (id, off, mask));
+    r.cases = keys
+        .into_iter()
+        .map(|((_, mask, off), (degree, count))| CaseCount {
+            lanes: mask.count_ones(),
+            offset: off as u64,
+            degree,
+            count,
+        })
+        .collect();
     r
 }
 
-/// The degree of the case: lane l at `off + shape[l]`, shifted by whole layers of all banks
+/// When the lanes of `mask` read `shape` as one stride (lane l at l·S + o bytes from the
+/// case's offset), S and o in elements and bytes: the input of [`closed::degree`].
+fn strided(shape: &[i64], mask: u64, m: i64) -> Option<(i64, i64)> {
+    let mut it = (0..shape.len()).filter(|&l| mask >> l & 1 == 1);
+    let f = it.next()?;
+    let d = match it.next() {
+        None => 0,
+        Some(g) => {
+            let span = shape[g] - shape[f];
+            let gap = (g - f) as i64;
+            if span % (gap * m) != 0 {
+                return None;
+            }
+            span / gap
+        }
+    };
+    let linear = (0..shape.len())
+        .filter(|&l| mask >> l & 1 == 1)
+        .all(|l| shape[l] - shape[f] == (l - f) as i64 * d);
+    linear.then_some((d / m, shape[f] - f as i64 * d))
+}
+
+/// Per warp: how many iterations of the `bound` loops (those an `if` reads) give each (active
+/// mask, byte offset mod `bw`) ([002] Alg. 5.1, docs/bank-conflicts.md §3.4). The outer bound
+/// loops are enumerated; the innermost in closed form: each lane's conditions are linear in
+/// its index i, so the lane is active on one interval of i, the mask is constant between the
+/// at most 2L interval ends, and each segment's iterations are counted per offset residue.
+/// Time does not grow with the innermost trip count.
+fn bound_counts(
+    a: &Access,
+    bound: &[usize],
+    ls: &[Option<(i64, i64)>],
+    on: &[bool],
+    row_bytes: i64,
+    m: i64,
+    bw: i64,
+) -> HashMap<(u64, i64), u64> {
+    let step = |j: usize| a.loops[j].inc[0] * row_bytes + m * a.loops[j].inc[1];
+    let mut per_mask: HashMap<(u64, i64), u64> = HashMap::default();
+    let Some((&inner, outer)) = bound.split_last() else {
+        let mask = mask_at(a, ls, on, &[], &[]);
+        per_mask.insert((mask, 0), 1);
+        return per_mask;
+    };
+    let trips = a.loops[inner].trips as i64;
+    let inner_step = step(inner).rem_euclid(bw);
+    let period = bw / gcd(inner_step, bw);
+    let outer_trips: Vec<u64> = outer.iter().map(|&j| a.loops[j].trips).collect();
+    for ov in iterations(&outer_trips) {
+        let ooff: i64 = outer
+            .iter()
+            .zip(&ov)
+            .map(|(&j, &i)| step(j) * i as i64)
+            .sum();
+        // Per lane, its interval [lo, hi) of the inner index (empty: lo ≥ hi).
+        let spans: Vec<(i64, i64)> = (0..ls.len())
+            .map(|l| lane_span(a, ls[l].filter(|_| on[l]), outer, &ov, inner, trips))
+            .collect();
+        let mut ends: Vec<i64> = vec![0, trips];
+        ends.extend(
+            spans
+                .iter()
+                .filter(|(lo, hi)| lo < hi)
+                .flat_map(|&(lo, hi)| [lo, hi]),
+        );
+        ends.sort_unstable();
+        ends.dedup();
+        for w in ends.windows(2) {
+            let (s, e) = (w[0], w[1]);
+            let mask = spans
+                .iter()
+                .enumerate()
+                .filter(|(_, &(lo, hi))| lo <= s && e <= hi)
+                .fold(0u64, |acc, (l, _)| acc | 1 << l);
+            for r in 0..period.min(e - s) {
+                let count = (e - s - r + period - 1) / period;
+                let res = ((s + r) * inner_step + ooff).rem_euclid(bw);
+                *per_mask.entry((mask, res)).or_default() += count as u64;
+            }
+        }
+    }
+    per_mask
+}
+
+/// The interval [lo, hi) ⊆ [0, trips) of the inner loop index where every condition holds for
+/// the lane at (tx, ty), the outer bound indices `ov` fixed; `None` lanes are never active.
+fn lane_span(
+    a: &Access,
+    lane: Option<(i64, i64)>,
+    outer: &[usize],
+    ov: &[u64],
+    inner: usize,
+    trips: i64,
+) -> (i64, i64) {
+    let Some((tx, ty)) = lane else {
+        return (0, 0);
+    };
+    let (mut lo, mut hi) = (0i64, trips);
+    for c in &a.conds {
+        let s: i64 = outer.iter().zip(ov).map(|(&j, &i)| c.i[j] * i as i64).sum();
+        let b = c.tx * tx + c.ty * ty + s + c.c;
+        let k = c.i[inner];
+        // k·i + b ≥ 0.
+        if k > 0 {
+            lo = lo.max(-b.div_euclid(k));
+        } else if k < 0 {
+            hi = hi.min(b.div_euclid(-k) + 1);
+        } else if b < 0 {
+            hi = lo;
+        }
+    }
+    (lo, hi)
+}
+
+/// The active mask of the lanes at bound indices `iv` of the loops `bound`.
+fn mask_at(a: &Access, ls: &[Option<(i64, i64)>], on: &[bool], bound: &[usize], iv: &[u64]) -> u64 {
+    let mut mask = 0u64;
+    for (l, lane) in ls.iter().enumerate() {
+        let Some((tx, ty)) = *lane else { continue };
+        let holds = |c: &super::input::RawCond| {
+            let s: i64 = bound.iter().zip(iv).map(|(&j, &i)| c.i[j] * i as i64).sum();
+            c.tx * tx + c.ty * ty + s + c.c >= 0
+        };
+        if on[l] && a.conds.iter().all(holds) {
+            mask |= 1 << l;
+        }
+    }
+    mask
+}
+
+/// The degree of the case (`known`: from a closed form): lane l at `off + shape[l]`, shifted by whole layers of all banks
 /// (B·W bytes, which changes no degree, §3.3) so that every address is non-negative.
 fn evaluate(
     cfg: &crate::blocks::bank_conflict_detector::Cfg,
@@ -336,6 +523,7 @@ fn evaluate(
     mask: u64,
     off: i64,
     bw: i64,
+    known: Option<u32>,
 ) -> Case {
     let lanes = shape.len();
     let mut active = vec![false; lanes];
@@ -356,7 +544,7 @@ fn evaluate(
             addrs[l] = (off + shift + shape[l]) as u64;
         }
     }
-    let degree = degree_of(cfg, &active, &addrs).degree;
+    let degree = known.unwrap_or_else(|| degree_of(cfg, &active, &addrs).degree);
     Case {
         active,
         addrs,

@@ -4,6 +4,7 @@
 //! brute force ([`analysis`]), the report out ([`output`]).
 
 pub mod analysis;
+pub mod closed;
 pub mod input;
 pub mod optimize;
 pub mod output;

@@ -43,6 +43,10 @@ pub struct AccessReport {
     /// Degree-function calls (distinct cases; every warp access with --brute-force).
     pub evaluations: u64,
     pub explanation: String,
+    /// The distinct cases with their warp-access counts (docs/bank-conflicts.md §3.4; not with
+    /// --brute-force).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub cases: Vec<super::analysis::CaseCount>,
 }
 
 /// The whole analysis.
@@ -74,6 +78,7 @@ impl Report {
                 ideal_wavefronts: r.executed,
                 evaluations: r.evaluations,
                 explanation: explain(k, a, w.as_ref()),
+                cases: r.cases.clone(),
             })
             .collect();
         let sum = |f: fn(&AccessReport) -> u64| accesses.iter().map(f).sum::<u64>();

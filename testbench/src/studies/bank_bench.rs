@@ -1,7 +1,8 @@
 //! `smrtl bench bankan`: the analysis time of docs/bank-conflicts.md §4.2 ([002] §8.1,
 //! Figs. 8.2(b) and 8.7). A `for` access (s[i][4·tx], 100…1000 iterations) and a `for-if`
 //! access (s[tx][i] under `if (tx ≤ i)`, 64…512 iterations), each timed per expression as the
-//! median of repeated runs, beside brute force; the targets are evaluated by code.
+//! median of repeated runs taken round robin over the sweep's points, beside brute force; the
+//! targets are evaluated by code.
 
 use serde::Serialize;
 use smrtl_cosim::bankan::{analysis, Kernel, Overrides, Raw};
@@ -20,6 +21,8 @@ pub struct Point {
     /// Median milliseconds per expression, every warp and iteration.
     pub brute_ms: f64,
     pub grouped_evaluations: u64,
+    /// Of the distinct cases, those a closed form answered (docs/bank-conflicts.md §3.3).
+    pub closed_evaluations: u64,
     pub brute_evaluations: u64,
 }
 
@@ -71,40 +74,61 @@ fn kernel(for_if: bool, n: u64) -> Kernel {
 /// Calls of the analysis per timed run (microsecond calls would time the clock's noise).
 const BATCH: u32 = 50;
 
-/// Median milliseconds per call of `f` over [`RUNS`] runs of [`BATCH`] calls, and its last
-/// result.
-fn median<T>(mut f: impl FnMut() -> T) -> (f64, T) {
-    let mut last = f();
-    let mut ms: Vec<f64> = (0..RUNS)
-        .map(|_| {
-            let t = Instant::now();
-            for _ in 0..BATCH {
-                last = std::hint::black_box(f());
-            }
-            t.elapsed().as_secs_f64() * 1e3 / f64::from(BATCH)
-        })
-        .collect();
-    ms.sort_by(f64::total_cmp);
-    (ms[RUNS / 2], last)
+/// Milliseconds per call of `f` over one run of [`BATCH`] calls.
+fn timed<T>(f: &mut dyn FnMut() -> T) -> f64 {
+    let t = Instant::now();
+    for _ in 0..BATCH {
+        std::hint::black_box(f());
+    }
+    t.elapsed().as_secs_f64() * 1e3 / f64::from(BATCH)
 }
 
-fn point(for_if: bool, n: u64) -> Point {
-    let k = kernel(for_if, n);
-    let a = &k.accesses[0];
-    let (grouped_ms, g) = median(|| analysis::grouped(&k, a));
-    let (brute_ms, b) = median(|| analysis::brute(&k, a));
-    assert_eq!(
-        (&g.degree, g.replays, g.conflicts),
-        (&b.degree, b.replays, b.conflicts),
-        "grouped and brute force agree"
-    );
-    Point {
-        iterations: n,
-        grouped_ms,
-        brute_ms,
-        grouped_evaluations: g.evaluations,
-        brute_evaluations: b.evaluations,
+fn median(mut ms: Vec<f64>) -> f64 {
+    ms.sort_by(f64::total_cmp);
+    ms[ms.len() / 2]
+}
+
+/// The points of one sweep (`for` or `for-if` at each count), timed round robin: each of
+/// [`RUNS`] rounds times every point once (grouped, then brute force), so drift of the
+/// machine's speed during the sweep reaches every point alike; the median per point.
+fn sweep(for_if: bool, counts: &[u64]) -> Vec<Point> {
+    let kernels: Vec<Kernel> = counts.iter().map(|&n| kernel(for_if, n)).collect();
+    let mut points: Vec<Point> = kernels
+        .iter()
+        .zip(counts)
+        .map(|(k, &n)| {
+            let a = &k.accesses[0];
+            let g = analysis::grouped(k, a);
+            let b = analysis::brute(k, a);
+            assert_eq!(
+                (&g.degree, g.replays, g.conflicts),
+                (&b.degree, b.replays, b.conflicts),
+                "grouped and brute force agree"
+            );
+            Point {
+                iterations: n,
+                grouped_ms: 0.0,
+                brute_ms: 0.0,
+                grouped_evaluations: g.evaluations,
+                closed_evaluations: g.closed,
+                brute_evaluations: b.evaluations,
+            }
+        })
+        .collect();
+    let mut grouped: Vec<Vec<f64>> = vec![vec![]; counts.len()];
+    let mut brute: Vec<Vec<f64>> = vec![vec![]; counts.len()];
+    for _ in 0..RUNS {
+        for (p, k) in kernels.iter().enumerate() {
+            let a = &k.accesses[0];
+            grouped[p].push(timed(&mut || analysis::grouped(k, a)));
+            brute[p].push(timed(&mut || analysis::brute(k, a)));
+        }
     }
+    for (p, x) in points.iter_mut().enumerate() {
+        x.grouped_ms = median(std::mem::take(&mut grouped[p]));
+        x.brute_ms = median(std::mem::take(&mut brute[p]));
+    }
+    points
 }
 
 fn sweep_targets(
@@ -153,11 +177,9 @@ fn sweep_targets(
 
 /// Runs the bench.
 pub fn run() -> Report {
-    let for_loop: Vec<Point> = (1..=10).map(|k| point(false, 100 * k)).collect();
-    let for_if: Vec<Point> = [64, 128, 256, 384, 512]
-        .into_iter()
-        .map(|n| point(true, n))
-        .collect();
+    let counts: Vec<u64> = (1..=10).map(|k| 100 * k).collect();
+    let for_loop = sweep(false, &counts);
+    let for_if = sweep(true, &[64, 128, 256, 384, 512]);
     let mut targets = sweep_targets(
         "for",
         ["A1", "A2", "A3"],
@@ -193,23 +215,24 @@ pub fn text(r: &Report) -> String {
     let mut o = String::new();
     let _ = writeln!(
         o,
-        "bench bankan: analysis time per expression, median of {} runs of {BATCH} calls ([002] §8.1; docs/bank-conflicts.md §4.2)",
+        "bench bankan: analysis time per expression, median of {} round-robin runs of {BATCH} calls ([002] §8.1; docs/bank-conflicts.md §4.2)",
         r.runs
     );
     for (name, p) in [("for", &r.for_loop), ("for-if", &r.for_if)] {
         let _ = writeln!(
             o,
-            "{name:<7} {:>10} {:>12} {:>8} {:>12} {:>8}",
-            "iterations", "grouped ms", "cases", "brute ms", "evals"
+            "{name:<7} {:>10} {:>12} {:>8} {:>8} {:>12} {:>8}",
+            "iterations", "grouped ms", "cases", "closed", "brute ms", "evals"
         );
         for x in p.iter() {
             let _ = writeln!(
                 o,
-                "{:<7} {:>10} {:>12.4} {:>8} {:>12.4} {:>8}",
+                "{:<7} {:>10} {:>12.4} {:>8} {:>8} {:>12.4} {:>8}",
                 "",
                 x.iterations,
                 x.grouped_ms,
                 x.grouped_evaluations,
+                x.closed_evaluations,
                 x.brute_ms,
                 x.brute_evaluations
             );
