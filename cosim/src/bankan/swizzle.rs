@@ -5,7 +5,7 @@
 //! analysis keeps its bound on distinct cases because a swizzle commutes with shifts by whole
 //! periods of 2^(B+M+S) elements.
 
-use super::analysis::{self, AccessResult, Case};
+use super::analysis::{self, AccessResult, Case, CaseCount};
 use super::input::{Access, Kernel};
 use std::collections::HashMap;
 use std::fmt;
@@ -81,8 +81,14 @@ fn gcd(a: u64, b: u64) -> u64 {
 /// offsets relative to the first active lane, the active mask, the first lane's element offset
 /// mod P) with P the least multiple of the swizzle's period whose bytes are whole layers of all
 /// banks, so a shift by P changes neither the swizzle nor any bank. The loops an `if` reads
-/// are enumerated; the others fold in as counts of element offsets mod P.
-pub fn grouped(k: &Kernel, a: &Access, sw: Swizzle, sink: &mut dyn FnMut(Case)) -> AccessResult {
+/// are enumerated; the others fold in as counts of element offsets mod P. A case's `offset` in
+/// [`AccessResult::cases`] is its first lane's byte offset (unswizzled) mod P elements.
+pub fn grouped(
+    k: &Kernel,
+    a: &Access,
+    sw: Swizzle,
+    mut sink: Option<&mut dyn FnMut(Case)>,
+) -> AccessResult {
     let cfg = k.cfg(a.array);
     let arr = &k.arrays[a.array];
     let (pitch, m) = (arr.pitch() as i64, arr.elem_bytes as u64);
@@ -111,7 +117,8 @@ pub fn grouped(k: &Kernel, a: &Access, sw: Swizzle, sink: &mut dyn FnMut(Case)) 
     }
     let bound_trips: Vec<u64> = bound.iter().map(|&j| a.loops[j].trips).collect();
     let mut r = analysis::empty(k);
-    let mut degrees: HashMap<(Vec<i64>, u64, i64), u32> = HashMap::new();
+    // Per case: its degree and the warp accesses it stands for.
+    let mut degrees: HashMap<(Vec<i64>, u64, i64), (u32, u64)> = HashMap::new();
     for warp in 0..k.warps() {
         for iv in analysis::iterations(&bound_trips) {
             let mut full = vec![0u64; a.loops.len()];
@@ -136,21 +143,35 @@ pub fn grouped(k: &Kernel, a: &Access, sw: Swizzle, sink: &mut dyn FnMut(Case)) 
             for (rf, &nf) in free.iter().enumerate().filter(|(_, &c)| c > 0) {
                 let off = (elems[first] + rf as i64).rem_euclid(p);
                 let key = (shape.clone(), mask, off);
-                let d = match degrees.get(&key) {
-                    Some(&d) => d,
+                let entry = match degrees.get_mut(&key) {
+                    Some(e) => e,
                     None => {
                         let c = evaluate(k, a, sw, &active, &shape, off, p);
                         let d = analysis::degree_of_case(&cfg, &c);
-                        sink(Case { degree: d, ..c });
+                        if let Some(sink) = sink.as_mut() {
+                            sink(Case { degree: d, ..c });
+                        }
                         r.evaluations += 1;
-                        degrees.insert(key, d);
-                        d
+                        degrees.entry(key).or_insert((d, 0))
                     }
                 };
+                entry.1 += nf;
+                let d = entry.0;
                 analysis::add(&mut r, warp as usize, d, nf);
             }
         }
     }
+    let mut cases: Vec<_> = degrees.into_iter().collect();
+    cases.sort_unstable_by(|(a, _), (b, _)| (a.2, a.1, &a.0).cmp(&(b.2, b.1, &b.0)));
+    r.cases = cases
+        .into_iter()
+        .map(|((_, mask, off), (degree, count))| CaseCount {
+            lanes: mask.count_ones(),
+            offset: off as u64 * m,
+            degree,
+            count,
+        })
+        .collect();
     r
 }
 
