@@ -13,6 +13,7 @@
 use crate::blocks::stall_inspector::{
     ready_of, Class, CycleIn, CycleOut, Gsi, Params, Planes, WarpPreds, Writeback,
 };
+use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 
 /// The classes in code order (index = [`Class::code`]).
@@ -57,8 +58,9 @@ const NO_WB: Writeback = Writeback {
     is_final: false,
 };
 
-/// The stacks at the end of a window of cycles (cumulative from cycle 0).
-#[derive(Clone, Debug, PartialEq)]
+/// The stacks at the end of a window of cycles (cumulative from cycle 0); serialised as the
+/// stall study's result cache keeps it (docs/stall-inspector.md §11.2).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Snapshot {
     /// Cycles counted up to here.
     pub cycle: u64,
