@@ -257,9 +257,35 @@ fn popcounts(masks: &[u128; 8]) -> [u32; 8] {
     masks.map(u128::count_ones)
 }
 
+/// [`popcounts`] of masks that fit in 64 bits (NW ≤ 64, docs/stall-inspector.md §7.5).
+fn popcounts64(masks: &[u128; 8]) -> [u32; 8] {
+    let low = masks.map(|m| m as u64);
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("popcnt") {
+        #[target_feature(enable = "popcnt")]
+        fn hw(m: &[u64; 8]) -> [u32; 8] {
+            m.map(u64::count_ones)
+        }
+        // SAFETY: the CPU has the instruction (checked above).
+        return unsafe { hw(&low) };
+    }
+    low.map(u64::count_ones)
+}
+
 /// The ready warps of `nw` (NO_STALL), whatever the order: the union of Alg. 1's tests written
 /// out, none of which holds for a ready warp.
 pub(crate) fn ready_of(pl: &Planes, nw: usize) -> u128 {
+    if nw <= 64 {
+        // One word per plane where the warps fit (docs/stall-inspector.md §7.5).
+        let w = |x: u128| x as u64;
+        let stalled = !w(pl.inst_avail)
+            | w(pl.sync_wait)
+            | w(pl.haz_load)
+            | w(pl.haz_comp)
+            | w(pl.is_mem) & w(pl.ms_block)
+            | !w(pl.is_mem) & w(pl.fu_block);
+        return u128::from(w(pl.active) & u64::MAX >> (64 - nw) & !stalled);
+    }
     let stalled = !pl.inst_avail
         | pl.sync_wait
         | pl.haz_load
@@ -357,7 +383,11 @@ impl Gsi {
 
     /// This cycle's warps per class (the population counts of the class masks).
     pub fn class_counts(&self) -> [u32; 8] {
-        popcounts(&self.masks)
+        if self.blame.len() <= 64 {
+            popcounts64(&self.masks)
+        } else {
+            popcounts(&self.masks)
+        }
     }
 
     /// Whether `pl` differs from the planes last classified.
@@ -437,17 +467,22 @@ impl Gsi {
     /// takes the warps it holds for among those not yet classified. Then Alg. 2 without the
     /// issue count: the lowest warps of the memory classes and the cycle's stall class.
     fn classify(&mut self, pl: &Planes) {
-        let all = u128::MAX >> (128 - self.blame.len());
-        let holds = holds(pl);
-        let mut rest = pl.active & all;
-        self.masks = [0; 8];
-        for &c in &self.p.warp_order.0 {
-            let m = holds[c as usize] & rest;
-            self.masks[c as usize] = m;
-            rest &= !m;
+        let nw = self.blame.len();
+        if nw <= 64 {
+            self.classify64(pl, nw);
+        } else {
+            let all = u128::MAX >> (128 - nw);
+            let holds = holds(pl);
+            let mut rest = pl.active & all;
+            self.masks = [0; 8];
+            for &c in &self.p.warp_order.0 {
+                let m = holds[c as usize] & rest;
+                self.masks[c as usize] = m;
+                rest &= !m;
+            }
+            self.masks[Class::NoStall as usize] = rest;
+            self.masks[Class::Idle as usize] = !pl.active & all;
         }
-        self.masks[Class::NoStall as usize] = rest;
-        self.masks[Class::Idle as usize] = !pl.active & all;
         let low = |m: u128| (m != 0).then(|| m.trailing_zeros() as usize);
         self.sels = (
             low(self.masks[Class::MemData as usize]),
@@ -457,6 +492,24 @@ impl Gsi {
         self.classified = *pl;
         self.fresh = true;
         self.generation += 1;
+    }
+
+    /// [`Gsi::classify`]'s class masks where the `nw` warps fit in one 64-bit word per plane
+    /// (docs/stall-inspector.md §7.5): half the words of the 128-bit path, the same masks.
+    fn classify64(&mut self, pl: &Planes, nw: usize) {
+        let w = |x: u128| x as u64;
+        let all = u64::MAX >> (64 - nw);
+        let holds = holds(pl).map(w);
+        let mut rest = w(pl.active) & all;
+        let mut masks = [0u64; 8];
+        for &c in &self.p.warp_order.0 {
+            let m = holds[c as usize] & rest;
+            masks[c as usize] = m;
+            rest &= !m;
+        }
+        masks[Class::NoStall as usize] = rest;
+        masks[Class::Idle as usize] = !w(pl.active) & all;
+        self.masks = masks.map(u128::from);
     }
 
     /// The outputs of a cycle from its inputs and the start-of-cycle state (docs §3.3); fills

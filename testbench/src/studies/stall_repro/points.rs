@@ -20,38 +20,18 @@ pub const CACHE_FOLDER: &str = "stall-inspector";
 /// the bar, its kernel, the run's cycles and every SM's counters at the end (JSON).
 pub const COLUMNS: [&str; 5] = ["figure", "config", "kernel", "cycles", "sms"];
 
-/// One SM's counters as the cache and the table keep them.
-#[derive(Serialize, Deserialize)]
-struct Counters {
-    cycle: u64,
-    top: [u64; 8],
-    md_sub: [u64; 8],
-    ms_sub: [u64; 8],
-    fractional: [f64; 8],
-}
-
-/// A measured bar as the cache keeps it.
+/// A measured bar as the cache keeps it: its cycles and every SM's stacks at the end.
 #[derive(Serialize, Deserialize)]
 struct Stored {
     cycles: u64,
-    sms: Vec<Counters>,
+    sms: Vec<Snapshot>,
 }
 
 impl Stored {
     fn of(b: &Bar) -> Stored {
         Stored {
             cycles: b.cycles,
-            sms: b
-                .sms
-                .iter()
-                .map(|s| Counters {
-                    cycle: s.cycle,
-                    top: s.top,
-                    md_sub: s.md_sub,
-                    ms_sub: s.ms_sub,
-                    fractional: s.fractional,
-                })
-                .collect(),
+            sms: b.sms.clone(),
         }
     }
 
@@ -59,17 +39,7 @@ impl Stored {
         Bar {
             config: config.to_string(),
             cycles: self.cycles,
-            sms: self
-                .sms
-                .into_iter()
-                .map(|c| Snapshot {
-                    cycle: c.cycle,
-                    top: c.top,
-                    md_sub: c.md_sub,
-                    ms_sub: c.ms_sub,
-                    fractional: c.fractional,
-                })
-                .collect(),
+            sms: self.sms,
         }
     }
 }
