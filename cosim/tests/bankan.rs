@@ -4,6 +4,7 @@
 
 use proptest::prelude::*;
 use serde_json::json;
+use smrtl_cosim::bankan::swizzle::Swizzle;
 use smrtl_cosim::bankan::{analysis, closed, Overrides, Raw};
 use smrtl_cosim::blocks::bank_conflict_detector::{degree_of, Cfg};
 use smrtl_hdl::blocks::bank_conflict_detector::Mode;
@@ -107,7 +108,7 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(12))]
 
     /// The optimizer never proposes more replays than the file's layout, and the layout it
-    /// proposes has the replays it reports.
+    /// proposes (pads, dummies and swizzles) has the replays it reports.
     #[test]
     fn optimizer_reports_what_its_layout_gives(v in kernels()) {
         let k = kernel(v);
@@ -116,7 +117,10 @@ proptest! {
         let names: Vec<&str> = k.arrays.iter().map(|a| a.name.as_str()).collect();
         let pads: Vec<u64> = names.iter().map(|n| l.pads[*n]).collect();
         let dummies: Vec<u64> = names.iter().map(|n| l.dummies[*n]).collect();
-        let o = k.relayout(l.bank_width, &pads, &dummies).unwrap();
+        let mut o = k.relayout(l.bank_width, &pads, &dummies).unwrap();
+        for a in &mut o.arrays {
+            a.swizzle = l.swizzles[&a.name].map(|b_m_s| Swizzle::new(b_m_s).unwrap());
+        }
         let r: u64 = o.accesses.iter().map(|a| analysis::brute(&o, a).replays).sum();
         prop_assert_eq!(r, l.replays_after);
         prop_assert_eq!(o.bytes(), l.bytes);

@@ -1,5 +1,5 @@
 //! `bankan` against the hardware (docs/bank-conflicts.md §3.4, issue 26 item 4): random affine
-//! accesses, ranges, loops, `if` masks and configurations the detector RTL takes; the grouped
+//! accesses, ranges, loops, `if` masks, XOR swizzles and configurations the detector RTL takes; the grouped
 //! analysis equals brute force, and every distinct case's degree equals the
 //! `bank_conflict_detector` RTL's on rust-hdl.
 
@@ -32,20 +32,37 @@ fn kernels() -> impl Strategy<Value = serde_json::Value> {
         });
     (
         prop::sample::select(vec![8u32, 16, 32]),
-        prop::sample::select(vec![(4u32, 4u32, 4u32), (8, 4, 4), (8, 8, 4), (8, 4, 8), (8, 8, 8)]),
+        prop::sample::select(vec![
+            (4u32, 4u32, 4u32),
+            (8, 4, 4),
+            (8, 8, 4),
+            (8, 4, 8),
+            (8, 8, 8),
+        ]),
         prop::sample::select(vec!["literal", "multicast", "gpgpusim-limited"]),
         (8u64..=24, 1u64..=4),
         (0u64..40, 0u64..40),
         prop::collection::vec(access, 1..3),
+        prop::option::of((1u32..=4, 0u32..=2, 0u32..=2)),
     )
-        .prop_map(|(lanes, (w, n, m), mode, (bdx, bdy), (pad, dummy), accesses)| {
-            json!({
-                "banks": lanes, "lanes": lanes, "layer_bytes": w, "bank_width": n, "mode": mode,
-                "block": [bdx, bdy],
-                "arrays": [{"name": "a", "elem_bytes": m, "rows": 200, "cols": 200, "pad": pad, "dummy": dummy}],
-                "accesses": accesses,
-            })
-        })
+        .prop_map(
+            |(lanes, (w, n, m), mode, (bdx, bdy), (pad, dummy), accesses, swizzle)| {
+                // A swizzled array (CuTe's Swizzle<B, M, S>, S ≥ B) of 256 × 256 elements, which
+                // every period up to 2^16 tiles.
+                let array = match swizzle {
+                    Some((b, base, more)) => json!({"name": "a", "elem_bytes": m, "rows": 256,
+                    "cols": 256, "dummy": dummy, "swizzle": [b, base, b + more]}),
+                    None => json!({"name": "a", "elem_bytes": m, "rows": 200, "cols": 200,
+                    "pad": pad, "dummy": dummy}),
+                };
+                json!({
+                    "banks": lanes, "lanes": lanes, "layer_bytes": w, "bank_width": n, "mode": mode,
+                    "block": [bdx, bdy],
+                    "arrays": [array],
+                    "accesses": accesses,
+                })
+            },
+        )
 }
 
 #[test]
