@@ -35,6 +35,16 @@ pub fn parse_part(text: &str) -> Result<(usize, usize), String> {
     Ok((k, m))
 }
 
+/// `$SMRTL_CONFORMANCE_TOOLS_PART` as (K, M), `None` when unset or blank: the part of the
+/// external-tool checks and heavy proofs a CI run takes (docs/blocks.md §5, docs/prove.md §4).
+/// Panics (in a test) on a malformed value.
+pub fn tools_part() -> Option<(usize, usize)> {
+    std::env::var("SMRTL_CONFORMANCE_TOOLS_PART")
+        .ok()
+        .filter(|v| !v.trim().is_empty())
+        .map(|v| parse_part(&v).unwrap_or_else(|e| panic!("SMRTL_CONFORMANCE_TOOLS_PART: {e}")))
+}
+
 /// The work of a target's random run, estimated from the size of its RTL (the rust-hdl
 /// evaluator's cost per cycle grows with it): deterministic, so the parts are the same on every
 /// machine.

@@ -61,13 +61,7 @@ impl Budget {
                 .ok()
                 .filter(|v| !v.trim().is_empty())
                 .map(|v| v.split(',').map(|s| s.trim().to_string()).collect()),
-            tools_part: std::env::var("SMRTL_CONFORMANCE_TOOLS_PART")
-                .ok()
-                .filter(|v| !v.trim().is_empty())
-                .map(|v| {
-                    smrtl_testbench::soak::parse_part(&v)
-                        .unwrap_or_else(|e| panic!("SMRTL_CONFORMANCE_TOOLS_PART: {e}"))
-                }),
+            tools_part: smrtl_testbench::soak::tools_part(),
         };
         assert!(
             b.cycles > 0 && b.verilator_cycles > 0 && b.icarus_cycles > 0,

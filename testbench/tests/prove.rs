@@ -62,13 +62,7 @@ mod heavy {
 /// `configs` without the heavy ones (`heavy(p)` true) whose slot (`slots`, in order) is not this
 /// run's part; the heavy configurations must number `slots.len()`.
 fn rotated<P>(configs: Vec<P>, heavy: impl Fn(&P) -> bool, slots: &[usize]) -> Vec<P> {
-    let part = std::env::var("SMRTL_CONFORMANCE_TOOLS_PART")
-        .ok()
-        .filter(|v| !v.trim().is_empty())
-        .map(|v| {
-            smrtl_testbench::soak::parse_part(&v)
-                .unwrap_or_else(|e| panic!("SMRTL_CONFORMANCE_TOOLS_PART: {e}"))
-        });
+    let part = smrtl_testbench::soak::tools_part();
     assert_eq!(
         configs.iter().filter(|p| heavy(p)).count(),
         slots.len(),
