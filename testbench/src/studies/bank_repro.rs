@@ -65,7 +65,7 @@ pub struct Row {
     pub ratio: f64,
 }
 
-/// A target evaluated by code.
+/// A target evaluated by code (the kernel study's and `smrtl bench bankan`'s).
 #[derive(Debug, Clone, Serialize)]
 pub struct Target {
     pub id: &'static str,
