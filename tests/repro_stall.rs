@@ -162,11 +162,7 @@ fn the_documented_figures_are_what_the_full_study_draws() {
     ]);
     assert_eq!(o.status.code(), Some(0), "{}", common::stderr(&o));
     let docs = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/repro-stall-inspector");
-    let mut names: Vec<String> = std::fs::read_dir(&plots)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    names.sort();
+    let names = common::files(&plots);
     assert_eq!(names.len(), 12);
     for n in &names {
         let fresh = std::fs::read_to_string(plots.join(n)).unwrap();

@@ -478,14 +478,14 @@ fn fault_run(fault: Fault, target: Target, b: &Budget) -> FaultRun {
     }
 }
 
-/// The runs of `fault` at the presets that build it, smallest faulty RTL first (the cheapest
+/// The runs of `fault` at its presets in `pairs`, smallest faulty RTL first (the cheapest
 /// co-simulation and shrink), up to the first that shows it on `fault.port` within
 /// `fault.within` cycles.
-fn fault_runs(fault: Fault, b: &Budget) -> Vec<FaultRun> {
-    let mut targets: Vec<Target> = fault_targets(b)
-        .into_iter()
+fn fault_runs(fault: Fault, pairs: &[(Fault, Target)], b: &Budget) -> Vec<FaultRun> {
+    let mut targets: Vec<Target> = pairs
+        .iter()
         .filter(|(f, _)| *f == fault)
-        .map(|(_, t)| t)
+        .map(|(_, t)| t.clone())
         .collect();
     targets.sort_by_cached_key(|t| {
         let d = t.design_with_fault(&fault).expect("built");
@@ -603,6 +603,7 @@ fn judge(fault: &Fault, runs: &[&FaultRun], b: &Budget) -> Result<String, String
 #[test]
 fn every_planted_fault_is_caught_and_shrunk_on_rusthdl() {
     let b = Budget::get();
+    let pairs = fault_targets(&b);
     let faults: Vec<Fault> = b
         .targets()
         .iter()
@@ -626,7 +627,7 @@ fn every_planted_fault_is_caught_and_shrunk_on_rusthdl() {
         &faults,
         |f| f.to_string(),
         |fault| {
-            let runs = fault_runs(*fault, &b);
+            let runs = fault_runs(*fault, &pairs, &b);
             if runs.is_empty() {
                 return Err("no preset builds it".into());
             }

@@ -233,9 +233,9 @@ impl Cases {
     }
 }
 
-/// The count of each byte offset mod `bw` that the loops `free` (no condition reads their
-/// index) add, by residue classes: time independent of their trip counts ([002] §5.2).
-fn free_offsets(a: &Access, free: &[usize], m: i64, pitch: i64, bw: i64) -> Vec<u64> {
+/// The count of each byte offset mod `bw` (element offset with `m` = 1) that the loops `free`
+/// (no condition reads their index) add, by residue classes: time independent of their trip counts ([002] §5.2).
+pub(super) fn free_offsets(a: &Access, free: &[usize], m: i64, pitch: i64, bw: i64) -> Vec<u64> {
     let mut dist = vec![0u64; bw as usize];
     dist[0] = 1;
     for &j in free {
@@ -255,7 +255,8 @@ fn free_offsets(a: &Access, free: &[usize], m: i64, pitch: i64, bw: i64) -> Vec<
     dist
 }
 
-fn gcd(a: i64, b: i64) -> i64 {
+/// gcd(|a|, |b|), at least 1.
+pub(super) fn gcd(a: i64, b: i64) -> i64 {
     if b == 0 {
         a.abs().max(1)
     } else {

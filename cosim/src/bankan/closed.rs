@@ -8,11 +8,7 @@ use crate::blocks::bank_conflict_detector::Cfg;
 use smrtl_hdl::blocks::bank_conflict_detector::Mode;
 
 fn gcd(a: u64, b: u64) -> u64 {
-    if b == 0 {
-        a
-    } else {
-        gcd(b, a % b)
-    }
+    super::analysis::gcd(a as i64, b as i64) as u64
 }
 
 /// The degree of a strided access with `active` active lanes, or `None` where no rule is exact.

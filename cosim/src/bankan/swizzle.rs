@@ -70,11 +70,7 @@ impl fmt::Display for Swizzle {
 }
 
 fn gcd(a: u64, b: u64) -> u64 {
-    if b == 0 {
-        a.max(1)
-    } else {
-        gcd(b, a % b)
-    }
+    analysis::gcd(a as i64, b as i64) as u64
 }
 
 /// [`analysis::grouped`] for an access to a swizzled array: a case is (the lanes' element
@@ -98,23 +94,8 @@ pub fn grouped(
     let bound: Vec<usize> = (0..a.loops.len())
         .filter(|&j| a.conds.iter().any(|c| c.i[j] != 0))
         .collect();
-    let elem_step = |j: usize| a.loops[j].inc[0] * pitch + a.loops[j].inc[1];
-    // Counts of the free loops' element offsets mod P.
-    let mut free = vec![0u64; p as usize];
-    free[0] = 1;
-    for j in (0..a.loops.len()).filter(|j| !bound.contains(j)) {
-        let step = elem_step(j).rem_euclid(p);
-        let period = (p / gcd(step as u64, p as u64) as i64) as u64;
-        let mut next = vec![0u64; p as usize];
-        for r in 0..period.min(a.loops[j].trips) {
-            let count = (a.loops[j].trips - r).div_ceil(period);
-            let res = (r as i64 * step).rem_euclid(p) as usize;
-            for (x, &c) in free.iter().enumerate().filter(|(_, &c)| c > 0) {
-                next[(x + res) % p as usize] += c * count;
-            }
-        }
-        free = next;
-    }
+    let free_loops: Vec<usize> = (0..a.loops.len()).filter(|j| !bound.contains(j)).collect();
+    let free = analysis::free_offsets(a, &free_loops, 1, pitch, p);
     let bound_trips: Vec<u64> = bound.iter().map(|&j| a.loops[j].trips).collect();
     let mut r = analysis::empty(k);
     // Per case: its degree and the warp accesses it stands for.
