@@ -62,14 +62,24 @@ fn start(args: &[&str], tmp: &Path, cwd: &Path, path_env: Option<&str>) -> Child
     cmd.spawn().expect("smrtl starts")
 }
 
-/// The first child of `parent` in a process group of its own, polled for up to 120 s.
+/// The first child of `parent` that has become a tool (its command is no longer smrtl's: a child
+/// between fork and exec still has smrtl's process group), and its process group; polled for up
+/// to 120 s.
 fn child_group(parent: &mut Child) -> (i32, i32) {
     let me = parent.id() as i32;
+    let exe = Path::new(env!("CARGO_BIN_EXE_smrtl"))
+        .file_name()
+        .unwrap()
+        .to_owned();
+    let is_tool = |pid: i32| {
+        std::fs::read_to_string(format!("/proc/{pid}/comm"))
+            .is_ok_and(|c| c.trim_end().as_bytes() != exe.as_encoded_bytes())
+    };
     let start = Instant::now();
     while start.elapsed() < Duration::from_secs(120) {
         if let Some(&(pid, _, pgid)) = processes()
             .iter()
-            .find(|&&(_, ppid, pgid)| ppid == me && pgid != me)
+            .find(|&&(pid, ppid, _)| ppid == me && is_tool(pid))
         {
             return (pid, pgid);
         }
