@@ -2,6 +2,7 @@
 //! presets, and a printable description for `smrtl list`.
 
 use serde::{de::DeserializeOwned, Deserialize, Serialize};
+use serde_json::Value;
 use thiserror::Error;
 
 /// A parameter problem, phrased for a one-line CLI error.
@@ -677,16 +678,66 @@ fn parse_value(text: &str, like: &serde_json::Value) -> serde_json::Value {
     }
 }
 
+/// The most characters of parameters a module name spells out (after its stem); a longer list
+/// is replaced by a hash (docs/verilog.md "Names").
+pub const NAME_PARTS_MAX: usize = 40;
+
 /// The Verilog module name of a block configuration: the block's name for its default params,
-/// `<block>_<8 hex digits>` (a hash of the params) for any other, so two configurations can be
-/// compiled together and a name always means one design (see `docs/verilog.md`).
+/// else the block's name followed by each parameter that differs from the default as
+/// `_<KEY><value>` (`bank_conflict_detector_A14_B8_L8_W4`), or by `_h<8 hex digits>` (a hash of
+/// the params) where that list passes [`NAME_PARTS_MAX`] characters. Two configurations can be
+/// compiled together and a name always means one design (docs/verilog.md "Names").
 pub fn module_name<P: BlockParams + PartialEq>(p: &P) -> String {
     if *p == P::default() {
-        P::BLOCK.to_string()
-    } else {
-        let json = serde_json::to_string(p).expect("params serialize");
-        format!("{}_{:08x}", P::BLOCK, fnv1a(json.as_bytes()) as u32)
+        return P::BLOCK.to_string();
     }
+    let (v, d) = (
+        serde_json::to_value(p).expect("params serialize"),
+        serde_json::to_value(P::default()).expect("params serialize"),
+    );
+    let parts: Vec<(String, Value)> = v
+        .as_object()
+        .into_iter()
+        .flatten()
+        .filter(|(k, x)| d.get(k.as_str()) != Some(*x))
+        .map(|(k, x)| (k.clone(), x.clone()))
+        .collect();
+    config_name(P::BLOCK, &parts)
+}
+
+/// `stem` followed by `_<KEY><value>` for each of `parts` in order (booleans as 1 / 0, text in
+/// lower case without its separators), or by `_h<8 hex digits>` (a hash of the parts as JSON)
+/// where that would pass [`NAME_PARTS_MAX`] characters or a value has no such spelling. Names
+/// of configured modules and of the shape-keyed parts of a block (docs/verilog.md "Names").
+pub fn config_name(stem: &str, parts: &[(String, Value)]) -> String {
+    let spelled: Option<Vec<String>> = parts
+        .iter()
+        .map(|(k, v)| name_value(v).map(|v| format!("{k}{v}")))
+        .collect();
+    match spelled.map(|s| s.join("_")) {
+        Some(s) if s.is_empty() => stem.to_string(),
+        Some(s) if s.len() <= NAME_PARTS_MAX => format!("{stem}_{s}"),
+        _ => {
+            let json = serde_json::to_string(parts).expect("parts serialize");
+            format!("{stem}_h{:08x}", fnv1a(json.as_bytes()) as u32)
+        }
+    }
+}
+
+/// A parameter value as a module name spells it, if it can: digits, 1 / 0, or lower-case letters
+/// and digits.
+fn name_value(v: &Value) -> Option<String> {
+    let s = match v {
+        Value::Bool(b) => u8::from(*b).to_string(),
+        Value::Number(n) => n.to_string().replace('-', "m").replace('.', "p"),
+        Value::String(s) => s
+            .chars()
+            .filter(char::is_ascii_alphanumeric)
+            .collect::<String>()
+            .to_ascii_lowercase(),
+        _ => return None,
+    };
+    (!s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric())).then_some(s)
 }
 
 /// 64-bit FNV-1a: a stable hash (unlike `std`'s, it never changes between releases).
@@ -808,4 +859,36 @@ fn wrap_words(words: &[String], indent: &str, width: usize) -> Vec<String> {
         lines.push(line);
     }
     lines
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parts(kv: &[(&str, Value)]) -> Vec<(String, Value)> {
+        kv.iter().map(|(k, v)| (k.to_string(), v.clone())).collect()
+    }
+
+    #[test]
+    fn config_names_spell_out_short_lists_and_hash_long_ones() {
+        let short = parts(&[
+            ("A", 14.into()),
+            ("MODE", "gpgpusim_limited".into()),
+            ("REG_OUT", true.into()),
+        ]);
+        assert_eq!(
+            config_name("d", &short),
+            "d_A14_MODEgpgpusimlimited_REG_OUT1"
+        );
+        assert_eq!(config_name("d", &[]), "d");
+        let long: Vec<(String, Value)> = (0..12)
+            .map(|i| (format!("KEY{i}"), Value::from(i)))
+            .collect();
+        let hashed = config_name("d", &long);
+        assert!(hashed.len() == 11 && hashed.starts_with("d_h"), "{hashed}");
+        // A value with no spelling (a list) is hashed too; different lists, different names.
+        let a = config_name("d", &parts(&[("S", serde_json::json!([1, 2]))]));
+        let b = config_name("d", &parts(&[("S", serde_json::json!([2, 1]))]));
+        assert!(a.starts_with("d_h") && a != b);
+    }
 }

@@ -107,6 +107,9 @@ fn module_text(m: &Module) -> String {
         let _ = writeln!(s, "    {dir} wire {:rw$}{}{comma}", range(p.width), p.name);
     }
     s += ");\n";
+    if let Some(page) = m.cited() {
+        let _ = writeln!(s, "    // Section numbers (§) refer to {page}.");
+    }
 
     let items = m.items();
     let mut k = 0;

@@ -501,7 +501,7 @@ smrtl_hdl::smrtl_block! {
 #[test]
 #[should_panic(
     expected = "WrongWidth.addr is declared Signal<In, Bits<128>> (128 bits) but \
-                           port `addr` of bank_conflict_detector_e0d499d4 is 112 bits wide"
+                           port `addr` of bank_conflict_detector_A14_B8_L8_W4 is 112 bits wide"
 )]
 fn a_width_mismatch_names_the_port() {
     let _ = WrongWidth::new();
@@ -510,7 +510,7 @@ fn a_width_mismatch_names_the_port() {
 #[test]
 #[should_panic(
     expected = "WrongDirection.degree is declared Signal<In, Bits<4>> but port \
-                           `degree` of bank_conflict_detector_e0d499d4 is an output"
+                           `degree` of bank_conflict_detector_A14_B8_L8_W4 is an output"
 )]
 fn a_direction_mismatch_names_the_port() {
     let _ = WrongDirection::new();
@@ -520,13 +520,15 @@ fn a_direction_mismatch_names_the_port() {
 #[should_panic(expected = "MissingPorts does not declare port(s) \
                            `pub degree_m1: Signal<Out, Bits<3>>`, `pub cycles: Signal<Out, \
                            Bits<4>>`, `pub conflict: Signal<Out, Bit>`, `pub any_active: \
-                           Signal<Out, Bit>` of bank_conflict_detector_e0d499d4")]
+                           Signal<Out, Bit>` of bank_conflict_detector_A14_B8_L8_W4")]
 fn a_missing_port_is_named_with_its_declaration() {
     let _ = MissingPorts::new();
 }
 
 #[test]
-#[should_panic(expected = "UnknownPort.mode8: bank_conflict_detector_e0d499d4 has no port `mode8`")]
+#[should_panic(
+    expected = "UnknownPort.mode8: bank_conflict_detector_A14_B8_L8_W4 has no port `mode8`"
+)]
 fn a_field_that_is_no_port_is_named() {
     let _ = UnknownPort::new();
 }

@@ -256,6 +256,53 @@ fn every_block_has_presets_that_configure() {
     });
 }
 
+/// The modules of a Verilog file: (name, text from `module` to `endmodule`).
+fn modules(v: &str) -> Vec<(String, String)> {
+    v.split("\nmodule ")
+        .skip(1)
+        .map(|rest| {
+            let name = rest.split(' ').next().unwrap_or_default().to_string();
+            let body = rest.split("\nendmodule").next().unwrap_or_default();
+            (name, body.to_string())
+        })
+        .collect()
+}
+
+/// Module names (docs/verilog.md "Names"): over every block × preset, a name always means one
+/// module text, and a module whose section comments give § numbers names the one page they
+/// refer to (no `spec §`, no page per section).
+#[test]
+fn every_module_name_means_one_design_and_cites_its_page() {
+    let mut seen: BTreeMap<String, String> = BTreeMap::new();
+    let mut checked = 0;
+    for t in Budget::get().targets() {
+        let v = smrtl_hdl::rusthdl::emit_verilog(&t.design().module);
+        for (name, text) in modules(&v) {
+            checked += 1;
+            let sections: Vec<&str> = text.lines().filter(|l| l.contains("// ---- ")).collect();
+            for s in &sections {
+                assert!(
+                    !s.contains("spec §") && !s.contains(".md §"),
+                    "{}: module {name} cites in a section: {s}",
+                    t.name()
+                );
+            }
+            if sections.iter().any(|s| s.contains('§')) {
+                assert!(
+                    text.contains("// Section numbers (§) refer to docs/"),
+                    "{}: module {name} gives § numbers without its page",
+                    t.name()
+                );
+            }
+            if let Some(other) = seen.insert(name.clone(), text.clone()) {
+                assert_eq!(other, text, "{}: two designs named {name}", t.name());
+            }
+        }
+    }
+    assert!(checked > 0, "no module checked");
+    println!("{checked} modules, {} names", seen.len());
+}
+
 /// Random co-simulation on rust-hdl: the model and the RTL agree on every output, every cycle.
 #[test]
 fn every_preset_matches_its_model_on_rusthdl() {

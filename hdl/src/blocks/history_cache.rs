@@ -403,6 +403,7 @@ pub struct HcOut {
 /// The top `history_cache`: its ports around [`logic`].
 pub fn build(p: &Params) -> Module {
     let mut m = Module::new(&crate::params::module_name(p));
+    m.cites(crate::blocks::docs::ELASTIC_PIPELINE);
     let (inp, out) = m.declare_ports(&ports(p));
     let i = |name: &str| inp[name].clone();
     let io = HcIn {
@@ -460,7 +461,7 @@ pub fn logic(m: &mut Module, p: &Params, io: HcIn) -> HcOut {
     let s_m1 = u64::from(p.subwarps() - 1);
     let clear = io.clear.clone();
 
-    m.section("Degree accumulator (spec §5.3, D17)");
+    m.section("Degree accumulator (§5.3, D17)");
     let acc = m.reg("acc_q", dw, 0);
     let acc_sw = io.acc_sw.clone();
     let first = m.wire("acc_first", acc_sw.equals(&Expr::lit(0, sw)));
@@ -474,7 +475,7 @@ pub fn logic(m: &mut Module, p: &Params, io: HcIn) -> HcOut {
     let acc_pc = acc_valid.mux(&pc_in, &Expr::lit(0, p.pc_bits as usize));
     m.next(&acc, clear.mux(&Expr::lit(0, dw), &acc_v.mux(&sum, &acc)));
 
-    m.section("Conflict history cache (spec §5.2, D16): tag/data memories, valid/MRU bits");
+    m.section("Conflict history cache (§5.2, D16): tag/data memories, valid/MRU bits");
     // A memory has two words at least: with one set, word 0 (constant address) is the line.
     let index = |pc: &Expr| {
         if ib == 0 {
@@ -492,7 +493,7 @@ pub fn logic(m: &mut Module, p: &Params, io: HcIn) -> HcOut {
         .collect();
     let mru = (ways == 2).then(|| SetBits::new(m, "hc_mru", sets));
 
-    m.section("Lookup of lk_pc in the decision cycle (spec §5.2): asynchronous read, hit, pred");
+    m.section("Lookup of lk_pc in the decision cycle (§5.2): asynchronous read, hit, pred");
     let lk_pc = io.lk_pc.clone();
     let (lk_idx, lk_tag) = (index(&lk_pc), lk_pc.slice(ib, tb));
     let mut lk_hits = vec![];
@@ -512,7 +513,7 @@ pub fn logic(m: &mut Module, p: &Params, io: HcIn) -> HcOut {
     let lk_data = m.wire("lk_data_w", or_tree(lk_datas, dw));
     let pred = m.wire("pred_w", lk_hit.mux(&lk_data, &Expr::lit(0, dw)));
 
-    m.section("Cache write of acc_pc_in (spec §5.2): hit way, else first invalid, else non-MRU");
+    m.section("Cache write of acc_pc_in (§5.2): hit way, else first invalid, else non-MRU");
     let (wr_idx, wr_tag) = (index(&pc_in), pc_in.slice(ib, tb));
     let we = m.wire("wr_en", &acc_valid & &!&clear);
     let wr_way1 = match &mru {
@@ -550,7 +551,7 @@ pub fn logic(m: &mut Module, p: &Params, io: HcIn) -> HcOut {
         mru.write(m, &pc_in, &dec, &we, &clear, w1);
     }
 
-    m.section("Distance counter and ready mask (spec §5.4, §5.6, D18, D19)");
+    m.section("Distance counter and ready mask (§5.4, §5.6, D18, D19)");
     let counter = m.reg("counter_q", dw, 0);
     let nonzero = m.wire("counter_nz", counter.any());
     let mask = m.wire("mask_w", io.enable.clone() & nonzero.clone());

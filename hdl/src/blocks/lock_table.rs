@@ -286,6 +286,7 @@ pub fn build(p: &Params) -> Module {
         ew: p.pend_sum_bits(),
     };
     let mut m = Module::new(&crate::params::module_name(p));
+    m.cites(crate::blocks::docs::SCRATCHPAD_SHARING);
     let (inp, out) = m.declare_ports(&ports(p));
     let st = state(&mut m, &d);
     let shtb = inp[port::SHTB].clone();
@@ -324,7 +325,7 @@ fn state(m: &mut Module, d: &Dims) -> State {
 
 /// Per slot: pair(s) = low KW bits of min(s, ShTB[s]) (§1.3).
 fn pairs(m: &mut Module, d: &Dims, shtb_of: &[Expr]) -> Vec<Expr> {
-    m.section("spec §1.3, §2.4: pair(s) = low KW bits of min(s, ShTB[s])");
+    m.section("§1.3, §2.4: pair(s) = low KW bits of min(s, ShTB[s])");
     shtb_of
         .iter()
         .enumerate()
@@ -338,7 +339,7 @@ fn pairs(m: &mut Module, d: &Dims, shtb_of: &[Expr]) -> Vec<Expr> {
 
 /// Grant: own / want / acquire race / NACK (§2.4).
 fn grant(m: &mut Module, c: &Ctx) -> Grant {
-    m.section("spec §2.4 grant: own, want, same-cycle race (lower slot wins), NACK");
+    m.section("§2.4 grant: own, want, same-cycle race (lower slot wins), NACK");
     let Dims {
         n, t, sw, kp, kw, ..
     } = c.d;
@@ -410,7 +411,7 @@ fn grant(m: &mut Module, c: &Ctx) -> Grant {
 /// `pend_nx`: the exact next count, stored mod 2^PEND_W (§2.4). Returns per slot "the stored
 /// next count is 0" (a T-bit wire) and "the exact count overflowed or underflowed".
 fn pend_next(m: &mut Module, c: &Ctx, g: &Grant) -> (Expr, Vec<Expr>) {
-    m.section("spec §2.4 pend_nx = pend + granted shared accesses - completions, mod 2^PEND_W");
+    m.section("§2.4 pend_nx = pend + granted shared accesses - completions, mod 2^PEND_W");
     let Dims {
         n, t, sw, pw, ew, ..
     } = c.d;
@@ -453,7 +454,7 @@ fn pend_next(m: &mut Module, c: &Ctx, g: &Grant) -> (Expr, Vec<Expr>) {
 /// Release and drain, per held lock (§2.4): the owner is done and drained; TRANSFER hands the
 /// lock to a live partner, else it is freed.
 fn release(m: &mut Module, c: &Ctx, policy: Policy, none: u64, pend_zero: &Expr) -> Release {
-    m.section("spec §2.4 release: owner done and drained; TRANSFER to a live partner or free");
+    m.section("§2.4 release: owner done and drained; TRANSFER to a live partner or free");
     let Dims { t, tw, sw, .. } = c.d;
     let (shsm, done, tb_empty) = (c.i(port::SHSM), c.i(port::DONE), c.i(port::TB_EMPTY));
     let mut r = Release {
@@ -510,7 +511,7 @@ fn release(m: &mut Module, c: &Ctx, policy: Policy, none: u64, pend_zero: &Expr)
 /// Acquire, the configuration write (which wins) and the next lock state (§2.4). Returns per
 /// lock the slots (one-hot) that hold it after the edge.
 fn next_locks(m: &mut Module, c: &Ctx, g: &Grant, r: &Release) -> Vec<Expr> {
-    m.section("spec §2.4 acquire, cfg_lock write (wins), next lock state");
+    m.section("§2.4 acquire, cfg_lock write (wins), next lock state");
     let Dims { n, t, kp, .. } = c.d;
     let zero_t = Expr::lit(0, t);
     let cfg_we = c.i(port::CFG_LOCK_WE);
@@ -547,7 +548,7 @@ fn next_locks(m: &mut Module, c: &Ctx, g: &Grant, r: &Release) -> Vec<Expr> {
 
 /// The sticky errors (§2.4): an acquire by a done TB, a `pend` overflow or underflow.
 fn errors(m: &mut Module, c: &Ctx, g: &Grant, pend_bad: &[Expr]) {
-    m.section("spec §2.4 errors: acquire by a done TB, pend overflow or underflow");
+    m.section("§2.4 errors: acquire by a done TB, pend overflow or underflow");
     let done = c.i(port::DONE);
     let late: Vec<Expr> = (0..c.d.n)
         .map(|q| &g.acq[q] & &bit_at(&g.slot_hot[q], &done, &g.slot_out[q]))
@@ -568,7 +569,7 @@ fn outputs(
     pend_zero: &Expr,
     holds_nx: &[Expr],
 ) {
-    m.section("spec §2.4 rel_fire, xfer by owner; slot_idle from the next lock state");
+    m.section("§2.4 rel_fire, xfer by owner; slot_idle from the next lock state");
     let Dims { t, kp, kw, .. } = c.d;
     let zero_t = Expr::lit(0, t);
     let by_owner = |flags: &[Expr]| {

@@ -286,10 +286,11 @@ pub fn build(p: &Params) -> Module {
     let n = p.kernels();
     let ib = p.inflight_bits as usize;
     let mut m = Module::new(&module_name(p));
+    m.cites(crate::blocks::docs::MEMORY_ISSUE_CONTROL);
     let (inp, out) = m.declare_ports(&ports(p));
     let i = |name: &str| inp[name].clone();
 
-    m.section("docs/memory-issue-control.md §4.3, §5: one MILG per kernel slot");
+    m.section("§4.3, §5: one MILG per kernel slot");
     let child = Arc::new(milg::build(&p.milg()));
     let milgs: Vec<_> = (0..n)
         .map(|k| m.instance(&format!("milg_{k}"), &child))
@@ -312,12 +313,12 @@ pub fn build(p: &Params) -> Module {
     }
     let each = |name: &str| -> Vec<Expr> { milgs.iter().map(|g| g.output(name)).collect() };
 
-    m.section("docs/memory-issue-control.md §2: the gates; elig = mem_req & mem_ok & slot_free");
+    m.section("§2: the gates; elig = mem_req & mem_ok & slot_free");
     let mem_ok = m.wire("mem_ok_w", bus(&each(milg::port::MEM_OK)));
 
     match p.scheme {
         Scheme::Rbmi => {
-            m.section("docs/memory-issue-control.md §3.1: RBMI arbiter (grant one-hot or 0)");
+            m.section("§3.1: RBMI arbiter (grant one-hot or 0)");
             let arb = Arc::new(crate::blocks::rbmi_arb::build(&p.rbmi()));
             let a = m.instance("rbmi", &arb);
             use crate::blocks::rbmi_arb::port as rp;
@@ -328,9 +329,7 @@ pub fn build(p: &Params) -> Module {
             m.assign(&out[port::LAST], a.output(rp::LAST));
         }
         Scheme::Qbmi | Scheme::QbmiDmil => {
-            m.section(
-                "docs/memory-issue-control.md §3.2-3.4: QBMI arbiter; MILG boundary drives sample",
-            );
+            m.section("§3.2-3.4: QBMI arbiter; MILG boundary drives sample");
             let arb = Arc::new(qbmi_arb::build(&p.qbmi()));
             let a = m.instance("qbmi", &arb);
             use crate::blocks::qbmi_arb::port as qp;
@@ -346,7 +345,7 @@ pub fn build(p: &Params) -> Module {
             }
         }
         _ => {
-            m.section("docs/memory-issue-control.md §5: grant = elig (no BMI arbiter)");
+            m.section("§5: grant = elig (no BMI arbiter)");
             let elig = m.wire(
                 "elig",
                 i(port::MEM_REQ) & mem_ok.clone() & replicate(&i(port::SLOT_FREE), n),

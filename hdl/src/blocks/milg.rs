@@ -263,13 +263,14 @@ pub fn build(p: &Params) -> Module {
         p.ratio_bits(),
     );
     let mut m = Module::new(&module_name(p));
+    m.cites(crate::blocks::docs::MEMORY_ISSUE_CONTROL);
     let (inp, out) = m.declare_ports(&ports(p));
     let i = |name: &str| inp[name].clone();
     let (issue, done, acc, fail) = (i(port::ISSUE), i(port::DONE), i(port::ACC), i(port::FAIL));
     let imax = Expr::lit(p.inflight_max(), ib);
 
     // --- Registers (§4.3) -------------------------------------------------------------------
-    m.section("docs/memory-issue-control.md §4.3: MILG registers and reset values");
+    m.section("§4.3: MILG registers and reset values");
     let inflight = m.reg("inflight_q", ib, 0);
     let rsfail = m.reg("rsfail_q", fb, 0);
     let reqcnt = m.reg("reqcnt_q", qb, 0);
@@ -281,12 +282,12 @@ pub fn build(p: &Params) -> Module {
         (imax.clone(), Expr::lit(1, 1))
     };
 
-    m.section("docs/memory-issue-control.md §4.4: mem_ok from start-of-cycle registers (Moore)");
+    m.section("§4.4: mem_ok from start-of-cycle registers (Moore)");
     let below_mil = inflight.lt(&mil);
     let room = !inflight.equals(&imax);
     let mem_ok = m.wire("mem_ok_w", (&unl | &below_mil) & room);
 
-    m.section("docs/memory-issue-control.md §4.4: inflight', rs (saturating), boundary, P");
+    m.section("§4.4: inflight', rs (saturating), boundary, P");
     // Modulo 2^inflight_bits; the environment keeps it in range (spec §5 legal stimulus).
     let inflight_nx = m.wire("inflight_nx", (&inflight + &issue.zext(ib)) - done.zext(ib));
     let fmax = Expr::lit(p.rsfail_max(), fb);
@@ -300,7 +301,7 @@ pub fn build(p: &Params) -> Module {
     let boundary = m.wire("boundary_w", &acc & &reqcnt.equals(&qmax));
     let pmax = m.wire("pmax", peak.lt(&inflight_nx).mux(&inflight_nx, &peak));
 
-    m.section("docs/memory-issue-control.md §4.4: next state");
+    m.section("§4.4: next state");
     m.next(&inflight, inflight_nx.clone());
     m.next(
         &reqcnt,
@@ -320,7 +321,7 @@ pub fn build(p: &Params) -> Module {
             m.next(&unl, i(port::SMIL_UNL));
         }
         Mode::Dmil => {
-            m.section("docs/memory-issue-control.md §4.2, §4.4: r = rs >> reqcnt_bits, P div r");
+            m.section("§4.2, §4.4: r = rs >> reqcnt_bits, P div r");
             let r = m.wire("ratio", rs.slice(qb, rb));
             let r_zero = m.wire("ratio_zero", r.equals(&Expr::lit(0, rb)));
             let quotient = divide(&mut m, "div", &pmax, &r);

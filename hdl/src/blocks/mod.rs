@@ -19,3 +19,12 @@ pub mod sm_core;
 pub mod sp_access_unit;
 pub mod stall_inspector;
 pub mod warp_scheduler;
+
+/// The docs pages the blocks' Verilog cites ([`crate::netlist::Module::cites`]): each block's
+/// section comments give § numbers of its page (docs/verilog.md "Names").
+pub(crate) mod docs {
+    pub const ELASTIC_PIPELINE: &str = "docs/elastic-pipeline.md";
+    pub const MEMORY_ISSUE_CONTROL: &str = "docs/memory-issue-control.md";
+    pub const SCRATCHPAD_SHARING: &str = "docs/scratchpad-sharing.md";
+    pub const STALL_INSPECTOR: &str = "docs/stall-inspector.md";
+}

@@ -123,6 +123,7 @@ pub fn build(p: &Params) -> Module {
     let cw = Class::BITS;
     let class = |c: Class| Expr::lit(c.code(), cw);
     let mut m = Module::new(&module_name(p));
+    m.cites(crate::blocks::docs::SCRATCHPAD_SHARING);
     // `clock` and `reset` are there for a uniform interface; the block has no state (§2.1).
     let (inp, out) = m.declare_ports(&ports(p));
     let i = |name: &str| inp[name].clone();

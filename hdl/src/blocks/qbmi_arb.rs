@@ -501,6 +501,7 @@ pub fn build(p: &Params) -> Module {
     let n = p.kernels();
     let (rb, qb, rw) = (p.rpm_bits(), p.quota_bits as usize, p.reqcnt_bits as usize);
     let mut m = Module::new(&crate::params::module_name(p));
+    m.cites(crate::blocks::docs::MEMORY_ISSUE_CONTROL);
     let (inp, out) = m.declare_ports(&ports(p));
     let i = |name: &str| inp[name].clone();
     let (first, sample) = (i(port::FIRST), i(port::SAMPLE));
@@ -516,7 +517,7 @@ pub fn build(p: &Params) -> Module {
         .map(|k| m.reg(&format!("minst_{k}_q"), rw, 0))
         .collect();
 
-    m.section("docs/memory-issue-control.md §3.3: base_k = LCM(rpm)/rpm_k, start-of-cycle rpm");
+    m.section("§3.3: base_k = LCM(rpm)/rpm_k, start-of-cycle rpm");
     let base = base_circuit(&mut m, "", &rpm, p.rpm_max);
 
     m.section(

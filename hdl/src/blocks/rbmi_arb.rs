@@ -127,10 +127,11 @@ pub fn build(p: &Params) -> Module {
     let n = p.kernels();
     let lw = p.last_bits();
     let mut m = Module::new(&crate::params::module_name(p));
+    m.cites(crate::blocks::docs::MEMORY_ISSUE_CONTROL);
     let (inp, out) = m.declare_ports(&ports(p));
     let i = |name: &str| inp[name].clone();
 
-    m.section("docs/memory-issue-control.md §2, §3.1: elig = mem_req & mem_ok & slot_free");
+    m.section("§2, §3.1: elig = mem_req & mem_ok & slot_free");
     let elig = m.wire(
         "elig",
         i(port::MEM_REQ) & i(port::MEM_OK) & replicate(&i(port::SLOT_FREE), n),

@@ -148,6 +148,7 @@ pub fn build(p: &Params) -> Module {
     let (t, l, n) = (p.slots as usize, p.lanes as usize, p.nsched as usize);
     let (sw, ww) = (s.sw(), s.ww());
     let mut m = Module::new(&crate::params::module_name(p));
+    m.cites(crate::blocks::docs::SCRATCHPAD_SHARING);
     let (inp, out) = m.declare_ports(&ports(p));
     let i = |name: &str| inp[name].clone();
     let (valid, slot, live, launch) = (
@@ -160,7 +161,7 @@ pub fn build(p: &Params) -> Module {
     let all_lanes = Expr::lit(crate::netlist::mask(l), l);
     let no_slots = Expr::lit(0, t);
 
-    m.section("Issue-port events: relssp and exit, qualified by ev_valid (spec §3)");
+    m.section("Issue-port events: relssp and exit, qualified by ev_valid (§3)");
     let (ev_valid, ev_warp, ev_mask) = (i(port::EV_VALID), i(port::EV_WARP), i(port::EV_MASK));
     let (ev_rel, ev_exit) = (i(port::EV_REL), i(port::EV_EXIT));
     // Per port: the lanes that exit and the lanes that release (0 without the event).
@@ -177,7 +178,7 @@ pub fn build(p: &Params) -> Module {
         .map(|q| m.wire(&format!("ev_warp_{q}"), ev_warp.slice(q * ww, ww)))
         .collect();
 
-    m.section("Per warp: exm, rsm, A, Rn (the R register's next value), ok, empty (spec §3)");
+    m.section("Per warp: exm, rsm, A, Rn (the R register's next value), ok, empty (§3)");
     let mut regs = vec![];
     let mut not_ok = vec![];
     let mut not_empty = vec![];
@@ -220,7 +221,7 @@ pub fn build(p: &Params) -> Module {
         regs.push(r);
     }
 
-    m.section("Per slot: AND over the slot's warps (spec §3 done, tb_empty)");
+    m.section("Per slot: AND over the slot's warps (§3 done, tb_empty)");
     let done = m.wire("done_w", !or_tree(not_ok, t));
     let tb_empty = m.wire("tb_empty_w", !or_tree(not_empty, t));
     m.assign(&out[port::DONE], done);

@@ -59,9 +59,10 @@ impl crate::Block for Params {
 pub fn build(p: &Params) -> Module {
     let qb = p.reqcnt_bits as usize;
     let mut m = Module::new(&module_name(p));
+    m.cites(crate::blocks::docs::MEMORY_ISSUE_CONTROL);
     let (inp, out) = m.declare_ports(&ports(p));
     let acc = inp[port::ACC].clone();
-    m.section("docs/memory-issue-control.md §3.3: the kernel's request counter, wrapping");
+    m.section("§3.3: the kernel's request counter, wrapping");
     let reqcnt = m.reg("reqcnt_q", qb, 0);
     let boundary = m.wire(
         "boundary_w",

@@ -109,6 +109,7 @@ pub fn build(p: &Params) -> Module {
     let (aw, sw, tw, kp) = (s.aw(), s.sw(), s.tw(), s.kp() as u64);
     let none = Expr::lit(s.none(), tw);
     let mut m = Module::new(&module_name(p));
+    m.cites(crate::blocks::docs::SCRATCHPAD_SHARING);
     let (inp, outs) = m.declare_ports(&ports(p));
     let i = |name: &str| inp[name].clone();
     let o = |name: &str| outs[name].clone();

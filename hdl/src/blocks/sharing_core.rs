@@ -261,6 +261,7 @@ struct Picks {
 /// order (§2.1).
 pub fn build(p: &Params) -> Module {
     let mut m = Module::new(&crate::params::module_name(p));
+    m.cites(crate::blocks::docs::SCRATCHPAD_SHARING);
     let (inp, out) = m.declare_ports(&ports(p));
     m.section("Inputs: configuration (kernel launch)");
     m.section("Inputs: warps (the SM model's view)");

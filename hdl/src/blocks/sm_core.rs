@@ -444,6 +444,7 @@ fn sched_ports(p: &Params) -> Vec<Port> {
 fn scheduler(p: &Params) -> Module {
     use sched_port as sp;
     let mut m = Module::new(&format!("{}_sched", crate::params::module_name(p)));
+    m.cites(crate::blocks::docs::ELASTIC_PIPELINE);
     let (inp, out) = m.declare_ports(&sched_ports(p));
     let i = |name: &str| inp[name].clone();
     let n = p.warps as usize;
@@ -473,7 +474,7 @@ fn scheduler(p: &Params) -> Module {
     let cur_seq = m.reg("iss_seq_q", seqb, 0);
     let next_sw = m.reg("iss_sw_q", swb, 0);
 
-    m.section("Ready set for the BCAWS mask (spec §5.4)");
+    m.section("Ready set for the BCAWS mask (§5.4)");
     let ready = m.wire("ready_w", &has_next & &!busy.clone());
     let is_mem: Vec<Expr> = kind_w
         .iter()
@@ -485,7 +486,7 @@ fn scheduler(p: &Params) -> Module {
         &pending & &cur_kind.equals(&kind_lit(Kind::Smem)),
     );
 
-    m.section("Round-robin decision over the masked ready set (spec §5.6, D20, D25)");
+    m.section("Round-robin decision over the masked ready set (§5.6, D20, D25)");
     let ready_m = i(sp::READY_M);
     let eligible: Vec<Expr> = (0..n).map(|w| ready_m.bit(w)).collect();
     let onehot = round_robin(&mut m, &eligible, &last);
@@ -499,7 +500,7 @@ fn scheduler(p: &Params) -> Module {
     let g_seq = m.wire("grant_seq", select_onehot(&onehot, &seq, seqb));
     let load = m.wire("hc_load_w", &decide & &g_kind.equals(&kind_lit(Kind::Smem)));
 
-    m.section("Issue unit: subwarp 0 at the decision, 1..S-1 whenever F accepts (spec §5.6)");
+    m.section("Issue unit: subwarp 0 at the decision, 1..S-1 whenever F accepts (§5.6)");
     let iv = m.wire("issue_now", &in_ready & &(&pending | &decide));
     let warp = pending.mux(&cur_warp, &grant);
     let sw = pending.mux(&next_sw, &Expr::lit(0, swb));
@@ -529,7 +530,7 @@ fn scheduler(p: &Params) -> Module {
         m.next(s, next);
     }
 
-    m.section("Completion: busy clears when the last subwarp completes (spec §5.6, D3, D26)");
+    m.section("Completion: busy clears when the last subwarp completes (§5.6, D3, D26)");
     let tag_bits = p.pipe.tag_bits as usize;
     let wtag = i(sp::WB_TAG);
     let wb_warp = wtag.slice(tag_bits - wb, wb);
@@ -602,6 +603,7 @@ pub fn build(p: &Params) -> Module {
     use crate::blocks::elastic_pipeline::sched_port as pp;
     use sched_port as sp;
     let mut m = Module::new(&crate::params::module_name(p));
+    m.cites(crate::blocks::docs::ELASTIC_PIPELINE);
     let (inp, out) = m.declare_ports(&ports(p));
     let i = |name: &str| inp[name].clone();
     let o = |name: &str| out[name].clone();
@@ -610,7 +612,7 @@ pub fn build(p: &Params) -> Module {
     let start = i(port::KERNEL_START);
     let hp = p.history_cache();
 
-    m.section("Instances: pipeline, BCAWS history cache, scheduler and issue unit (spec §6)");
+    m.section("Instances: pipeline, BCAWS history cache, scheduler and issue unit (§6)");
     let pipe_i = m.instance("pipe", &Arc::new(pipe::build_with_pc(&p.pipe, pcw)));
     let hc_i = m.instance("hc", &Arc::new(hc::build(&hp)));
     let sched = m.instance("sched", &Arc::new(scheduler(p)));
@@ -636,7 +638,7 @@ pub fn build(p: &Params) -> Module {
     m.assign(&sched.input(sp::WB_TAG), pipe_i.output(pp::WB_TAG));
     m.assign(&sched.input(sp::WB_KIND), pipe_i.output(pp::WB_KIND));
 
-    m.section("Pipeline: fed by the issue unit and the descriptor answer (spec §2, §3)");
+    m.section("Pipeline: fed by the issue unit and the descriptor answer (§2, §3)");
     let bind = [
         (pipe::port::IN_VALID, sched.output(port::ISSUE_VALID)),
         (pipe::port::IN_TAG, sched.output(sp::ISSUE_TAG)),
@@ -651,7 +653,7 @@ pub fn build(p: &Params) -> Module {
         m.assign(&pipe_i.input(name), value);
     }
 
-    m.section("History cache: the MEM0 entry that leaves feeds the accumulator (spec §5.2-5.4)");
+    m.section("History cache: the MEM0 entry that leaves feeds the accumulator (§5.2-5.4)");
     let mem0_smem = pipe_i.output(pp::MEM0_KIND).equals(&kind_lit(Kind::Smem));
     let mem0_c = pipe_i.output(pp::MEM0_C);
     let svc = m.wire("mem0_svc_m1", &mem0_c - &Expr::lit(1, mem0_c.width()));

@@ -138,6 +138,7 @@ pub fn build(p: &Params) -> Module {
     let (t, lanes, n) = (p.slots as usize, p.lanes as usize, p.nsched as usize);
     let (aw, sw, tw, kw) = (s.aw(), s.sw(), s.tw(), s.kw());
     let mut m = Module::new(&module_name(p));
+    m.cites(crate::blocks::docs::SCRATCHPAD_SHARING);
     // `clock` and `reset` are there for a uniform interface; the block has no state (§2.1).
     let (inp, out) = m.declare_ports(&ports(p));
     let i = |name: &str| inp[name].clone();

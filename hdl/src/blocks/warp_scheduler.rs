@@ -225,6 +225,7 @@ fn first_valid(m: &mut Module, name: &str, valid: &[Expr], ib: usize) -> Cand {
 pub fn build(p: &Params) -> Module {
     let (ws, ib, aw) = (p.ws(), p.idx_bits(), p.age_w as usize);
     let mut m = Module::new(&crate::params::module_name(p));
+    m.cites(crate::blocks::docs::SCRATCHPAD_SHARING);
     let (inp, out) = m.declare_ports(&ports(p));
     let (ready_bus, cls, age) = (
         inp[port::READY].clone(),
@@ -234,7 +235,7 @@ pub fn build(p: &Params) -> Module {
     let ready: Vec<Expr> = (0..ws).map(|j| ready_bus.bit(j)).collect();
     let idx = |j: usize| Expr::lit(j as u64, ib);
 
-    m.section("State: the last picked warp (spec §4 last_valid, last_idx)");
+    m.section("State: the last picked warp (§4 last_valid, last_idx)");
     let last_valid = m.reg("last_valid_q", 1, 0);
     let last_idx = m.reg("last_idx_q", ib, 0);
     // at_last[j]: warp j is the last picked one (a one-hot decode of last_idx).
@@ -247,7 +248,7 @@ pub fn build(p: &Params) -> Module {
         (at_last, keep)
     };
 
-    m.section("Issue: some warp is ready (spec §4 iss_valid = OR ready)");
+    m.section("Issue: some warp is ready (§4 iss_valid = OR ready)");
     // 64 ready bits at a time (an expression is at most 64 bits wide).
     let chunks = (0..ws)
         .step_by(64)
@@ -256,7 +257,7 @@ pub fn build(p: &Params) -> Module {
     let iss_valid = m.wire("iss_valid_w", or_tree(chunks, 1));
     let pick = match p.sched {
         Sched::Owf | Sched::Gto => {
-            m.section("Argmin over the ready warps of (rank, age, index) (spec §4 OWF, GTO)");
+            m.section("Argmin over the ready warps of (rank, age, index) (§4 OWF, GTO)");
             let rb = p.rank_bits();
             // GTO ignores the classes: no rank logic.
             let ranks: Vec<Expr> = match p.sched {
@@ -308,12 +309,12 @@ pub fn build(p: &Params) -> Module {
         }
         Sched::Lrr | Sched::TwoLevel => {
             let cand: Vec<Expr> = if p.sched == Sched::TwoLevel {
-                m.section("TWO_LEVEL: the current group's ready warps, else all (spec §4)");
+                m.section("TWO_LEVEL: the current group's ready warps, else all (§4)");
                 two_level_candidates(&mut m, &ready, &last_valid, &last_idx)
             } else {
                 ready.clone()
             };
-            m.section("First candidate after last_idx, circularly (spec §4 LRR)");
+            m.section("First candidate after last_idx, circularly (§4 LRR)");
             let above: Vec<Expr> = (0..ws)
                 .map(|j| match j {
                     0 => Expr::lit(0, 1),

@@ -227,6 +227,8 @@ pub struct Module {
     pub(super) sync_reads: Vec<SyncRead>,
     instances: Vec<Instance>,
     items: Vec<Item>,
+    /// The docs page the module's section numbers (§) refer to ([`Module::cites`]).
+    cites: Option<String>,
     pub(super) words: usize,
     clock: Option<usize>,
     pub(super) reset: Option<usize>,
@@ -247,6 +249,7 @@ impl Module {
             sync_reads: vec![],
             instances: vec![],
             items: vec![],
+            cites: None,
             words: 0,
             clock: None,
             reset: None,
@@ -254,7 +257,20 @@ impl Module {
         }
     }
 
-    /// Starts a named section: a comment line in the Verilog (e.g. the spec § it implements).
+    /// The docs page (`docs/<page>.md`) whose section numbers the module's sections cite: one
+    /// comment line at the top of the module's body, so each section says only `§3.2`
+    /// (docs/verilog.md "Names").
+    pub fn cites(&mut self, page: &str) {
+        self.cites = Some(page.to_string());
+    }
+
+    /// The page of [`Module::cites`], if any.
+    pub fn cited(&self) -> Option<&str> {
+        self.cites.as_deref()
+    }
+
+    /// Starts a named section: a comment line in the Verilog (e.g. the § of the docs page it
+    /// implements).
     pub fn section(&mut self, title: &str) {
         self.items.push(Item::Section(title.to_string()));
     }

@@ -5,14 +5,23 @@ use super::{Kind, Params};
 use crate::netlist::{concat_wide, Expr, Module};
 use crate::params::bits_for;
 
-/// A sub-module named `ep_<stem>_<hash of key>`: `key` spells out everything the module's text
-/// depends on (so equal keys give equal modules, different keys different names), and opens the
-/// module as a comment. Names stay short because a generated file's header lists them all.
-pub(super) fn sub_module(stem: &str, key: &str) -> Module {
-    let hash = crate::params::fnv1a(key.as_bytes()) as u32;
-    let mut m = Module::new(&format!("ep_{stem}_{hash:08x}"));
+/// A sub-module named `ep_<stem>` followed by `parts` (everything its text depends on, so equal
+/// parts give equal modules and different parts different names), spelled out as a configured
+/// block's parameters are ([`crate::params::config_name`]); `key` says the same in words and
+/// opens the module as a comment.
+pub(super) fn sub_module(stem: &str, parts: &[Part], key: &str) -> Module {
+    let mut m = Module::new(&crate::params::config_name(&format!("ep_{stem}"), parts));
+    m.cites(crate::blocks::docs::ELASTIC_PIPELINE);
     m.section(key);
     m
+}
+
+/// One part of a sub-module's name: a label and its value.
+pub(super) type Part = (String, serde_json::Value);
+
+/// The [`Part`] `label` = `value`.
+pub(super) fn part(label: &str, value: impl Into<serde_json::Value>) -> Part {
+    (label.to_string(), value.into())
 }
 
 /// The packed entry bus: how an entry crosses a module port. Fields, least significant first:
@@ -55,6 +64,19 @@ impl Layout {
     /// EW: the bus width.
     pub fn width(&self) -> usize {
         self.tag + 2 + self.deg() + self.lanes * (1 + self.addr) + self.pc
+    }
+
+    /// The part of a sub-module's name the layout fixes: T, L, AW and (when present) PC.
+    pub(super) fn parts(&self) -> Vec<Part> {
+        let mut p = vec![
+            part("T", self.tag),
+            part("L", self.lanes),
+            part("AW", self.addr),
+        ];
+        if self.pc > 0 {
+            p.push(part("PC", self.pc));
+        }
+        p
     }
 
     /// `entry: tag T, L lanes, AW A, PC P`: the part of a sub-module key the layout fixes.

@@ -1,7 +1,7 @@
 //! Spec §6 `PremFifo<N>` and `NonmemFifo<Q>`: the PREMEM and NONMEM queues
 //! (docs/elastic-pipeline.md §4, §6).
 
-use super::entry::{one, sub_module, Entry, Latch, Layout};
+use super::entry::{one, part, sub_module, Entry, Latch, Layout};
 use crate::blocks::bank_conflict_detector as detector;
 use crate::netlist::{Expr, Module};
 use crate::params::bits_for;
@@ -155,7 +155,20 @@ pub(super) fn fifo(kind: FifoKind, lay: Layout, n: usize) -> Module {
         String::new()
     };
     let kind_out = if head_kind { ", head kind" } else { "" };
-    let mut m = sub_module(stem, &format!("{block}{ages}{kind_out}, {}", lay.key()));
+    let depth = match kind {
+        FifoKind::Prem => "N",
+        FifoKind::Nonmem { .. } => "Q",
+    };
+    let mut parts = vec![part(depth, n)];
+    if max_age > 0 {
+        parts.push(part("AGE", max_age));
+    }
+    if head_kind {
+        parts.push(part("HK", true));
+    }
+    parts.extend(lay.parts());
+    let key = format!("{block}{ages}{kind_out}, {}", lay.key());
+    let mut m = sub_module(stem, &parts, &key);
     m.clock_reset();
     let enq = m.input(qp::ENQ, 1);
     let enq_entry = m.input(qp::ENQ_ENTRY, lay.width());
@@ -187,12 +200,12 @@ pub(super) fn fifo(kind: FifoKind, lay: Layout, n: usize) -> Module {
     let head = &q.slots[0];
     match kind {
         FifoKind::Prem => {
-            m.section("spec §3.2 steps 5-6: full at the start of the cycle; head to the MEM0 MUX");
+            m.section("§3.2 steps 5-6: full at the start of the cycle; head to the MEM0 MUX");
             m.assign(&own[qp::FULL], q.full());
             m.assign(&own[qp::HEAD], head.e.pack());
         }
         FifoKind::Nonmem { .. } => {
-            m.section("spec §3.2 steps 2, 4-5: the head as a WB source; room after the dequeue");
+            m.section("§3.2 steps 2, 4-5: the head as a WB source; room after the dequeue");
             m.assign(&own[qp::HEAD_ELIGIBLE], q.head_eligible());
             m.assign(&own[qp::HEAD_TAG], head.e.tag.clone());
             if let Some(kind) = own.get(qp::HEAD_KIND) {

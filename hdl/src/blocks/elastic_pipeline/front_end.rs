@@ -1,7 +1,7 @@
 //! Spec §6 `FrontEnd<fe_depth>`: F, D1..Dk and EXE, advanced by §3.2 step 7
 //! (docs/elastic-pipeline.md §3.2, §6).
 
-use super::entry::{one, sub_module, Latch, Layout};
+use super::entry::{one, part, sub_module, Latch, Layout};
 use super::stage_ports;
 use crate::netlist::{Expr, Module};
 
@@ -23,8 +23,10 @@ pub(super) mod fe_port {
 /// `exe_entry`.
 pub(super) fn front_end(lay: Layout, depth: usize) -> Module {
     use fe_port as fp;
+    let parts = [vec![part("D", depth)], lay.parts()].concat();
     let mut m = sub_module(
         "frontend",
+        &parts,
         &format!("FrontEnd<fe_depth = {depth}>, {}", lay.key()),
     );
     m.clock_reset();
@@ -49,7 +51,7 @@ pub(super) fn front_end(lay: Layout, depth: usize) -> Module {
     let chain: Vec<Latch> = names.iter().map(|s| Latch::new(&mut m, lay, s)).collect();
     let exe = Latch::new(&mut m, lay, "exe");
 
-    m.section("spec §3.2 step 7: bubble-collapsing advance (D2), EXE first");
+    m.section("§3.2 step 7: bubble-collapsing advance (D2), EXE first");
     let mut moves = vec![one(false); chain.len()];
     let mut next_free = m.wire("exe_free", !exe.valid.clone() | exe_accept.clone());
     for k in (0..chain.len()).rev() {

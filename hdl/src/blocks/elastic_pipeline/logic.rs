@@ -199,7 +199,7 @@ impl Pipe<'_> {
     fn fe_instance(&mut self, in_valid: Expr, in_entry: Expr) -> Exe {
         let lay = self.lay;
         let m = &mut *self.m;
-        m.section("spec §6 FrontEnd<fe_depth>: F, D1..Dk, EXE (step 7 inside)");
+        m.section("§6 FrontEnd<fe_depth>: F, D1..Dk, EXE (step 7 inside)");
         let fe = m.instance(
             "front_end",
             &Arc::new(front_end(lay, self.p.fe_depth as usize)),
@@ -225,7 +225,7 @@ impl Pipe<'_> {
     /// backend's MEM1..MEM(M−1).
     fn mem0_instance(&mut self, backend: &Backend) -> Mem0 {
         let m = &mut *self.m;
-        m.section("spec §6 Mem0Stage: MEM0, rem and the bank-conflict detector (step 1 inside)");
+        m.section("§6 Mem0Stage: MEM0, rem and the bank-conflict detector (step 1 inside)");
         let key = Mem0Key::of(self.p, self.pcw);
         let i = m.instance("mem0_stage", &Arc::new(mem0_stage(&key)));
         let valid = i.output(mp::VALID);
@@ -252,7 +252,7 @@ impl Pipe<'_> {
     fn nonmem_instance(&mut self) -> Option<InstanceRef> {
         (self.p.nq_slots() > 0).then(|| {
             self.m
-                .section("spec §6 NonmemFifo<Q>: NQ, oldest first (Elastic)");
+                .section("§6 NonmemFifo<Q>: NQ, oldest first (Elastic)");
             let kind = FifoKind::Nonmem {
                 max_age: u64::from(self.p.nonmem_min_age),
                 head_kind: self.with_kind,
@@ -267,7 +267,7 @@ impl Pipe<'_> {
     fn wb_select(&mut self, st: &Stages, icnt_valid: &Expr) -> WbSel {
         let (p, mm, with_kind) = (self.p, self.mm, self.with_kind);
         let m = &mut *self.m;
-        m.section("spec §3.2 step 2: WB select (WbMux, fixed priority)");
+        m.section("§3.2 step 2: WB select (WbMux, fixed priority)");
         let mem = &st.mem0.stages;
         let mem_avail = if mm > 1 {
             mem[mm - 1].0.clone()
@@ -339,7 +339,7 @@ impl Pipe<'_> {
         let mm = self.mm;
         let m = &mut *self.m;
         let mem = &st.mem0.stages;
-        m.section("spec §3.2 step 3: MEM advance, rippling from MEM_last");
+        m.section("§3.2 step 3: MEM advance, rippling from MEM_last");
         let mut moves = vec![one(false); mm];
         let mut free = vec![one(false); mm];
         moves[mm - 1] = wb.sel(WbSrc::Mem);
@@ -369,7 +369,7 @@ impl Pipe<'_> {
     fn nq_dequeue(&mut self, st: &Stages, wb: &WbSel) -> Drain {
         let m = &mut *self.m;
         let nm = &st.backend.nm;
-        m.section("spec §3.2 step 4: NQ dequeue (Elastic) or NM shift (Split)");
+        m.section("§3.2 step 4: NQ dequeue (Elastic) or NM shift (Split)");
         let nq_room = match &st.nq {
             Some(q) => {
                 m.assign(&q.input(qp::DEQ), wb.sel(WbSrc::Nq));
@@ -401,7 +401,7 @@ impl Pipe<'_> {
     fn premem_instance(&mut self) -> Option<InstanceRef> {
         (self.p.pre_slots() > 0).then(|| {
             self.m
-                .section("spec §6 PremFifo<N>: PRE, oldest first (Elastic)");
+                .section("§6 PremFifo<N>: PRE, oldest first (Elastic)");
             let fifo = fifo(FifoKind::Prem, self.lay, self.p.pre_slots());
             self.m.instance("premem", &Arc::new(fifo))
         })
@@ -420,7 +420,7 @@ impl Pipe<'_> {
         let m = &mut *self.m;
         let exe = &st.exe;
         let mem0_free = &adv.mem0_free;
-        m.section("spec §3.2 step 5: EXE output");
+        m.section("§3.2 step 5: EXE output");
         let (to_mem0, to_pre, to_nq, to_nm, to_wb) = match self.p.pipe_mode {
             PipeMode::Unified => (
                 &exe.valid & mem0_free,
@@ -488,7 +488,7 @@ impl Pipe<'_> {
     fn mem0_input(&mut self, st: &Stages, adv: &Advance, route: &Route, pre: Option<&InstanceRef>) {
         let m = &mut *self.m;
         let exe = &st.exe;
-        m.section("spec §3.2 step 6: PRE head -> MEM0, the MEM0 input MUX (D11)");
+        m.section("§3.2 step 6: PRE head -> MEM0, the MEM0 input MUX (D11)");
         let (mem0_load, mem0_in) = match pre {
             Some(q) => {
                 let pre_deq = m.wire("pre_deq", &q.output(qp::HEAD_VALID) & &adv.mem0_free);
@@ -512,7 +512,7 @@ impl Pipe<'_> {
         let m = &mut *self.m;
         let (be, mem, moves) = (&st.backend, &st.mem0.stages, &adv.moves);
         let (nm, nm_moves) = (&be.nm, &drain.nm_moves);
-        m.section("spec §3.2 steps 3-4 and 8: MEM1..MEM(M-1), NM and WB registers");
+        m.section("§3.2 steps 3-4 and 8: MEM1..MEM(M-1), NM and WB registers");
         for k in 1..self.mm {
             be.mem_tail[k - 1].update(m, &moves[k - 1], &mem[k - 1].1, &moves[k]);
         }
@@ -534,7 +534,7 @@ impl Pipe<'_> {
     fn stall_cause(&mut self, st: &Stages, wb: &WbSel, pre: Option<&InstanceRef>) -> Expr {
         let m = &mut *self.m;
         let (exe, mem0_i) = (&st.exe, &st.mem0.i);
-        m.section("spec §3.3 stall cause");
+        m.section("§3.3 stall cause");
         let memlike = if self.p.pipe_mode == PipeMode::Unified {
             exe.valid.clone()
         } else {

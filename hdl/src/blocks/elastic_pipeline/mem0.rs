@@ -1,7 +1,7 @@
 //! Spec §6 `Mem0Stage`: MEM0, its service counter and the bank-conflict detector, §3.2 step 1
 //! (docs/elastic-pipeline.md §3.2, §6).
 
-use super::entry::{sub_module, Latch, Layout};
+use super::entry::{part, sub_module, Latch, Layout, Part};
 use super::{Kind, Params};
 use crate::blocks::bank_conflict_detector as detector;
 use crate::netlist::{concat, concat_wide, Expr, Module};
@@ -46,6 +46,18 @@ impl Mem0Key {
         Mem0Key { lay, det }
     }
 
+    /// The name's parts: the layout's, and the detector's banks, mode and ports (its lanes and
+    /// address width are the layout's, W = 4).
+    fn parts(&self) -> Vec<Part> {
+        let mode = serde_json::to_value(self.det.mode).expect("mode serializes");
+        let det = [
+            part("B", self.det.banks),
+            part("MODE", mode),
+            part("P", self.det.ports),
+        ];
+        [self.lay.parts(), det.to_vec()].concat()
+    }
+
     /// The detector module's name is unique per detector configuration (P included).
     fn key(&self, detector: &Module) -> String {
         format!(
@@ -65,7 +77,7 @@ pub(super) fn mem0_stage(key: &Mem0Key) -> Module {
     let lay = key.lay;
     let rw = lay.deg();
     let det_module = Arc::new(detector::build(&key.det));
-    let mut m = sub_module("mem0", &key.key(&det_module));
+    let mut m = sub_module("mem0", &key.parts(), &key.key(&det_module));
     m.clock_reset();
     let in_valid = m.input(mp::IN_VALID, 1);
     let in_entry = m.input(mp::IN_ENTRY, lay.width());
@@ -80,7 +92,7 @@ pub(super) fn mem0_stage(key: &Mem0Key) -> Module {
     let mem0 = Latch::new(&mut m, lay, "mem0");
     let elapsed = m.reg("mem0_elapsed_q", rw, 0);
 
-    m.section("spec §3.2 step 1: service time c = ceil(d/P) for SMEM, else 1");
+    m.section("§3.2 step 1: service time c = ceil(d/P) for SMEM, else 1");
     let det = m.instance("det", &det_module);
     m.assign(&det.input(detector::port::VALID), mem0.valid.clone());
     m.assign(&det.input(detector::port::LANE_MASK), mem0.e.act.clone());
@@ -105,7 +117,7 @@ pub(super) fn mem0_stage(key: &Mem0Key) -> Module {
     let smem_c = has_ovr.mux(&ovr_cycles, &det_cycles);
     m.assign(&c, is_smem.mux(&smem_c, &Expr::lit(1, rw)));
 
-    m.section("spec §3.2 step 1: rem = c - elapsed; done at rem = 1, else the entry stays");
+    m.section("§3.2 step 1: rem = c - elapsed; done at rem = 1, else the entry stays");
     let rem = m.wire("mem0_rem_now", &c - &elapsed);
     m.assign(&done, &mem0.valid & &rem.equals(&Expr::lit(1, rw)));
     m.assign(&conflict_busy, &mem0.valid & &!done.clone());

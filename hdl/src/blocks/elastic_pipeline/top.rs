@@ -68,6 +68,7 @@ impl PipeOut {
 /// Builds the trace-mode top `elastic_pipeline` (front end + backend) from validated params.
 pub fn build(p: &Params) -> Module {
     let mut m = Module::new(&crate::params::module_name(p));
+    m.cites(crate::blocks::docs::ELASTIC_PIPELINE);
     let (inp, out) = m.declare_ports(&ports(p));
     let io = pipe_in(&inp, None);
     logic(&mut m, p, 0, io).drive(&mut m, &out);
@@ -95,7 +96,8 @@ pub mod sched_port {
 /// trace-mode ones: the `pipe` instance of `sm_core`.
 pub fn build_with_pc(p: &Params, pcw: usize) -> Module {
     use sched_port as sp;
-    let mut m = Module::new(&format!("{}_pc{pcw}", crate::params::module_name(p)));
+    let mut m = Module::new(&format!("{}_PCW{pcw}", crate::params::module_name(p)));
+    m.cites(crate::blocks::docs::ELASTIC_PIPELINE);
     let mut all = ports(p);
     let mut add = |name: &str, dir: Dir, width: usize| {
         all.push(Port {

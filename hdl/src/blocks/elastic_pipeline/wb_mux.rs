@@ -1,7 +1,7 @@
 //! Spec §6 `WbMux<M>`: §3.2 step 2's fixed-priority WB select (docs/elastic-pipeline.md §3.2,
 //! §6).
 
-use super::entry::{one, sub_module};
+use super::entry::{one, part, sub_module};
 use super::WbSrc;
 use crate::netlist::{Expr, Module};
 
@@ -54,7 +54,11 @@ pub(super) fn wb_mux(order: &[WbSrc], tw: usize, with_kind: bool) -> Module {
     let priority: Vec<String> = order.iter().map(|&s| src_label(s)).collect();
     let kinds = if with_kind { " and kind" } else { "" };
     let key = format!("WbMux: {}, tag {tw}{kinds}", priority.join(" > "));
-    let mut m = sub_module("wbmux", &key);
+    let mut parts = vec![part("O", names.concat()), part("T", tw)];
+    if with_kind {
+        parts.push(part("K", true));
+    }
+    let mut m = sub_module("wbmux", &parts, &key);
     let mut avail = vec![];
     // Each source's (tag, kind); ICNT carries no entry.
     let mut entries = vec![];
@@ -79,7 +83,7 @@ pub(super) fn wb_mux(order: &[WbSrc], tw: usize, with_kind: bool) -> Module {
     let kind_o = with_kind.then(|| m.output(wp::KIND, 2));
     let load = m.output(wp::LOAD, 1);
 
-    m.section("spec §3.2 step 2: the first available source in priority order wins");
+    m.section("§3.2 step 2: the first available source in priority order wins");
     let mut taken = one(false);
     for k in 0..order.len() {
         m.assign(&sel[k], &avail[k] & &!taken.clone());

@@ -383,13 +383,14 @@ struct Blame {
 pub fn build(p: &Params) -> Module {
     let name = module_name(p);
     let mut m = Module::new(&name);
+    m.cites(crate::blocks::docs::STALL_INSPECTOR);
     let (inp, out) = m.declare_ports(&ports(p));
     let child = Arc::new(classifier(&format!("{name}_wcls"), &p.warp_order));
     let c = cycle_class(&mut m, p, &inp, &out, &child);
     let b = blame_file(&mut m, p, &inp, &out, &c);
     let mut readable: Vec<(u64, Expr)> = vec![];
     let counter_sat = counters(&mut m, p, &inp, &c, &b, &mut readable);
-    m.section("docs/stall-inspector.md §3.5: status (sticky; clear first)");
+    m.section("§3.5: status (sticky; clear first)");
     let st = m.reg("status_q", status::BITS, 0);
     let flags = [
         counter_sat,
@@ -432,7 +433,7 @@ fn cycle_class(
 ) -> Cycle {
     let (nw, wb) = (p.nw as usize, p.wb());
     let i = |n: &str| inp[n].clone();
-    m.section("docs/stall-inspector.md §3.3: Alg. 1 per warp slot (one classifier each)");
+    m.section("§3.3: Alg. 1 per warp slot (one classifier each)");
     let mut hot: Vec<Vec<Expr>> = vec![vec![]; 8];
     for w in 0..nw {
         let inst = m.instance(&format!("warp{w}"), child);
@@ -445,7 +446,7 @@ fn cycle_class(
             v.push(h.bit(c));
         }
     }
-    m.section("docs/stall-inspector.md §3.3: Alg. 2: per-class OR trees, then cycle_order");
+    m.section("§3.3: Alg. 2: per-class OR trees, then cycle_order");
     let any: Vec<Expr> = Class::ALL
         .iter()
         .map(|&c| {
@@ -474,12 +475,12 @@ fn cycle_class(
         });
     let cls = m.wire("cls_w", issued.mux(&lit(Class::NoStall), &chain));
     m.assign(&out[port::CLS], cls.clone());
-    m.section("docs/stall-inspector.md §3.3: md_sel, ms_sel: lowest warp of the class");
+    m.section("§3.3: md_sel, ms_sel: lowest warp of the class");
     let (_, md_sel) = find_first(m, "md_sel", &hot[Class::MemData as usize], wb);
     let (_, ms_sel) = find_first(m, "ms_sel", &hot[Class::MemStruct as usize], wb);
     m.assign(&out[port::MD_SEL], md_sel.clone());
     m.assign(&out[port::MS_SEL], ms_sel.clone());
-    m.section("docs/stall-inspector.md §3.3: ms_cyc_reason = norm_r(ms_reason[ms_sel])");
+    m.section("§3.3: ms_cyc_reason = norm_r(ms_reason[ms_sel])");
     let reasons: Vec<Option<Expr>> = (0..nw)
         .map(|w| Some(i(&elem_name(port::MS_REASON, w))))
         .collect();
@@ -521,7 +522,7 @@ fn blame_file(
 ) -> Blame {
     let (nw, wb, bw) = (p.nw as usize, p.wb(), p.bw as usize);
     let i = |n: &str| inp[n].clone();
-    m.section("docs/stall-inspector.md §2, §3.3: blame registers, one per warp slot");
+    m.section("§2, §3.3: blame registers, one per warp slot");
     let regs: Vec<Expr> = (0..nw)
         .map(|w| m.reg(&format!("blame_q_{w}"), bw, 0))
         .collect();
@@ -536,7 +537,7 @@ fn blame_file(
         full.mux(&at_md, &(&at_md + &Expr::lit(1, bw))),
     );
     let sat = m.wire("blame_sat", &inc & &full);
-    m.section("docs/stall-inspector.md §2, §3.3: the flush of a final writeback");
+    m.section("§2, §3.3: the flush of a final writeback");
     let fw = i(port::LDWB_WARP);
     let in_range = if nw == 1 << wb {
         Expr::lit(1, 1)
@@ -575,7 +576,7 @@ fn blame_file(
     let haz: Vec<Option<Expr>> = (0..nw).map(|w| Some(inp[port::HAZ_LOAD].bit(w))).collect();
     let haz_fw = mux_tree(m, "haz_at_fw", &fw, &haz, 1);
     let haz_fw = m.wire("haz_fw", haz_fw);
-    m.section("docs/stall-inspector.md §3.3: blame next state (clear, flush, charge)");
+    m.section("§3.3: blame next state (clear, flush, charge)");
     let zero = Expr::lit(0, bw);
     for (w, r) in regs.iter().enumerate() {
         let me = Expr::lit(w as u64, wb);
@@ -626,9 +627,7 @@ fn counters(
         ("md_sub", bw, p.md_sources(), addr::MD_SUB),
     ];
     for (bank, amt_bits, indices, base) in banks {
-        m.section(&format!(
-            "docs/stall-inspector.md §3.3: {bank} counters (one saturating adder)"
-        ));
+        m.section(&format!("§3.3: {bank} counters (one saturating adder)"));
         let child = Arc::new(counter_bank(
             &format!("{name}_{bank}"),
             cw,
@@ -654,7 +653,7 @@ fn counters(
             readable.push((base + k, inst.output(&format!("cnt_{k}"))));
         }
     }
-    m.section("docs/stall-inspector.md §3.3: cyc_total, inst_issued");
+    m.section("§3.3: cyc_total, inst_issued");
     let zero = Expr::lit(0, cw);
     let cyc = m.reg("cyc_total_q", cw, 0);
     let (next, clip) = sat_add(m, "cyc_total", &cyc, &Expr::lit(1, 1), &c.en);
@@ -667,7 +666,7 @@ fn counters(
     clips.push(clip);
     readable.push((addr::INST_ISSUED, inst));
     if p.warp_counters {
-        m.section("docs/stall-inspector.md §3.3: wc[c] += warps of class c");
+        m.section("§3.3: wc[c] += warps of class c");
         let width = bits_for(u64::from(p.nw));
         for cl in Class::ALL {
             let lower = cl.name().to_ascii_lowercase();
@@ -696,7 +695,7 @@ fn readout(
     let cw = p.cw as usize;
     let base = p.blame_base();
     let a = inp[port::RD_ADDR].clone();
-    m.section("docs/stall-inspector.md §3.4: the read-out map");
+    m.section("§3.4: the read-out map");
     let mut low: Vec<Option<Expr>> = vec![None; 64];
     let mut blame: Vec<Option<Expr>> = vec![];
     for (at, e) in readable {

@@ -23,12 +23,13 @@ pub const PREDICATES: [&str; 8] = [
 /// `wcls` one-hot (bit c = class c), what the top's per-class OR trees and counters read.
 pub fn classifier(name: &str, order: &WarpOrder) -> Module {
     let mut m = Module::new(name);
+    m.cites(crate::blocks::docs::STALL_INSPECTOR);
     let p: Vec<Expr> = PREDICATES.iter().map(|n| m.input(n, 1)).collect();
     let (active, inst_avail, sync_wait, haz_load, haz_comp, is_mem, ms_block, fu_block) =
         (&p[0], &p[1], &p[2], &p[3], &p[4], &p[5], &p[6], &p[7]);
     let wcls = m.output("wcls", 3);
     let hot = m.output("hot", 8);
-    m.section("docs/stall-inspector.md §3.3: Alg. 1 tests (one per class)");
+    m.section("§3.3: Alg. 1 tests (one per class)");
     let test = |m: &mut Module, c: Class| -> Expr {
         let e = match c {
             Class::Control => !inst_avail,
@@ -42,7 +43,7 @@ pub fn classifier(name: &str, order: &WarpOrder) -> Module {
         m.wire(&format!("t_{}", c.name().to_ascii_lowercase()), e)
     };
     let tests: Vec<(Class, Expr)> = order.0.iter().map(|&c| (c, test(&mut m, c))).collect();
-    m.section("docs/stall-inspector.md §3.3: priority encoder in warp_order; IDLE first");
+    m.section("§3.3: priority encoder in warp_order; IDLE first");
     let lit = |c: Class| Expr::lit(c.code(), 3);
     let code = tests
         .iter()
@@ -64,6 +65,7 @@ pub fn classifier(name: &str, order: &WarpOrder) -> Module {
 pub fn counter_bank(name: &str, cw: usize, amt_bits: usize, indices: &[u64]) -> Module {
     assert!(amt_bits <= cw);
     let mut m = Module::new(name);
+    m.cites(crate::blocks::docs::STALL_INSPECTOR);
     m.clock_reset();
     let clear = m.input("clear", 1);
     let inc = m.input("inc", 1);
@@ -74,12 +76,12 @@ pub fn counter_bank(name: &str, cw: usize, amt_bits: usize, indices: &[u64]) -> 
         .map(|k| m.output(&format!("cnt_{k}"), cw))
         .collect();
     let sat = m.output("sat", 1);
-    m.section("docs/stall-inspector.md §3.6: the counters");
+    m.section("§3.6: the counters");
     let regs: Vec<Expr> = indices
         .iter()
         .map(|k| m.reg(&format!("cnt_q_{k}"), cw, 0))
         .collect();
-    m.section("docs/stall-inspector.md §3.3: cnt[idx] + amt, saturating (one adder)");
+    m.section("§3.3: cnt[idx] + amt, saturating (one adder)");
     let mut items: Vec<Option<Expr>> = vec![None; 8];
     for (k, r) in indices.iter().zip(&regs) {
         items[*k as usize] = Some(r.clone());
@@ -91,7 +93,7 @@ pub fn counter_bank(name: &str, cw: usize, amt_bits: usize, indices: &[u64]) -> 
     let clipped = m.wire("clipped", &inc & &(!&cur).lt(&amt_w));
     let sum = m.wire("sum", &cur + &amt_w);
     let nxt = m.wire("nxt", clipped.mux(&Expr::lit(mask(cw), cw), &sum));
-    m.section("docs/stall-inspector.md §3.3: next state (clear first)");
+    m.section("§3.3: next state (clear first)");
     let zero = Expr::lit(0, cw);
     for ((k, r), o) in indices.iter().zip(&regs).zip(&outs) {
         let hit = &inc & &idx.equals(&Expr::lit(*k, 3));
