@@ -256,6 +256,16 @@ impl Raw {
         serde_json::from_str(text).map_err(|e| e.to_string())
     }
 
+    /// Reads either input form: JSON when the first non-blank character is `{`, else the
+    /// CUDA-like text form ([`super::text`], errors `LINE:COL: ...`).
+    pub fn read(text: &str) -> Result<Raw> {
+        if text.trim_start().starts_with('{') {
+            Raw::parse(text)
+        } else {
+            super::text::parse(text)
+        }
+    }
+
     /// Checks every field with `o` applied and lays the arrays out.
     pub fn validate(&self, o: Overrides) -> Result<Kernel> {
         let mode = match o.mode {
