@@ -42,8 +42,8 @@ pub(super) fn lex(src: &str) -> Result<Vec<Token>> {
             i += rest.find('\n').unwrap_or(rest.len());
             continue;
         }
-        if rest.starts_with("/*") {
-            match rest[2..].find("*/") {
+        if let Some(body) = rest.strip_prefix("/*") {
+            match body.find("*/") {
                 Some(k) => i += k + 4,
                 None => return fail(i, "unterminated comment; expected `*/`"),
             }
@@ -94,13 +94,11 @@ pub(super) fn number_end(b: &[u8], mut i: usize) -> usize {
     let hex = b[i..].starts_with(b"0x") || b[i..].starts_with(b"0X");
     while i < b.len() {
         let c = b[i];
-        if c.is_ascii_alphanumeric() || c == b'.' || c == b'_' {
-            i += 1;
-        } else if (c == b'+' || c == b'-') && !hex && matches!(b[i - 1], b'e' | b'E') {
-            i += 1;
-        } else {
+        let sign = (c == b'+' || c == b'-') && !hex && matches!(b[i - 1], b'e' | b'E');
+        if !(c.is_ascii_alphanumeric() || c == b'.' || c == b'_' || sign) {
             break;
         }
+        i += 1;
     }
     i
 }
