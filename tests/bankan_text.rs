@@ -126,10 +126,25 @@ fn bad_inputs_exit_2_with_file_line_col() {
         let o = smrtl(&["bankan", f]);
         assert_usage_error(&o, &format!("error: {f}:{want}"));
     }
-    // Validation errors (no position) keep `FILE: `.
-    std::fs::write(&file, format!("{h}A[ty][tx + 20];")).unwrap();
-    assert_usage_error(
-        &smrtl(&["bankan", f]),
-        &format!("error: {f}: accesses[0]: col index spans"),
-    );
+    // Validation errors name the access's or the array's place.
+    for (text, want) in [
+        (
+            format!("{h}A[0][0];\n  A[ty][tx + 20];"),
+            "4:3: accesses[1]: col index spans",
+        ),
+        (
+            "block 8;\n__shared__ float4 F[4];\nF[tx];".into(),
+            "2:1: arrays[0] (F): elem_bytes = 16",
+        ),
+        (
+            format!("{h}for (int i = 0; i < 300; i++)\n for (int j = 0; j < 300; j++) A[0][0];"),
+            "4:32: accesses[0]: the loop nest runs 90000",
+        ),
+    ] {
+        std::fs::write(&file, &text).unwrap();
+        assert_usage_error(&smrtl(&["bankan", f]), &format!("error: {f}:{want}"));
+    }
+    // The JSON form keeps `FILE: `.
+    std::fs::write(&file, r#"{"block": [8], "arrays": [], "accesses": []}"#).unwrap();
+    assert_usage_error(&smrtl(&["bankan", f]), &format!("error: {f}: 0 arrays"));
 }

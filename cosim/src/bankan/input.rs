@@ -266,6 +266,16 @@ impl Raw {
         }
     }
 
+    /// [`Raw::read`] then [`Raw::validate`]; in the text form an error about an array or an
+    /// access starts with its `LINE:COL: `.
+    pub fn read_checked(text: &str, o: Overrides) -> Result<Kernel> {
+        if text.trim_start().starts_with('{') {
+            return Raw::parse(text)?.validate(o);
+        }
+        let (raw, places) = super::text::parse_placed(text)?;
+        raw.validate(o).map_err(|e| places.locate(&e))
+    }
+
     /// Checks every field with `o` applied and lays the arrays out.
     pub fn validate(&self, o: Overrides) -> Result<Kernel> {
         let mode = match o.mode {

@@ -34,8 +34,8 @@ pub fn analyze(k: &Kernel, brute_force: bool) -> Report {
     Report::new(k, &results)
 }
 
-/// Parses (either form, [`Raw::read`]), checks (with `o` applied) and analyses a kernel.
+/// Parses (either form, [`Raw::read_checked`]), checks (with `o` applied) and analyses a kernel.
 pub fn run(text: &str, o: Overrides, brute_force: bool) -> Result<Report, String> {
-    let k = Raw::read(text)?.validate(o)?;
+    let k = Raw::read_checked(text, o)?;
     Ok(analyze(&k, brute_force))
 }

@@ -144,10 +144,7 @@ pub fn run(a: BankanArgs) -> Result<ExitCode> {
     }
     let name = a.file.display().to_string();
     let text = read_text(&a.file, MAX_FILE_BYTES)?;
-    let k = Raw::read(&text)
-        .map_err(|e| located(&name, &e))?
-        .validate(o)
-        .map_err(|e| format!("{name}: {e}"))?;
+    let k = Raw::read_checked(&text, o).map_err(|e| located(&name, &e))?;
     if a.verify.is_some_and(|_| k.layer_bytes > 8) {
         return Err(format!(
             "--verify: layer_bytes = {} has no RTL; allowed: 4, 8 (the detector's W)",

@@ -192,6 +192,7 @@ impl Parser<'_> {
         self.arrays.push(Decl {
             raw,
             dims: dims.len(),
+            at: start.at,
         });
         Ok(())
     }
@@ -481,6 +482,7 @@ impl Parser<'_> {
         let get = |a: &Aff, d: usize| a.i.get(d).copied().unwrap_or(0);
         let loops = self.loops.iter().enumerate();
         let conds = self.conds.iter().filter(|c| !(c.is_const() && c.c >= 0));
+        self.access_at.push(at);
         self.accesses.push(RawAccess {
             array: n.to_string(),
             row: [row.tx, row.ty, row.c],

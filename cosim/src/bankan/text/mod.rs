@@ -48,17 +48,67 @@ fn line_col(src: &str, at: usize) -> (usize, usize) {
 
 /// Parses the text form into [`Raw`] (not yet validated); errors are `LINE:COL: ...`.
 pub fn parse(src: &str) -> std::result::Result<Raw, String> {
+    parse_placed(src).map(|(r, _)| r)
+}
+
+/// `LINE:COL` of each array's declaration and each access, in [`Raw`]'s order.
+#[derive(Debug, Clone, Default)]
+pub struct Places {
+    pub arrays: Vec<(usize, usize)>,
+    pub accesses: Vec<(usize, usize)>,
+}
+
+impl Places {
+    /// `LINE:COL: e` when `e` is [`Raw::validate`]'s error about `arrays[k]` or `accesses[k]`.
+    pub fn locate(&self, e: &str) -> String {
+        let place = [("arrays[", &self.arrays), ("accesses[", &self.accesses)]
+            .into_iter()
+            .find_map(|(key, list)| {
+                let k: usize = e.strip_prefix(key)?.split(']').next()?.parse().ok()?;
+                list.get(k)
+            });
+        match place {
+            Some((l, c)) => format!("{l}:{c}: {e}"),
+            None => e.to_string(),
+        }
+    }
+}
+
+/// `LINE:COL` of the ascending byte offsets `at`, in one pass over the text.
+fn line_cols(src: &str, at: &[usize]) -> Vec<(usize, usize)> {
+    let (mut out, mut line, mut col) = (vec![], 1, 1);
+    let mut chars = src.char_indices().peekable();
+    for &a in at {
+        while let Some((_, ch)) = chars.next_if(|(i, _)| *i < a) {
+            if ch == '\n' {
+                (line, col) = (line + 1, 1);
+            } else {
+                col += 1;
+            }
+        }
+        out.push((line, col));
+    }
+    out
+}
+
+/// [`parse`], and where each array and access is ([`Places`], to place validation errors).
+pub fn parse_placed(src: &str) -> std::result::Result<(Raw, Places), String> {
     if src.len() as u64 > MAX_FILE_BYTES {
         return Err(format!(
             "the text has {} bytes; allowed: at most {MAX_FILE_BYTES}",
             src.len()
         ));
     }
-    let run = || -> Result<Raw> {
+    let run = || -> Result<(Raw, Places)> {
         let toks = lex(src)?;
         let mut p = Parser::new(src, toks);
         p.program()?;
-        p.finish()
+        let arrays: Vec<usize> = p.arrays.iter().map(|d| d.at).collect();
+        let places = Places {
+            arrays: line_cols(src, &arrays),
+            accesses: line_cols(src, &p.access_at),
+        };
+        Ok((p.finish()?, places))
     };
     run().map_err(|e| {
         let (l, c) = line_col(src, e.at);
@@ -158,6 +208,8 @@ struct Loop {
 struct Decl {
     raw: RawArray,
     dims: usize,
+    /// Byte offset of the declaration.
+    at: usize,
 }
 
 struct Parser<'a> {
@@ -174,6 +226,8 @@ struct Parser<'a> {
     conds: Vec<Aff>,
     arrays: Vec<Decl>,
     accesses: Vec<RawAccess>,
+    /// Byte offset of each access.
+    access_at: Vec<usize>,
     config: Vec<(&'static str, u64)>,
     mode: Option<String>,
     block: Option<Vec<u64>>,
@@ -193,6 +247,7 @@ impl<'a> Parser<'a> {
             conds: vec![],
             arrays: vec![],
             accesses: vec![],
+            access_at: vec![],
             config: vec![],
             mode: None,
             block: None,
