@@ -225,13 +225,15 @@ impl Parser<'_> {
         let (at, start) = (self.peek().at, self.pos);
         let total = self.constant("an array dimension")?;
         let tok = |k: usize| self.toks[self.pos - k].kind;
-        let pad = match (self.pos >= start + 3, tok(1), tok(2)) {
-            (true, Kind::Int(p), Kind::Punct("+"))
-                if matches!(tok(3), Kind::Int(_) | Kind::Ident | Kind::Punct(")")) =>
-            {
-                p
+        let pad = if self.pos < start + 3 {
+            0
+        } else {
+            match (tok(1), tok(2), tok(3)) {
+                (Kind::Int(p), Kind::Punct("+"), Kind::Int(_) | Kind::Ident | Kind::Punct(")")) => {
+                    p
+                }
+                _ => 0,
             }
-            _ => 0,
         };
         match (u64::try_from(total.saturating_sub(pad)), u64::try_from(pad)) {
             (Ok(c), Ok(p)) if c >= 1 => Ok((c, p)),
@@ -469,6 +471,15 @@ impl Parser<'_> {
             return fail(
                 at,
                 format!("`{n}` has {dims} dimension{plural}; expected {shape}"),
+            );
+        }
+        if self.loops.len() > MAX_LOOPS {
+            return fail(
+                at,
+                format!(
+                    "`{n}` is inside {} loops; allowed: at most {MAX_LOOPS}",
+                    self.loops.len()
+                ),
             );
         }
         if self.accesses.len() >= MAX_ACCESSES {

@@ -12,7 +12,7 @@ mod tests;
 
 use super::input::{
     parse_mode, Raw, RawAccess, RawArray, RawCond, RawLoop, MAX_ACCESSES, MAX_ARRAYS, MAX_COEF,
-    MAX_FILE_BYTES,
+    MAX_FILE_BYTES, MAX_LOOPS,
 };
 use decl::INT_WORDS;
 use lex::{lex, unescape, Kind, Token};
@@ -40,7 +40,11 @@ fn fail<T>(at: usize, msg: impl Into<String>) -> Result<T> {
 
 /// `LINE:COL` (1-based, columns in characters) of byte offset `at`.
 fn line_col(src: &str, at: usize) -> (usize, usize) {
-    let before = &src[..at.min(src.len())];
+    let mut at = at.min(src.len());
+    while !src.is_char_boundary(at) {
+        at -= 1;
+    }
+    let before = &src[..at];
     let line = before.matches('\n').count() + 1;
     let col = before.rsplit('\n').next().unwrap_or("").chars().count() + 1;
     (line, col)
@@ -367,6 +371,12 @@ impl<'a> Parser<'a> {
         }
         if self.is("{") {
             return self.compound(top);
+        }
+        if self.is("#") {
+            return fail(
+                t.at,
+                "preprocessor lines are not supported; expected `const int NAME = VALUE;`",
+            );
         }
         let word = if t.kind == Kind::Ident {
             self.text(t)

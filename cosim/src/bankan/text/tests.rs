@@ -232,6 +232,12 @@ fn errors_name_the_place_and_what_is_allowed() {
             "3:29: a __shared__ declaration inside",
         ),
         ("banks 32; banks 16;", "3:11: `banks` is given twice"),
+        ("#define N 4", "3:1: preprocessor lines are not supported"),
+        (
+            "for (int a = 0; a < 2; a++) for (int b = 0; b < 2; b++) for (int c = 0; c < 2; c++)\n\
+             for (int d = 0; d < 2; d++) for (int e = 0; e < 2; e++) A[a][e];",
+            "4:57: `A` is inside 5 loops; allowed: at most 4",
+        ),
     ] {
         let e = error(text);
         if !e.starts_with(want) || e.contains('\n') {
