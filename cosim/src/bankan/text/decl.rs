@@ -151,6 +151,9 @@ impl Parser<'_> {
                 words.push(w);
             }
         }
+        if self.peek().kind != Kind::Ident && words.len() > 1 {
+            return self.unexpected("`[`: __shared__ TYPE NAME[R][C];");
+        }
         let ty = words.join(" ");
         let elem = self.elem_bytes(&ty, ty_at)?;
         let (name, at) = self.ident("the array's name")?;

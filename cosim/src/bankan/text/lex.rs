@@ -38,6 +38,10 @@ pub(super) fn lex(src: &str) -> Result<Vec<Token>> {
             i += 1;
             continue;
         }
+        if i == 0 && rest.starts_with('\u{feff}') {
+            i += '\u{feff}'.len_utf8();
+            continue;
+        }
         if rest.starts_with("//") {
             i += rest.find('\n').unwrap_or(rest.len());
             continue;
