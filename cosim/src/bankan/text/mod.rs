@@ -3,6 +3,17 @@
 //! the JSON form, each access the affine map of [002] §4.3.2. A hand-written lexer and
 //! recursive-descent parser; every error is `LINE:COL: problem; expected what`, and the parser
 //! bounds its own work (nesting depth, conditions in force, accesses, arrays, checked integers).
+//!
+//! ```text
+//! block 16 1;                         // settings: banks, bank_width, layer_bytes, lanes, mode, note
+//! __shared__ float shadow[16][16];    // [R][C + P]: pad P; dummy(D), swizzle(B, M, S) after
+//! for (int i = 0; i < 16; i++)        // RawLoop {trips 16, inc: i's coefficients in row, col}
+//!     if (tx > i)                     // RawCond tx - i - 1 >= 0 (tx or ty alone: a range)
+//!         shadow[tx][i];              // one access per shared reference, in textual order
+//! ```
+//!
+//! `lex` makes the tokens, `expr` reads loops, `if`s and affine expressions, `decl`
+//! declarations and plain statements; this module holds the parser's state and settings.
 
 mod decl;
 mod expr;
