@@ -12,8 +12,9 @@
 //!    values and with the declared parameter names;
 //! 6. sweep specs: [`Spec::parse`], [`Spec::grid`], [`SmSweep::new`]; and, beside them, the other
 //!    sweep inputs: shard outputs ([`sweep::merge`]) and `--shard I/N` ([`Shard`]);
-//! 7. `smrtl bankan` kernels in the CUDA-like text form: [`Raw::read`] and [`Raw::validate`]
-//!    (arbitrary text, token soup of the form's own words, the `.cu` examples edited).
+//! 7. `smrtl bankan` kernels in the CUDA-like text form: `Raw::read` and `Raw::validate`
+//!    (arbitrary text, token soup of the form's own words, the `.cu` examples edited; in
+//!    tests/fuzz/bankan.rs).
 //!
 //! Each parser gets three kinds of input: arbitrary text (random bytes read lossily as UTF-8,
 //! and JSON-ish character soup), arbitrary JSON values (nested, with keys drawn both at random
@@ -963,118 +964,5 @@ proptest! {
     #[test]
     fn kernel_mutated(text in mutated_text(kernels())) {
         check_kernel(&text)?;
-    }
-}
-
-/// 7. A `bankan` kernel, either form (docs/bank-conflicts.md §3.4): read and validated; every
-/// refusal is one line, nothing panics, memory stays bounded.
-fn check_bankan(text: &str) -> Result<(), TestCaseError> {
-    use smrtl_cosim::bankan::{Overrides, Raw};
-    let r = guard_mem("bankan::Raw::read", &text, text.len(), || {
-        Raw::read(text).and_then(|r| r.validate(Overrides::default()).map(|_| ()))
-    })?;
-    match r {
-        Ok(()) => Ok(()),
-        Err(e) => one_line("bankan::Raw::read", &text, &e),
-    }
-}
-
-const BANKAN_TEXT: [&str; 4] = [
-    include_str!("../../examples/bankan/3dfd.cu"),
-    include_str!("../../examples/bankan/lud-dia.cu"),
-    include_str!("../../examples/bankan/lud-forif.cu"),
-    include_str!("../../examples/bankan/tp-tc.cu"),
-];
-
-/// Token soup of the text form: its keywords, names, operators and numbers at random.
-fn bankan_tokens() -> BoxedStrategy<String> {
-    let words = strings(&[
-        "block 16 16;",
-        "banks",
-        "bank_width",
-        "mode",
-        "note \"x\"",
-        "__shared__",
-        "float",
-        "short",
-        "double",
-        "A",
-        "B",
-        "[",
-        "]",
-        "[32]",
-        "[32 + 1]",
-        "for",
-        "(",
-        ")",
-        "int",
-        "i",
-        "j",
-        "=",
-        "0",
-        "1",
-        "16",
-        "-1",
-        "65536",
-        "9223372036854775807",
-        ";",
-        "<",
-        "<=",
-        ">",
-        "==",
-        "!=",
-        "&&",
-        "||",
-        "++",
-        "+=",
-        "+",
-        "-",
-        "*",
-        "/",
-        "%",
-        "if",
-        "else",
-        "{",
-        "}",
-        "tx",
-        "ty",
-        "threadIdx",
-        ".",
-        "x",
-        "y",
-        "__global__",
-        "void",
-        "k",
-        ",",
-        "dummy(4)",
-        "swizzle(1, 0, 1)",
-        "const",
-        "/*",
-        "*/",
-        "//",
-        "\n",
-        "?",
-        "dim3",
-    ]);
-    prop::collection::vec(select(words), 0..80)
-        .prop_map(|w| w.join(" "))
-        .boxed()
-}
-
-proptest! {
-    #![proptest_config(config(1024))]
-
-    #[test]
-    fn bankan_any_text(text in prop_oneof![
-        any_text(),
-        bankan_tokens(),
-        bankan_tokens().prop_map(|t| format!("block 16 16;\n__shared__ float A[32][33];\n{t}")),
-    ]) {
-        check_bankan(&text)?;
-    }
-
-    #[test]
-    fn bankan_text_mutated(text in mutated_text(strings(&BANKAN_TEXT))) {
-        check_bankan(&text)?;
     }
 }
