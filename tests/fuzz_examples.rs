@@ -193,7 +193,10 @@ fn examples_in(rel: &str) -> Vec<(String, String)> {
     let mut v: Vec<(String, String)> = std::fs::read_dir(dir)
         .unwrap()
         .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|x| x == "json" || x == "txt"))
+        .filter(|p| {
+            p.extension()
+                .is_some_and(|x| x == "json" || x == "txt" || x == "cu")
+        })
         .map(|p| {
             let name = p.file_name().unwrap().to_string_lossy().into_owned();
             (name, std::fs::read_to_string(&p).unwrap())

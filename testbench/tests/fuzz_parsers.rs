@@ -11,7 +11,10 @@
 //! 5. `--set` values and presets: every registered block's `configure`, with arbitrary keys and
 //!    values and with the declared parameter names;
 //! 6. sweep specs: [`Spec::parse`], [`Spec::grid`], [`SmSweep::new`]; and, beside them, the other
-//!    sweep inputs: shard outputs ([`sweep::merge`]) and `--shard I/N` ([`Shard`]).
+//!    sweep inputs: shard outputs ([`sweep::merge`]) and `--shard I/N` ([`Shard`]);
+//! 7. `smrtl bankan` kernels in the CUDA-like text form: `Raw::read` and `Raw::validate`
+//!    (arbitrary text, token soup of the form's own words, the `.cu` examples edited; in
+//!    tests/fuzz/bankan.rs).
 //!
 //! Each parser gets three kinds of input: arbitrary text (random bytes read lossily as UTF-8,
 //! and JSON-ish character soup), arbitrary JSON values (nested, with keys drawn both at random

@@ -256,6 +256,26 @@ impl Raw {
         serde_json::from_str(text).map_err(|e| e.to_string())
     }
 
+    /// Reads either input form: JSON when the first non-blank character is `{`, else the
+    /// CUDA-like text form ([`super::text`], errors `LINE:COL: ...`).
+    pub fn read(text: &str) -> Result<Raw> {
+        if text.trim_start().starts_with('{') {
+            Raw::parse(text)
+        } else {
+            super::text::parse(text)
+        }
+    }
+
+    /// [`Raw::read`] then [`Raw::validate`]; in the text form an error about an array or an
+    /// access starts with its `LINE:COL: `.
+    pub fn read_checked(text: &str, o: Overrides) -> Result<Kernel> {
+        if text.trim_start().starts_with('{') {
+            return Raw::parse(text)?.validate(o);
+        }
+        let (raw, places) = super::text::parse_placed(text)?;
+        raw.validate(o).map_err(|e| places.locate(&e))
+    }
+
     /// Checks every field with `o` applied and lays the arrays out.
     pub fn validate(&self, o: Overrides) -> Result<Kernel> {
         let mode = match o.mode {

@@ -1,5 +1,6 @@
 //! `bankan`, the static bank-conflict analyzer (docs/bank-conflicts.md §3; [002] Chs. 4–5):
-//! shared arrays and affine accesses with `for` loops and `if` conditions in ([`input`]), the
+//! shared arrays and affine accesses with `for` loops and `if` conditions in ([`input`], JSON, or
+//! [`text`], the CUDA-like form), the
 //! degree of every warp access from the bank model's function grouped into distinct cases or
 //! brute force ([`analysis`]), the report out ([`output`]).
 
@@ -9,6 +10,7 @@ pub mod input;
 pub mod optimize;
 pub mod output;
 pub mod swizzle;
+pub mod text;
 
 pub use input::{parse_mode, Kernel, Overrides, Raw};
 pub use output::Report;
@@ -32,8 +34,8 @@ pub fn analyze(k: &Kernel, brute_force: bool) -> Report {
     Report::new(k, &results)
 }
 
-/// Parses, checks (with `o` applied) and analyses the JSON text of a kernel.
+/// Parses (either form, [`Raw::read_checked`]), checks (with `o` applied) and analyses a kernel.
 pub fn run(text: &str, o: Overrides, brute_force: bool) -> Result<Report, String> {
-    let k = Raw::parse(text)?.validate(o)?;
+    let k = Raw::read_checked(text, o)?;
     Ok(analyze(&k, brute_force))
 }

@@ -15,7 +15,7 @@ type Result<T> = std::result::Result<T, String>;
 #[derive(clap::Parser)]
 #[command(name = "bankan")]
 pub struct BankanArgs {
-    /// The kernel, JSON (docs/bank-conflicts.md §3.4).
+    /// The kernel: JSON, or the CUDA-like text form (docs/bank-conflicts.md §3.4).
     pub file: PathBuf,
     /// Print one JSON object: config, accesses (degree, replays, conflicts, ...), totals.
     #[arg(long)]
@@ -103,6 +103,18 @@ fn verify(k: &Kernel, backend: Verify) -> Result<Verified> {
     Ok(v)
 }
 
+/// `FILE:LINE:COL: ...` for an error of the text form (`LINE:COL: ...`), else `FILE: ...`.
+fn located(file: &str, e: &str) -> String {
+    let mut parts = e.splitn(3, ':');
+    let number =
+        |s: Option<&str>| s.is_some_and(|s| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()));
+    if number(parts.next()) && number(parts.next()) {
+        format!("{file}:{e}")
+    } else {
+        format!("{file}: {e}")
+    }
+}
+
 pub fn run(a: BankanArgs) -> Result<ExitCode> {
     let mode = a
         .mode
@@ -132,9 +144,7 @@ pub fn run(a: BankanArgs) -> Result<ExitCode> {
     }
     let name = a.file.display().to_string();
     let text = read_text(&a.file, MAX_FILE_BYTES)?;
-    let k = Raw::parse(&text)
-        .and_then(|r| r.validate(o))
-        .map_err(|e| format!("{name}: {e}"))?;
+    let k = Raw::read_checked(&text, o).map_err(|e| located(&name, &e))?;
     if a.verify.is_some_and(|_| k.layer_bytes > 8) {
         return Err(format!(
             "--verify: layer_bytes = {} has no RTL; allowed: 4, 8 (the detector's W)",

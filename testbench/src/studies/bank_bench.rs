@@ -58,7 +58,7 @@ fn kernel(for_if: bool, n: u64) -> Kernel {
     let text = format!(
         r#"{{"block": [32, 1], "arrays": [{{"name": "s", "elem_bytes": 4, "rows": {rows}, "cols": {cols}}}], "accesses": [{access}]}}"#
     );
-    Raw::parse(&text)
+    Raw::read(&text)
         .and_then(|r| r.validate(Overrides::default()))
         .expect("bench kernels are valid")
 }

@@ -87,7 +87,7 @@ pub struct Report {
 }
 
 fn kernel(name: &str, text: &str) -> Result<Kernel, String> {
-    Raw::parse(text)
+    Raw::read(text)
         .and_then(|r| r.validate(Overrides::default()))
         .map_err(|e| format!("{name}: {e}"))
 }
