@@ -385,25 +385,24 @@ fn t17_column_major_offset_period_is_r() {
     }
 }
 
-/// `--verify BACKEND` on every shipped example: each distinct case on the detector RTL equals
-/// the model, in every mode and bank width the RTL takes.
+/// `--verify BACKEND` on every shipped example (JSON and text form): each distinct case on the
+/// detector RTL equals the model, in every mode and bank width the RTL takes.
 fn verify_examples(backend: &str, modes: &[&str]) {
     let mut files: Vec<_> = std::fs::read_dir("examples/bankan")
         .unwrap()
         .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .filter(|p| p.extension().is_some_and(|x| x == "json" || x == "cu"))
         .collect();
     files.sort();
-    assert!(files.len() >= 12, "{files:?}");
+    assert!(files.len() >= 16, "{files:?}");
     for path in files {
-        let file = path.display();
-        let v: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        let file = path.display().to_string();
         for mode in modes {
             for width in ["4", "8"] {
-                let r = analyse(
-                    &v,
-                    &["--verify", backend, "--mode", mode, "--bank-width", width],
-                );
+                let flags = ["--verify", backend, "--mode", mode, "--bank-width", width];
+                let o = smrtl(&[&["bankan", file.as_str(), "--json"][..], &flags].concat());
+                assert_eq!(o.status.code(), Some(0), "{file}: {}", stderr(&o));
+                let r: Value = serde_json::from_str(&stdout(&o)).unwrap();
                 let cases: u64 = r["accesses"]
                     .as_array()
                     .unwrap()
