@@ -1,6 +1,7 @@
 //! `smrtl prove` on the command line (docs/prove.md): a proven block prints every property
 //! and exits 0 without writing `--vcd`; bad input and blocks without properties are one-line
-//! errors with exit 2, before any solver run; `stall_inspector` proven at NW = 4.
+//! errors with exit 2, before any solver run; `stall_inspector` proven at NW = 4; `milg` proven
+//! with `--engine smtbmc`.
 
 mod common;
 
@@ -131,4 +132,36 @@ fn prove_stall_inspector_at_nw_4() {
     // 8 top, cyc, inst, 6 ms_sub, 6 md_sub, 4 blame, 2 flush, 4 sums, 5 status, I2, 3 I9,
     // and `status` registered.
     assert_eq!(outcomes.len(), 42);
+}
+
+/// `--engine smtbmc` (docs/prove.md §3): `milg` proven through `yosys-smtbmc` + z3 (the virtual
+/// environment's z3 first), every property reported as under `sat`, and the JSON says which
+/// engine; a bad `--engine` is a one-line error listing the engines, exit 2.
+#[test]
+fn prove_milg_with_the_smtbmc_engine() {
+    assert_usage_error(
+        &smrtl(&["prove", "milg", "--engine", "bogus"]),
+        "invalid value 'bogus' for '--engine <ENGINE>'; allowed: sat, smtbmc",
+    );
+    if !smrtl_hdl::tools::external(&smrtl_synth::prove::SMTBMC_TOOLS) {
+        return;
+    }
+    let o = smrtl(&["prove", "milg", "--engine", "smtbmc"]);
+    let out = stdout(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}");
+    for line in [
+        "[yosys-smtbmc + z3]",
+        "peak_restarts_at_boundary  proven (BMC depth 8, induction k",
+        "mem_ok_registered          proven (no combinational path from an input)",
+        "16 of 16 proven",
+    ] {
+        assert!(out.contains(line), "`{line}` in {out}");
+    }
+    let o = smrtl(&["prove", "milg", "--engine", "smtbmc", "--json"]);
+    assert_eq!(o.status.code(), Some(0));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(
+        (&v["engine"], &v["proven"]),
+        (&"smtbmc".into(), &true.into())
+    );
 }
