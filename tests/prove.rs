@@ -165,3 +165,36 @@ fn prove_milg_with_the_smtbmc_engine() {
         (&"smtbmc".into(), &true.into())
     );
 }
+
+/// The virtual environment's z3 comes first (docs/prove.md §3): with `SMRTL_VENV` naming one
+/// whose `bin/z3` is a fake that notes its arguments and fails, `--engine smtbmc` runs that z3
+/// (yosys-smtbmc's PATH starts with the venv's bin) and stops with a one-line error, exit 2.
+#[test]
+fn smtbmc_takes_z3_from_smrtl_venv() {
+    if !smrtl_hdl::tools::external(&["yosys", "yosys-smtbmc"]) {
+        return;
+    }
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let bin = dir.path().join("venv/bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let z3 = bin.join("z3");
+    std::fs::write(
+        &z3,
+        "#!/bin/sh\necho \"$@\" >> \"$(dirname \"$0\")/called\"\n\
+         [ \"$1\" = --version ] && echo 'Z3 version 9.9.9 - 64 bit' && exit 0\nexit 3\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(&z3, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_smrtl"))
+        .args(["prove", "rbmi_arb", "--engine", "smtbmc"])
+        .env("SMRTL_VENV", dir.path().join("venv"))
+        .output()
+        .unwrap();
+    assert_usage_error(&o, "yosys-smtbmc failed");
+    let called = std::fs::read_to_string(bin.join("called")).unwrap();
+    assert!(
+        called.contains("-smt2"),
+        "yosys-smtbmc ran the venv's z3: {called}"
+    );
+}

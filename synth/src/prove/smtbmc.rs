@@ -139,7 +139,8 @@ fn check(dir: &Path, extra: &[&str], depth: u32) -> Result<Outcome, ToolError> {
         .map_err(|e| ToolError::path("run", Path::new("yosys-smtbmc"), &e, TMP_REMEDY))?;
     let text = String::from_utf8_lossy(&out.stdout);
     let tail = || {
-        let lines: Vec<&str> = text.lines().collect();
+        let all = format!("{text}{}", String::from_utf8_lossy(&out.stderr));
+        let lines: Vec<&str> = all.lines().collect();
         lines[lines.len().saturating_sub(6)..].join("\n")
     };
     if text.contains("Status: PREUNSAT") || text.contains("Assumptions are unsatisfiable") {
