@@ -143,12 +143,13 @@ pub fn run(args: &ProveArgs) -> Result<ExitCode> {
 
 /// On stderr, when the z3 found is older than [`prove::Z3_MIN`]: it may not finish.
 fn warn_old_z3() {
-    if let Some(v @ (major, minor, patch)) = prove::z3_version() {
-        if (v.0, v.1) < prove::Z3_MIN {
+    if let Some((major, minor, patch)) = prove::z3_version() {
+        let (min_major, min_minor) = prove::Z3_MIN;
+        if (major, minor) < prove::Z3_MIN {
             eprintln!(
-                "warning: z3 {major}.{minor}.{patch} may not finish these proofs (4.8.12 does not \
-                 finish several; 5.4.1 finishes all, docs/prove.md §4): python3 -m venv .venv && \
-                 .venv/bin/pip install z3-solver"
+                "warning: z3 {major}.{minor}.{patch} is older than {min_major}.{min_minor} and may \
+                 not finish these proofs (docs/prove.md §4); a current one: python3 -m venv .venv \
+                 && .venv/bin/pip install z3-solver"
             );
         }
     }

@@ -86,12 +86,18 @@ pub fn venv_bin() -> Option<PathBuf> {
     }
 }
 
+/// [`venv_bin`], then the directories of PATH.
+fn search_dirs() -> Vec<PathBuf> {
+    let path: Vec<PathBuf> = std::env::var_os("PATH")
+        .map(|p| std::env::split_paths(&p).collect())
+        .unwrap_or_default();
+    venv_bin().into_iter().chain(path).collect()
+}
+
 /// Path of `tool` if it is installed: in [`venv_bin`] first, then on PATH.
 pub fn find(tool: &str) -> Option<PathBuf> {
-    let path = std::env::var_os("PATH").unwrap_or_default();
-    venv_bin()
+    search_dirs()
         .into_iter()
-        .chain(std::env::split_paths(&path))
         .map(|d| d.join(tool))
         .find(|p| p.is_file())
 }
@@ -99,12 +105,8 @@ pub fn find(tool: &str) -> Option<PathBuf> {
 /// PATH for a child that runs tools itself (yosys-smtbmc runs `z3`): [`venv_bin`] first, then
 /// this process's PATH, so the child finds the tools [`find`] finds.
 pub fn child_path() -> std::ffi::OsString {
-    let path = std::env::var_os("PATH").unwrap_or_default();
-    let dirs: Vec<PathBuf> = venv_bin()
-        .into_iter()
-        .chain(std::env::split_paths(&path))
-        .collect();
-    std::env::join_paths(dirs).unwrap_or(path)
+    std::env::join_paths(search_dirs())
+        .unwrap_or_else(|_| std::env::var_os("PATH").unwrap_or_default())
 }
 
 /// Path of `tool`, or the one-line "missing" error.

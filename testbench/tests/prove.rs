@@ -253,6 +253,28 @@ fn a_weak_invariant_is_not_inductive_until_strengthened() {
     );
     let r = prove::prove(&d.verilog(), &d.module.name, &d.module.ports(), &strong).unwrap();
     assert!(r.proven(), "{:?}", r.outcomes);
+    // The same under smtbmc: its induction fails on the weak invariant alone, naming it.
+    if smtbmc_available() {
+        let (v, ports) = (d.verilog(), d.module.ports());
+        let r = prove::smtbmc(&v, &d.module.name, &ports, &weak).unwrap();
+        let cex = r
+            .counterexample
+            .as_ref()
+            .expect("induction fails under smtbmc");
+        assert_eq!(
+            (cex.run, &cex.properties[..]),
+            (Run::Induction, &["someone_holds_0".to_string()][..])
+        );
+        assert_eq!(
+            r.outcomes[0].verdict,
+            Verdict::NotInductive {
+                bmc_depth: weak.bmc_depth,
+                k: weak.induction_depth
+            }
+        );
+        let r = prove::smtbmc(&v, &d.module.name, &ports, &strong).unwrap();
+        assert!(r.proven(), "{:?}", r.outcomes);
+    }
 }
 
 #[test]
