@@ -7,7 +7,8 @@
 //! for every scheme and N, each with a planted fault found. The `stall_inspector`'s two planted
 //! faults (its NW = 4 proof is `tests/prove.rs`'s, through the command). Every configuration is
 //! proven by both engines, Yosys's `sat` and `yosys-smtbmc` + z3 (docs/prove.md §3), which must
-//! agree.
+//! agree; the `smtbmc` proofs that take z3 minutes (QBMI at N = 3, the top's QBMI at N = 2, 3,
+//! the stall inspector) are slow-tier tests (`--ignored`, docs/prove.md §4).
 
 use smrtl_hdl::blocks::lock_table::faults::RELEASE_IGNORES_DRAIN;
 use smrtl_hdl::blocks::lock_table::{build, Params};
