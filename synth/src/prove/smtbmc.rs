@@ -18,17 +18,15 @@ use std::time::Instant;
 /// The tools of the `smtbmc` engine.
 pub const SMTBMC_TOOLS: [&str; 3] = ["yosys", "yosys-smtbmc", "z3"];
 
-/// The oldest z3 the proofs are known to finish with: PyPI's 5.4.1 finishes every one,
-/// Debian's 4.8.12 does not finish several (docs/prove.md §4).
+/// The oldest z3 taken as current: Debian's 4.8.12 does not finish several proofs that PyPI's
+/// 5.4.1 proves in seconds (docs/prove.md §3–§4).
 pub const Z3_MIN: (u32, u32) = (5, 0);
 
 /// The version of the z3 [`smrtl_hdl::tools::find`] finds (`z3 --version`: "Z3 version
 /// 5.4.1 - 64 bit"), as (major, minor, patch); `None` without a z3 or on an unreadable answer.
 pub fn z3_version() -> Option<(u32, u32, u32)> {
-    let out = Command::new(smrtl_hdl::tools::find("z3")?)
-        .arg("--version")
-        .output()
-        .ok()?;
+    let mut cmd = Command::new(smrtl_hdl::tools::find("z3")?);
+    let out = smrtl_hdl::cleanup::output(cmd.arg("--version")).ok()?;
     let text = String::from_utf8_lossy(&out.stdout);
     let v = text.split_whitespace().nth(2)?;
     let mut n = v.split('.').map(|x| x.parse::<u32>().ok());
