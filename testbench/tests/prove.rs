@@ -465,8 +465,8 @@ fn smtbmc_proves_the_qbmi_configurations_slow_under_z3() {
     assert_eq!(assert_proven_by(slow, &[Engine::Smtbmc]), 6);
 }
 
-/// The stall inspector at NW = 8, 1, 4 under both engines (docs/prove.md §4: z3 5.4.1 did not
-/// finish the NW = 4 induction in 15 minutes on the loaded machine, where `sat` takes 30 s).
+/// The stall inspector at NW = 8, 1, 4 under both engines (docs/prove.md §4: z3 5.4.1 proves
+/// NW = 1 in 56 s but did not finish the NW = 4 or 8 induction in 13 minutes; `sat`: 30 s).
 /// The slow tier, as above.
 #[test]
 #[ignore = "slow tier: cargo test --release -p smrtl-testbench --test prove -- --ignored"]
