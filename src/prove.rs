@@ -1,15 +1,25 @@
 //! `smrtl prove`: solver proofs of a block's invariants on its emitted Verilog (docs/prove.md):
-//! BMC from reset and k-induction with Yosys's SAT solver (`sat`), per the properties the block
-//! declares ([`smrtl_testbench::Bench::properties`]). Exit 0 when every property is proven, 1
+//! BMC from reset and k-induction with Yosys's SAT solver (`--engine sat`, the default) or
+//! `yosys-smtbmc` + z3 (`--engine smtbmc`), per the properties the block declares
+//! ([`smrtl_testbench::Bench::properties`]). Exit 0 when every property is proven, 1
 //! when one fails or is not proven, 2 on bad input or a missing tool.
 
 use crate::output::Outputs;
 use crate::{design, BlockArgs, Result, UsageError};
 use smrtl_hdl::params::value_text;
-use smrtl_synth::prove::{self, Kind, Report, Run};
+use smrtl_synth::prove::{self, Engine, Kind, Report, Run};
 use smrtl_testbench::Design;
 use std::path::PathBuf;
 use std::process::ExitCode;
+
+/// `--engine`: the solver flow (docs/prove.md §3).
+#[derive(Clone, Copy, clap::ValueEnum)]
+pub enum EngineArg {
+    /// Yosys's built-in SAT solver.
+    Sat,
+    /// yosys-smtbmc with z3 (a current z3: see docs/prove.md §3).
+    Smtbmc,
+}
 
 #[derive(clap::Args)]
 pub struct ProveArgs {
@@ -23,6 +33,10 @@ pub struct ProveArgs {
     /// pass).
     #[arg(long, value_name = "CEX.vcd")]
     pub vcd: Option<PathBuf>,
+    /// The solver flow: Yosys's `sat`, or `yosys-smtbmc` with z3 (z3 from the virtual
+    /// environment SMRTL_VENV, default the nearest .venv, before PATH).
+    #[arg(long, value_enum, default_value = "sat")]
+    pub engine: EngineArg,
     #[arg(long)]
     pub json: bool,
 }
@@ -57,8 +71,15 @@ pub fn run(args: &ProveArgs) -> Result<ExitCode> {
             with_proofs.join(", ")
         )));
     }
-    for tool in prove::TOOLS {
+    let engine = match args.engine {
+        EngineArg::Sat => Engine::Sat,
+        EngineArg::Smtbmc => Engine::Smtbmc,
+    };
+    for tool in engine.tools() {
         smrtl_hdl::tools::require(tool)?;
+    }
+    if engine == Engine::Smtbmc {
+        warn_old_z3();
     }
     let mut outputs = Outputs::new();
     let vcd = args.vcd.as_deref().map(|p| outputs.add(p)).transpose()?;
@@ -72,7 +93,13 @@ pub fn run(args: &ProveArgs) -> Result<ExitCode> {
             }
             continue;
         };
-        let report = prove::prove(&d.verilog(), &d.module.name, &d.module.ports(), proof)?;
+        let report = prove::prove_with(
+            engine,
+            &d.verilog(),
+            &d.module.name,
+            &d.module.ports(),
+            proof,
+        )?;
         all_proven &= report.proven();
         let mut cex_path = None;
         if let (Some(out), Some(cex)) = (vcd, &report.counterexample) {
@@ -96,7 +123,12 @@ pub fn run(args: &ProveArgs) -> Result<ExitCode> {
     outputs.commit()?;
     if args.json {
         let v = if args.all_configs {
-            serde_json::json!({ "block": entry.name, "proven": all_proven, "configs": json })
+            serde_json::json!({
+                "block": entry.name,
+                "engine": engine,
+                "proven": all_proven,
+                "configs": json,
+            })
         } else {
             json.pop().unwrap_or_default()
         };
@@ -107,6 +139,20 @@ pub fn run(args: &ProveArgs) -> Result<ExitCode> {
     } else {
         ExitCode::from(1)
     })
+}
+
+/// On stderr, when the z3 found is older than [`prove::Z3_MIN`]: it may not finish.
+fn warn_old_z3() {
+    if let Some((major, minor, patch)) = prove::z3_version() {
+        let (min_major, min_minor) = prove::Z3_MIN;
+        if (major, minor) < prove::Z3_MIN {
+            eprintln!(
+                "warning: z3 {major}.{minor}.{patch} is older than {min_major}.{min_minor} and may \
+                 not finish these proofs (docs/prove.md §4); a current one: python3 -m venv .venv \
+                 && .venv/bin/pip install z3-solver"
+            );
+        }
+    }
 }
 
 fn params_text(d: &Design) -> String {
@@ -124,8 +170,12 @@ fn params_text(d: &Design) -> String {
 fn print_report(d: &Design, r: &Report, cex_path: Option<&str>) {
     smrtl_hdl::progress::done();
     let count = |k: Kind| r.outcomes.iter().filter(|o| o.kind == k).count();
+    let engine = match r.engine {
+        Engine::Sat => "",
+        Engine::Smtbmc => " [yosys-smtbmc + z3]",
+    };
     println!(
-        "prove {} ({}): {} assumptions, {} invariants, {} registered-only outputs",
+        "prove {} ({}){engine}: {} assumptions, {} invariants, {} registered-only outputs",
         d.name,
         params_text(d),
         r.assumptions,

@@ -14,7 +14,9 @@
 //!   tier (`cargo test --release --test docs -- --ignored`); its output is compared the same way.
 //!
 //! Each page runs in a scratch directory with a copy of `examples/` and an empty `docs/`, so a
-//! page's commands can use each other's files and never write into the checkout.
+//! page's commands can use each other's files and never write into the checkout. The
+//! checkout's `.venv` (docs/prove.md §3) stays the commands' virtual environment:
+//! `SMRTL_VENV` is set to it unless already set.
 //!
 //! `SMRTL_DOCS_PAGE=TEXT` runs only the pages whose path contains TEXT (`docs/cli.md`); with
 //! `-- --nocapture` each command's time and exit code is printed as it finishes.
@@ -212,6 +214,8 @@ fn run(s: &Shown, dir: &Path) -> (i32, String) {
         std::env::var("PATH").unwrap_or_default()
     );
     let command = s.command.replace("cargo run --release --", "smrtl");
+    let venv = std::env::var_os("SMRTL_VENV")
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join(".venv").into());
     let out = Command::new("timeout")
         .arg(COMMAND_SECONDS.to_string())
         .args(["bash", "-c"])
@@ -219,6 +223,7 @@ fn run(s: &Shown, dir: &Path) -> (i32, String) {
         .current_dir(dir)
         .env("PATH", path)
         .env("NO_COLOR", "1")
+        .env("SMRTL_VENV", venv)
         .output()
         .expect("bash runs");
     (

@@ -1,6 +1,7 @@
 //! `smrtl prove` on the command line (docs/prove.md): a proven block prints every property
 //! and exits 0 without writing `--vcd`; bad input and blocks without properties are one-line
-//! errors with exit 2, before any solver run; `stall_inspector` proven at NW = 4.
+//! errors with exit 2, before any solver run; `stall_inspector` proven at NW = 4; `milg` proven
+//! with `--engine smtbmc`.
 
 mod common;
 
@@ -131,4 +132,69 @@ fn prove_stall_inspector_at_nw_4() {
     // 8 top, cyc, inst, 6 ms_sub, 6 md_sub, 4 blame, 2 flush, 4 sums, 5 status, I2, 3 I9,
     // and `status` registered.
     assert_eq!(outcomes.len(), 42);
+}
+
+/// `--engine smtbmc` (docs/prove.md §3): `milg` proven through `yosys-smtbmc` + z3 (the virtual
+/// environment's z3 first), every property reported as under `sat`, and the JSON says which
+/// engine; a bad `--engine` is a one-line error listing the engines, exit 2.
+#[test]
+fn prove_milg_with_the_smtbmc_engine() {
+    assert_usage_error(
+        &smrtl(&["prove", "milg", "--engine", "bogus"]),
+        "invalid value 'bogus' for '--engine <ENGINE>'; allowed: sat, smtbmc",
+    );
+    if !smrtl_hdl::tools::external(&smrtl_synth::prove::SMTBMC_TOOLS) {
+        return;
+    }
+    let o = smrtl(&["prove", "milg", "--engine", "smtbmc"]);
+    let out = stdout(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}");
+    for line in [
+        "[yosys-smtbmc + z3]",
+        "peak_restarts_at_boundary  proven (BMC depth 8, induction k",
+        "mem_ok_registered          proven (no combinational path from an input)",
+        "16 of 16 proven",
+    ] {
+        assert!(out.contains(line), "`{line}` in {out}");
+    }
+    let o = smrtl(&["prove", "milg", "--engine", "smtbmc", "--json"]);
+    assert_eq!(o.status.code(), Some(0));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(
+        (&v["engine"], &v["proven"]),
+        (&"smtbmc".into(), &true.into())
+    );
+}
+
+/// The virtual environment's z3 comes first (docs/prove.md §3): with `SMRTL_VENV` naming one
+/// whose `bin/z3` is a fake that notes its arguments and fails, `--engine smtbmc` runs that z3
+/// (yosys-smtbmc's PATH starts with the venv's bin) and stops with a one-line error, exit 2.
+#[test]
+fn smtbmc_takes_z3_from_smrtl_venv() {
+    if !smrtl_hdl::tools::external(&["yosys", "yosys-smtbmc"]) {
+        return;
+    }
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let bin = dir.path().join("venv/bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let z3 = bin.join("z3");
+    std::fs::write(
+        &z3,
+        "#!/bin/sh\necho \"$@\" >> \"$(dirname \"$0\")/called\"\n\
+         [ \"$1\" = --version ] && echo 'Z3 version 9.9.9 - 64 bit' && exit 0\nexit 3\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(&z3, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_smrtl"))
+        .args(["prove", "rbmi_arb", "--engine", "smtbmc"])
+        .env("SMRTL_VENV", dir.path().join("venv"))
+        .output()
+        .unwrap();
+    assert_usage_error(&o, "yosys-smtbmc failed");
+    let called = std::fs::read_to_string(bin.join("called")).unwrap();
+    assert!(
+        called.contains("-smt2"),
+        "yosys-smtbmc ran the venv's z3: {called}"
+    );
 }

@@ -1,4 +1,5 @@
-//! External tools (Verilator, Icarus, Yosys): finding them, and the one-line error when missing.
+//! External tools (Verilator, Icarus, Yosys, z3): finding them (the project's Python virtual
+//! environment first, then PATH: docs/prove.md §3), and the one-line error when missing.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -7,7 +8,7 @@ use thiserror::Error;
 /// A failed tool run, phrased for a one-line CLI error.
 #[derive(Debug, Error)]
 pub enum ToolError {
-    #[error("{tool} not found on PATH; install it (Debian: apt-get install -y {package})")]
+    #[error("{tool} not found on PATH; install it ({})", install_hint(.tool, .package))]
     Missing { tool: String, package: String },
     /// The tool ran and failed; `message` is the tail of its output (shown on one line).
     #[error("{tool} failed: {}", one_line(.message))]
@@ -57,12 +58,55 @@ fn package_of(tool: &str) -> &str {
     }
 }
 
-/// Path of `tool` if it is installed.
+/// How to install `tool` from Debian's `package`, and for a PyPI tool (z3) the virtual
+/// environment route first.
+fn install_hint(tool: &str, package: &str) -> String {
+    let debian = format!("Debian: apt-get install -y {package}");
+    match tool {
+        "z3" => format!(
+            "a current one from PyPI: python3 -m venv .venv && .venv/bin/pip install z3-solver \
+             (smrtl looks in SMRTL_VENV, default the nearest .venv, before PATH); {debian}"
+        ),
+        _ => debian,
+    }
+}
+
+/// The `bin` directory of the Python virtual environment smrtl takes PyPI tools (z3) from
+/// (docs/prove.md §3): `$SMRTL_VENV/bin` when `SMRTL_VENV` is set and not empty, else the
+/// `.venv/bin` of the current directory or of its nearest ancestor that has one (the
+/// repository root's `.venv` from anywhere in the clone). `None` when there is none.
+pub fn venv_bin() -> Option<PathBuf> {
+    match std::env::var_os("SMRTL_VENV").filter(|v| !v.is_empty()) {
+        Some(v) => Some(PathBuf::from(v).join("bin")).filter(|b| b.is_dir()),
+        None => std::env::current_dir()
+            .ok()?
+            .ancestors()
+            .map(|d| d.join(".venv").join("bin"))
+            .find(|b| b.is_dir()),
+    }
+}
+
+/// [`venv_bin`], then the directories of PATH.
+fn search_dirs() -> Vec<PathBuf> {
+    let path: Vec<PathBuf> = std::env::var_os("PATH")
+        .map(|p| std::env::split_paths(&p).collect())
+        .unwrap_or_default();
+    venv_bin().into_iter().chain(path).collect()
+}
+
+/// Path of `tool` if it is installed: in [`venv_bin`] first, then on PATH.
 pub fn find(tool: &str) -> Option<PathBuf> {
-    let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path)
+    search_dirs()
+        .into_iter()
         .map(|d| d.join(tool))
         .find(|p| p.is_file())
+}
+
+/// PATH for a child that runs tools itself (yosys-smtbmc runs `z3`): [`venv_bin`] first, then
+/// this process's PATH, so the child finds the tools [`find`] finds.
+pub fn child_path() -> std::ffi::OsString {
+    std::env::join_paths(search_dirs())
+        .unwrap_or_else(|_| std::env::var_os("PATH").unwrap_or_default())
 }
 
 /// Path of `tool`, or the one-line "missing" error.

@@ -28,14 +28,9 @@
 //! otherwise, so BMC covers every DUT state the reset cycle can start from. The vacuity run
 //! makes contradictory assumptions (which would prove anything) an error, not a pass.
 //!
-//! Why not `yosys-smtbmc`: with Debian's z3 4.8.12, z3 does not finish even *reading* the SMT2
-//! that `write_smt2` makes of `lock_table` (T = 4), `relssp_unit` or `owner_class` (more than
-//! 10 minutes and 8 GB; the time doubles with each `define-fun` on the grant path, also with
-//! `-stbv` / `-stdt`, after `techmap`, and without `-wires`); `share_cfg` alone takes 0.5 s to
-//! parse. Debian's boolector (1.5, 2012) cannot talk to `yosys-smtbmc`, and yices is not
-//! packaged. Yosys's own `sat` (MiniSAT) proves the same wrapper in seconds
-//! (docs/prove.md §4). [`smtbmc`] runs the same wrapper through `yosys-smtbmc` + z3 as a
-//! cross-check where that z3 finishes (and everywhere with a newer z3).
+//! The other engine, [`smtbmc`] ([`Engine::Smtbmc`]), checks the same wrapper with
+//! `yosys-smtbmc` + z3 (a current z3: Debian's 4.8.12 does not finish several proofs,
+//! docs/prove.md §3–§4); the tests require both engines to agree on every proof.
 //!
 //! A [`Kind::Registered`] property ("output X depends only on registers") is a structural
 //! check on the DUT alone: `proc; flatten; memory` (memories become flip-flops), then the
@@ -51,7 +46,9 @@ use std::path::Path;
 use std::process::Command;
 use std::time::Instant;
 
+mod smtbmc;
 mod wrapper;
+pub use smtbmc::{smtbmc, z3_version, SMTBMC_TOOLS, Z3_MIN};
 #[cfg(test)]
 use wrapper::past_names;
 pub use wrapper::{field, pick, wrapper, zext};
@@ -61,6 +58,41 @@ pub const WRAPPER: &str = "smrtl_prove";
 
 /// The tools a proof runs.
 pub const TOOLS: [&str; 1] = ["yosys"];
+
+/// The solver flow that checks the wrapper (docs/prove.md §3).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Engine {
+    /// Yosys's built-in `sat` (MiniSAT): [`prove`].
+    #[default]
+    Sat,
+    /// `yosys-smtbmc -s z3` on `write_smt2` (SymbiYosys's `smtbmc` engine): [`smtbmc`].
+    Smtbmc,
+}
+
+impl Engine {
+    /// The tools the engine runs.
+    pub fn tools(self) -> &'static [&'static str] {
+        match self {
+            Engine::Sat => &TOOLS,
+            Engine::Smtbmc => &SMTBMC_TOOLS,
+        }
+    }
+}
+
+/// [`prove`] or [`smtbmc`], per `engine`.
+pub fn prove_with(
+    engine: Engine,
+    verilog: &str,
+    top: &str,
+    ports: &[Port],
+    proof: &Proof,
+) -> Result<Report, ToolError> {
+    match engine {
+        Engine::Sat => prove(verilog, top, ports, proof),
+        Engine::Smtbmc => smtbmc(verilog, top, ports, proof),
+    }
+}
 
 /// What a [`Property`] does.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -250,7 +282,7 @@ pub struct Counterexample {
     pub step: u32,
     /// The assertions that fail there.
     pub properties: Vec<String>,
-    /// The VCD `sat -dump_vcd` wrote: every public wire of the flattened wrapper (`ok_<name>`
+    /// The VCD `sat -dump_vcd` (or `yosys-smtbmc --dump-vcd`) wrote: every public wire of the flattened wrapper (`ok_<name>`
     /// per property, the ports, the DUT's registers as `dut.<reg>`), one timestep per cycle.
     #[serde(skip)]
     pub vcd: Vec<u8>,
@@ -259,6 +291,8 @@ pub struct Counterexample {
 /// The result of [`prove`].
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Report {
+    /// The solver flow that produced it.
+    pub engine: Engine,
     /// Every assertion and registered-only check, in declaration order.
     pub outcomes: Vec<Outcome>,
     /// Assumptions used.
@@ -400,6 +434,7 @@ pub fn prove(verilog: &str, top: &str, ports: &[Port], proof: &Proof) -> Result<
     };
     let outcomes = verdicts(proof, &cones, &ends);
     Ok(Report {
+        engine: Engine::Sat,
         outcomes,
         assumptions: proof.count(Kind::Assume),
         bmc_depth: d,
@@ -480,68 +515,6 @@ fn read_design(top: &str, proof: &Proof) -> String {
         connect += "cd ..\n";
     }
     format!("{read}{connect}prep -flatten -top {WRAPPER}\nasync2sync\ndffunmap\n")
-}
-
-/// The tools of the [`smtbmc`] cross-check.
-pub const SMTBMC_TOOLS: [&str; 3] = ["yosys", "yosys-smtbmc", "z3"];
-
-/// The result of [`smtbmc`]: whether BMC from reset and k-induction passed, and their
-/// wall-clock seconds.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct SmtbmcReport {
-    pub bmc_passed: bool,
-    pub induction_passed: bool,
-    pub bmc_seconds: f64,
-    pub induction_seconds: f64,
-}
-
-/// The same wrapper and depths through `yosys-smtbmc -s z3`, the flow of SymbiYosys's
-/// `smtbmc` engine (docs/prove.md §3): `write_smt2 -wires`, then BMC `-t <bmc_depth>` and
-/// k-induction `-i -t <induction_depth>`, each passed or failed as a whole. The registered-only
-/// properties are structural and not part of it. A cross-check of [`prove`] by another solver;
-/// Debian's z3 4.8.12 finishes on the smaller proofs only (docs/prove.md §3).
-pub fn smtbmc(
-    verilog: &str,
-    top: &str,
-    ports: &[Port],
-    proof: &Proof,
-) -> Result<SmtbmcReport, ToolError> {
-    for tool in SMTBMC_TOOLS {
-        require(tool)?;
-    }
-    let dir = crate::stage("yosys", verilog, top)?;
-    write(dir.path(), "prove.sv", &wrapper(top, ports, proof))?;
-    let smt2 = format!("{}write_smt2 -wires design.smt2\n", read_design(top, proof));
-    yosys(dir.path(), "smt2", &smt2)?;
-    let check = |extra: &[&str], depth: u32| -> Result<(bool, f64), ToolError> {
-        let start = Instant::now();
-        let depth = depth.to_string();
-        let mut cmd = Command::new(require("yosys-smtbmc")?);
-        cmd.current_dir(dir.path())
-            .args(["-s", "z3"])
-            .args(extra)
-            .args(["-t", &depth, "design.smt2"]);
-        let out = smrtl_hdl::cleanup::output(&mut cmd)
-            .map_err(|e| ToolError::path("run", Path::new("yosys-smtbmc"), &e, TMP_REMEDY))?;
-        let text = String::from_utf8_lossy(&out.stdout);
-        let passed = text.contains("Status: PASSED");
-        if !passed && !text.contains("Status: FAILED") {
-            let lines: Vec<&str> = text.lines().collect();
-            return Err(ToolError::Failed {
-                tool: "yosys-smtbmc".into(),
-                message: lines[lines.len().saturating_sub(6)..].join("\n"),
-            });
-        }
-        Ok((passed, start.elapsed().as_secs_f64()))
-    };
-    let (bmc_passed, bmc_seconds) = check(&[], proof.bmc_depth)?;
-    let (induction_passed, induction_seconds) = check(&["-i"], proof.induction_depth)?;
-    Ok(SmtbmcReport {
-        bmc_passed,
-        induction_passed,
-        bmc_seconds,
-        induction_seconds,
-    })
 }
 
 fn write(dir: &Path, name: &str, text: &str) -> Result<(), ToolError> {
