@@ -56,9 +56,10 @@ fn option_help(flag: &str) -> String {
 fn waves_help() -> String {
     let each: Vec<String> = experiments()
         .iter()
-        .filter_map(|e| {
-            e.default_waves
-                .map(|d| format!("{} [default: {d}]", e.waves))
+        .filter(|e| e.options.iter().any(|o| o.flag == "--waves"))
+        .map(|e| match e.default_waves {
+            Some(d) => format!("{} [default: {d}]", e.waves),
+            None => e.waves.to_string(),
         })
         .collect();
     format!("Waves of each input: {}; 1..=256", each.join(", or "))

@@ -36,6 +36,70 @@ fn repro_runs_every_kernel_and_configuration_and_writes_the_plot() {
     assert!(targets.iter().all(|t| t.1), "{targets:?}");
     let svg = std::fs::read_to_string(&plot).unwrap();
     assert_eq!(svg.matches("class=\"bar\"").count(), 14 * 4);
+    // Issue 27: paper-sized runs, three seeds, the convergence check, Table 11 beside ours.
+    let sizing = v["sizing"].as_array().unwrap();
+    assert_eq!(sizing.len(), 14);
+    let dct3 = sizing.iter().find(|z| z["kernel"] == "DCT3").unwrap();
+    assert_eq!(dct3["grid"], 18, "Table 4: 32,768 threads / 128 / 14 SMs");
+    assert_eq!(v["seeds"], serde_json::json!([1, 2, 3]));
+    for (s, paper) in v["spread"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .zip([0.1901, 0.1773, 0.1808])
+    {
+        assert_eq!(s["per_seed"].as_array().unwrap().len(), 3);
+        let mean = s["mean"].as_f64().unwrap();
+        assert!(
+            (mean - paper).abs() <= 0.02,
+            "{s}: within 2 pp of the paper's {paper}"
+        );
+    }
+    assert_eq!(v["convergence"].as_array().unwrap().len(), 3);
+    let cmp = &v["comparison"];
+    assert_eq!(cmp["kernels"].as_array().unwrap().len(), 14);
+    assert!(
+        cmp["correlation"][0].as_f64().unwrap() > 0.9,
+        "{}",
+        cmp["correlation"]
+    );
+    let text = stdout(&smrtl(&["repro", "scratchpad-sharing"]));
+    for needle in [
+        "geomean per seed",
+        "half length",
+        "correlation with the paper",
+        "run length",
+    ] {
+        assert!(text.contains(needle), "{needle}");
+    }
+}
+
+#[test]
+fn repro_reuses_its_cached_runs() {
+    let cache = tempfile::tempdir().unwrap();
+    let run = || {
+        std::process::Command::new(env!("CARGO_BIN_EXE_smrtl"))
+            .args(["repro", "scratchpad-sharing", "--waves", "1", "--json"])
+            .env("SMRTL_CACHE_DIR", cache.path())
+            .output()
+            .unwrap()
+    };
+    let (a, b) = (run(), run());
+    assert_eq!(a.status.code(), Some(0), "{}", common::stderr(&a));
+    assert_eq!(stdout(&a), stdout(&b));
+    assert!(
+        common::stderr(&a).contains("reused 0 of"),
+        "{}",
+        common::stderr(&a)
+    );
+    let note = common::stderr(&b);
+    let n: Vec<&str> = note.split_whitespace().collect();
+    let at = n.iter().position(|w| *w == "reused").unwrap();
+    assert_eq!(
+        n[at + 1],
+        n[at + 3].trim_end_matches(|c: char| !c.is_ascii_digit()),
+        "{note}"
+    );
 }
 
 #[test]

@@ -113,6 +113,17 @@ fn coin_branches_are_per_warp_seeded_and_reproducible() {
 }
 
 #[test]
+fn frac_branches_send_exactly_their_share_whatever_the_seed() {
+    let prog = |seed: u64| {
+        format!("threads 1024\ngrid 8\ntb_smem 64\nseed {seed}\nA:\n cbra B C frac 1/16\nB:\n alu\n alu\n alu\nC:\n exit\n")
+    };
+    let s1 = run(&prog(1), &[]);
+    // 256 warps, one visit each: exactly 16 go to B.
+    assert_eq!((s1.warp_instructions - 2 * 256) / 3, 16);
+    assert_eq!(s1, run(&prog(9), &[]), "no coin: the seed does not matter");
+}
+
+#[test]
 fn bad_programs_are_one_line_errors() {
     for (text, want) in [
         ("tb_smem 8\nA:\n bra Z\n", "unknown successor `Z`"),
@@ -128,6 +139,10 @@ fn bad_programs_are_one_line_errors() {
             "line 4: `alu` follows block `A`'s terminator",
         ),
         ("tb_smem 8\nA:\n cbra A B trips 0\nB:\n", "`trips` 0"),
+        (
+            "tb_smem 8\nA:\n cbra A B frac 3/2\nB:\n",
+            "`3/2`; allowed: a fraction",
+        ),
         (
             "shared A 8\ntb_smem 4\nA:\n",
             "tb_smem 4; allowed: at least",

@@ -99,3 +99,38 @@ fn shipped_profile_files_match_the_generator() {
         assert_eq!(shipped, text, "{} is stale", path.display());
     }
 }
+
+/// The SM model's idle skip (docs/scratchpad-sharing.md §8.2) changes nothing but speed: every
+/// profile under every configuration gives the same statistics, TB lifetimes included, with
+/// the skip on and off (two waves, so TBs retire and launch while others wait).
+#[test]
+fn the_idle_skip_changes_no_statistic() {
+    use smrtl_cosim::sm::sharing_sm::{load_kernel, SharingSm};
+    let mut skipped = 0;
+    for p in PROFILES {
+        for c in Config::ALL {
+            let (k, params, _) = load_kernel(&p.program(grid(p, 2), 3), &c.sets()).unwrap();
+            let run = |skip: bool| {
+                let mut sm = SharingSm::new(&params, &k).unwrap();
+                sm.set_skip(skip);
+                sm.run(None).unwrap()
+            };
+            let (on, off) = (run(true), run(false));
+            assert_eq!(on, off, "{} {}", p.name, c.label());
+            skipped += u64::from(on.cycles > 0);
+        }
+    }
+    assert_eq!(skipped, (PROFILES.len() * Config::ALL.len()) as u64);
+}
+
+/// heartwall's touch is spread over the warps, not a coin: its runs are the same whatever the
+/// seed (docs/scratchpad-sharing.md §8.1).
+#[test]
+fn heartwall_does_not_depend_on_the_seed() {
+    let p = profile("heartwall").unwrap();
+    assert!(!p.has_coin());
+    let a = run_one(p, Config::SharedOwfOpt, grid(p, 2), 1, &[]).unwrap();
+    let b = run_one(p, Config::SharedOwfOpt, grid(p, 2), 7, &[]).unwrap();
+    assert_eq!(a, b);
+    assert!(profile("backprop").unwrap().has_coin());
+}

@@ -186,9 +186,10 @@ pub fn parse_ext(text: &str) -> Result<(ProgramFile, Ext), CfgError> {
                     (None, _) => None,
                     (Some("trips"), n) => Some(Branch::Trips(num(line, "trips", n)?)),
                     (Some("p"), Some(v)) => Some(Branch::P(v.parse().map_err(err)?)),
+                    (Some("frac"), Some(v)) => Some(Branch::Frac(v.parse().map_err(err)?)),
                     (Some(x), _) => {
                         return Err(err(format!(
-                            "`cbra` rule `{x}`; allowed: `trips N` or `p F`"
+                            "`cbra` rule `{x}`; allowed: `trips N`, `p F` or `frac F`"
                         )))
                     }
                 };

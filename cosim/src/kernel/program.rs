@@ -103,6 +103,10 @@ pub enum Branch {
     /// `to[0]` with probability `p`: a hash of the kernel's seed, the warp's global id, the
     /// branch and how often this warp evaluated it.
     P(Ratio),
+    /// `to[0]` on exactly a fraction `num/den` of the evaluations, spread evenly and without a
+    /// coin: evaluation `k = warp + visit` goes there when `⌊(k+1)·num/den⌋ > ⌊k·num/den⌋`, so
+    /// every `den` consecutive warps send exactly `num` (seed-independent; docs/scratchpad-sharing.md §6.0).
+    Frac(Ratio),
 }
 
 impl Default for Branch {
@@ -117,6 +121,9 @@ impl Branch {
     pub fn check(&self) -> Result<(), String> {
         match self {
             Branch::Trips(0) => Err("`trips` 0; allowed: at least 1".into()),
+            Branch::Frac(r) if r.num > r.den => {
+                Err(format!("`frac` {r}; allowed: a fraction in [0, 1]"))
+            }
             _ => Ok(()),
         }
     }
@@ -130,6 +137,11 @@ impl Branch {
                 let h =
                     splitmix(seed ^ splitmix(warp ^ splitmix((id as u64) << 32 | visit as u64)));
                 ((h >> 11) as u128 * r.den as u128) >> 53 < r.num as u128
+            }
+            Branch::Frac(r) => {
+                let k = warp as u128 + visit as u128;
+                let (n, d) = (r.num as u128, r.den.max(1) as u128);
+                (k + 1) * n / d > k * n / d
             }
         }
     }

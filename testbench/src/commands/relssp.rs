@@ -200,6 +200,7 @@ fn text_form(p: &Program) -> String {
                     None => String::new(),
                     Some(Branch::Trips(n)) => format!(" trips {n}"),
                     Some(Branch::P(r)) => format!(" p {r}"),
+                    Some(Branch::Frac(r)) => format!(" frac {r}"),
                 };
                 writeln!(s, "    cbra {} {}{rule}", name(*x), name(*y))
             }

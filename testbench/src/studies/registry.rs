@@ -124,9 +124,9 @@ pub fn experiments() -> Vec<Experiment> {
             name: "scratchpad-sharing",
             help: "Seed 001 §8 (Tables 4, 11): scratchpad sharing, OWF, OPT / PostDom relssp on the Table-1 kernels",
             plot: "scratchpad-sharing: IPC improvement per kernel and configuration",
-            waves: "waves of each kernel's shared launch (scratchpad-sharing)",
-            default_waves: Some(sharing_repro::Options::default().waves),
-            options: &[WAVES],
+            waves: "waves of every kernel's shared launch instead of the paper's TBs per SM (scratchpad-sharing)",
+            default_waves: None,
+            options: &[WAVES, NO_CACHE, THREADS],
             single_plot: true,
             run: scratchpad_sharing,
         },
@@ -203,12 +203,14 @@ fn elastic_pipeline(q: &Request) -> Result<Outcome, Failure> {
 }
 
 fn scratchpad_sharing(q: &Request) -> Result<Outcome, Failure> {
-    let waves = q.waves.unwrap_or(sharing_repro::Options::default().waves);
     let r = sharing_repro::run(sharing_repro::Options {
         seed: q.seed,
-        waves,
+        waves: q.waves,
+        cache: q.cache.clone(),
+        threads: q.threads,
     })
     .map_err(Failure::Run)?;
+    let (reused, computed) = r.cache;
     Ok(Outcome {
         json: serde_json::to_string_pretty(&r).map_err(|e| Failure::Run(e.to_string()))?,
         text: sharing_repro::text(&r),
@@ -219,6 +221,14 @@ fn scratchpad_sharing(q: &Request) -> Result<Outcome, Failure> {
         },
         csv: None,
         failed: failed(&r.targets),
-        note: None,
+        note: Some(format!(
+            "scratchpad-sharing: cache {}: reused {reused} of {} runs",
+            if q.cache.is_some() {
+                "on"
+            } else {
+                "off (--no-cache)"
+            },
+            reused + computed
+        )),
     })
 }

@@ -71,17 +71,32 @@ pub struct KernelProfile {
     pub private: u32,
     pub shared: u32,
     pub post: u32,
-    /// The probability that a warp enters the shared phase (`None`: every warp does). A warp
-    /// that skips it goes straight to the post-release phase, which splits an edge for OPT.
-    pub touch: Option<Ratio>,
+    /// Which warps enter the shared phase (`None`: every warp does). A warp that skips it goes
+    /// straight to the post-release phase, which splits an edge for OPT.
+    pub touch: Option<Touch>,
     /// Table 11's IPC improvement of Shared-OWF-OPT over Unshared-LRR (0 for the controls).
     pub paper_gain: f64,
     /// Table 4's `extra` column (None for the controls).
     pub paper_extra: Option<Extra>,
 }
 
-const fn r(num: u64, den: u64) -> Option<Ratio> {
-    Some(Ratio { num, den })
+/// How a profile's warps decide to enter the shared phase (docs/scratchpad-sharing.md §8.1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Touch {
+    /// A per-warp coin of this probability, seeded (`cbra … p F`).
+    Coin(Ratio),
+    /// Exactly this fraction of the warps, spread evenly by warp id (`cbra … frac F`): where
+    /// a few warps decide the result, a coin over them would decide it instead.
+    Spread(Ratio),
+}
+
+const fn r(num: u64, den: u64) -> Option<Touch> {
+    Some(Touch::Coin(Ratio { num, den }))
+}
+
+const fn spread(num: u64, den: u64) -> Option<Touch> {
+    Some(Touch::Spread(Ratio { num, den }))
 }
 
 /// The 14 kernels of Table 1 in the paper's order, then the two Set-3 controls.
@@ -202,7 +217,7 @@ pub const PROFILES: &[KernelProfile] = &[
         128,
         (1, 2),
         [12, 12, 0],
-        r(1, 16),
+        spread(1, 16),
         0.9217,
         Some(Extra::Two),
     ),
@@ -291,7 +306,7 @@ const fn p(
     threads: u32,
     paper_tbs: (u32, u32),
     [private, shared, post]: [u32; 3],
-    touch: Option<Ratio>,
+    touch: Option<Touch>,
     paper_gain: f64,
     paper_extra: Option<Extra>,
 ) -> KernelProfile {
@@ -402,8 +417,14 @@ impl KernelProfile {
             };
             let _ = writeln!(s, "    cbra PRIV {next} trips {}", self.private);
         }
-        if let Some(t) = self.touch {
-            let _ = writeln!(s, "GATE:\n    cbra SHARED AFTER p {t}");
+        match self.touch {
+            Some(Touch::Coin(t)) => {
+                let _ = writeln!(s, "GATE:\n    cbra SHARED AFTER p {t}");
+            }
+            Some(Touch::Spread(t)) => {
+                let _ = writeln!(s, "GATE:\n    cbra SHARED AFTER frac {t}");
+            }
+            None => {}
         }
         let _ = writeln!(
             s,
@@ -426,6 +447,11 @@ impl KernelProfile {
         }
         let _ = writeln!(s, "FIN:\n    st.global r2");
         s
+    }
+
+    /// Whether its program draws a coin (its runs differ between seeds).
+    pub fn has_coin(&self) -> bool {
+        matches!(self.touch, Some(Touch::Coin(_)))
     }
 
     /// This profile with the private phase `private` iterations long (trend 1's sweep).

@@ -10,7 +10,7 @@ use proptest::sample::select;
 use proptest::test_runner::TestCaseError;
 use smrtl_cosim::bankan::{Overrides, Raw};
 
-/// 7. A `bankan` kernel, either form (docs/bank-conflicts.md §3.4): read and validated; every
+/// Parser 7, a `bankan` kernel, either form (docs/bank-conflicts.md §3.4): read and validated; every
 /// refusal is one line, nothing panics, memory stays bounded.
 fn check_bankan(text: &str) -> Result<(), TestCaseError> {
     let r = guard_mem("bankan::Raw::read", &text, text.len(), || {

@@ -98,6 +98,8 @@ impl<'k> SharingSm<'k> {
             },
             idle_cycles: 0,
             busy_until: 0,
+            quiet: false,
+            skip: true,
             stalls: Default::default(),
             preds: Default::default(),
         })
@@ -293,6 +295,55 @@ impl<'k> SharingSm<'k> {
         Phase::Run(0)
     }
 
+    /// Whether [`SharingSm::run`] may skip idle stretches (default on; tests compare both).
+    pub fn set_skip(&mut self, on: bool) {
+        self.skip = on;
+    }
+
+    /// Skips kernel cycles in which nothing but time can change: the last cycle was quiet
+    /// (no pick, lock event, pending request or retirement), no `cpl` or preset lock write is
+    /// due, no warp was launched in the last two cycles and none is ready now. The core then
+    /// sees the same inputs until the first cycle a warp's operands are ready, so it jumps
+    /// there; the statistics count cycles by TB lifetimes, which the skip does not change.
+    /// Never with a record, the stall probe or an RTL beside the core (every cycle shown).
+    fn skip_idle(&mut self) {
+        let Phase::Run(c) = self.phase else { return };
+        if !self.quiet
+            || (c as usize) < self.k.locks.len()
+            || self.cpl.iter().any(Option::is_some)
+            || self.stalls.0.is_some()
+        {
+            return;
+        }
+        let mut next = u64::MAX;
+        for w in 0..self.warps.len() {
+            let wp = &self.warps[w];
+            // A warp at a barrier waits for its TB's other warps: no event of its own.
+            if !wp.valid || wp.live == 0 || wp.at_bar {
+                continue;
+            }
+            if wp.start >= c {
+                return;
+            }
+            let Some(ins) = self.k.stream(wp.index as usize).get(wp.pc as usize) else {
+                return;
+            };
+            let srcs = ins.src_mask();
+            let at = (0..REGS)
+                .filter(|r| srcs >> r & 1 == 1)
+                .map(|r| wp.ready_at[r])
+                .max()
+                .unwrap_or(0);
+            if at <= c {
+                return;
+            }
+            next = next.min(at);
+        }
+        if next != u64::MAX && next > c {
+            self.phase = Phase::Run(next.min(super::MAX_CYCLES - 1));
+        }
+    }
+
     /// Runs the kernel to the end, showing each kernel cycle to `each` if given.
     pub fn run(
         mut self,
@@ -300,6 +351,9 @@ impl<'k> SharingSm<'k> {
     ) -> Result<SmStats, SmError> {
         let mut rec = CycleRecord::default();
         while !self.finished() {
+            if self.skip && each.is_none() {
+                self.skip_idle();
+            }
             let kernel_cycle = matches!(self.phase, Phase::Run(_));
             match each.as_deref_mut() {
                 Some(f) => {

@@ -46,7 +46,14 @@ impl SharingSm<'_> {
         }
         self.count_locks(o, rec.as_deref_mut());
         self.release_barriers();
-        progress |= self.retire_and_launch(o, c, rec);
+        let retired = self.retire_and_launch(o, c, rec);
+        self.quiet = !progress
+            && !retired
+            && o.iss_valid.iter().all(|&v| !v)
+            && o.pend.iter().all(|&x| x == 0)
+            && o.acq.iter().all(|&x| !x)
+            && o.rel_fire.iter().all(|&x| !x);
+        progress |= retired;
         let pending = c < self.busy_until || o.pend.iter().any(|&x| x != 0);
         self.idle_cycles = if progress || pending {
             0

@@ -105,6 +105,11 @@ pub struct SharingSm<'k> {
     stats: SmStats,
     idle_cycles: u32,
     busy_until: u64,
+    /// The last cycle changed nothing but time: no pick, no lock event, no pending request,
+    /// no TB retired (the idle skip's precondition, `cycle.rs`).
+    quiet: bool,
+    /// Whether [`SharingSm::run`] skips idle stretches (on by default).
+    skip: bool,
     /// The stall probe, when attached (docs/stall-inspector.md §5): it only observes.
     stalls: crate::sm::stalls::ProbeSlot,
     /// The probe's predicates kept between the warps' events (`stalls.rs`).
