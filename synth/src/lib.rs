@@ -7,6 +7,7 @@ pub mod blocks;
 pub mod checks;
 pub mod nextpnr;
 pub mod prove;
+pub mod timing;
 pub mod yosys;
 
 pub use blocks::bank_conflict_detector::{DetectorCost, SweepOptions, SweepReport};
@@ -168,7 +169,10 @@ pub fn cost_of_verilog(
     let (ice40, fmax) = match ice40.transpose()? {
         Some((report, netlist)) => {
             let fmax = match (&flows.fmax, netlist) {
-                (Some(options), Some(netlist)) => Some(nextpnr::fmax(&netlist, &report, options)?),
+                (Some(options), Some(netlist)) => {
+                    let alone = nextpnr::fmax(&netlist, &report, options)?;
+                    Some(wrapped_if_untimed(verilog, top, options, alone)?)
+                }
                 _ => None,
             };
             (Some(report), fmax)
@@ -180,6 +184,37 @@ pub fn cost_of_verilog(
         ice40,
         xilinx,
         fmax,
+    })
+}
+
+/// `alone`, or, when it has no clocked path to time (combinational, or registered only at its
+/// boundary), the figure of `top` inside the timing wrapper ([`timing`]) that registers every
+/// input and output, which names the wrapper, its extra flip-flops and why it was needed.
+fn wrapped_if_untimed(
+    verilog: &str,
+    top: &str,
+    options: &FmaxOptions,
+    alone: Fmax,
+) -> Result<Fmax, ToolError> {
+    let Fmax::NotApplicable { reason } = &alone else {
+        return Ok(alone);
+    };
+    let Some(ports) = timing::top_ports(verilog, top) else {
+        return Ok(alone);
+    };
+    let wrapped_top = format!("{top}{}", timing::SUFFIX);
+    let text = format!("{verilog}\n{}", timing::wrapper(top, &ports));
+    let (report, netlist) = yosys::ice40_netlist(&text, &wrapped_top)?;
+    Ok(match nextpnr::fmax(&netlist, &report, options)? {
+        Fmax::Measured(mut p) => {
+            p.wrapper = Some(nextpnr::Wrapper {
+                module: wrapped_top,
+                flip_flops: timing::extra_flip_flops(&ports),
+                because: reason.clone(),
+            });
+            Fmax::Measured(p)
+        }
+        other => other,
     })
 }
 

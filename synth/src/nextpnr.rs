@@ -113,7 +113,7 @@ impl Default for FmaxOptions {
 #[serde(tag = "status", rename_all = "snake_case")]
 pub enum Fmax {
     /// nextpnr placed and routed the design.
-    Measured(Placement),
+    Measured(Box<Placement>),
     /// The design has no clocked path (no flip-flop, no block RAM), so no clock frequency.
     NotApplicable { reason: String },
     /// No figure: the design fits no device tried, or nextpnr failed or ran out of time.
@@ -155,6 +155,19 @@ pub struct Placement {
     pub attempts: Vec<Attempt>,
     /// Wall-clock seconds of the nextpnr run.
     pub seconds: f64,
+    /// The timing wrapper the block was placed in, if it needed one (`crate::timing`).
+    pub wrapper: Option<Wrapper>,
+}
+
+/// The register wrapper around a block that has no clocked path of its own.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Wrapper {
+    /// The wrapper module (`<block>_timed`).
+    pub module: String,
+    /// Flip-flops it adds (every input and output bit but `clock`): part of `logic_cells`.
+    pub flip_flops: u64,
+    /// Why the block alone gave no figure.
+    pub because: String,
 }
 
 /// The critical path nextpnr reports for a clock.
@@ -168,6 +181,12 @@ pub struct CriticalPath {
     pub routing_ns: f64,
     /// Logic cells on the path.
     pub logic_levels: u64,
+    /// The net leaving the start register and the net entering the end register.
+    pub start: String,
+    pub end: String,
+    /// The instances it crosses, in order of first appearance (hierarchical prefixes of its
+    /// named nets; the top's own nets are `top`).
+    pub instances: Vec<String>,
 }
 
 /// One device tried.
@@ -192,11 +211,25 @@ impl fmt::Display for Fmax {
                     p.brams,
                     p.device.brams
                 )?;
+                if let Some(w) = &p.wrapper {
+                    write!(
+                        f,
+                        "; timed inside {}, which registers every input and output: +{} flip-flops",
+                        w.module,
+                        thousands(w.flip_flops)
+                    )?;
+                }
                 if let Some(c) = &p.critical_path {
                     write!(
                         f,
-                        "; critical path {:.1} ns: {} logic cells {:.1} ns, routing {:.1} ns",
-                        c.delay_ns, c.logic_levels, c.logic_ns, c.routing_ns
+                        "; critical path {:.1} ns: {} logic cells {:.1} ns, routing {:.1} ns, from {} to {} through {}",
+                        c.delay_ns,
+                        c.logic_levels,
+                        c.logic_ns,
+                        c.routing_ns,
+                        c.start,
+                        c.end,
+                        c.instances.join(", ")
                     )?;
                 }
                 write!(f, "; {:.1} s)", p.seconds)?;
@@ -341,7 +374,7 @@ fn too_big(report: &Ice40Report, devices: &[Ice40Device]) -> String {
 
 /// One nextpnr run's outcome.
 enum Run {
-    Placed(Placement),
+    Placed(Box<Placement>),
     NoClock,
     TimedOut(f64),
     Failed(String),
@@ -417,7 +450,7 @@ fn place(
         return Ok(Run::NoClock);
     };
     let used = |k: &str| r.utilization.get(k).map_or(0, |u| u.used);
-    Ok(Run::Placed(Placement {
+    Ok(Run::Placed(Box::new(Placement {
         device: *device,
         critical_path: critical_path(&r.critical_paths, &clock),
         clock,
@@ -427,7 +460,8 @@ fn place(
         brams: used("ICESTORM_RAM"),
         attempts: vec![],
         seconds,
-    }))
+        wrapper: None,
+    })))
 }
 
 /// The reason of a failed run: the packer's utilization when the design did not fit, else the
@@ -516,6 +550,9 @@ struct Segment {
     #[serde(rename = "type")]
     kind: String,
     delay: f64,
+    /// The net of a routing segment.
+    #[serde(default)]
+    net: String,
 }
 
 fn parse_report(text: &str) -> Result<Report, ToolError> {
@@ -544,12 +581,39 @@ fn critical_path(paths: &[PathJson], clock: &str) -> Option<CriticalPath> {
         .iter()
         .find(|p| p.from.ends_with(clock) && p.to.ends_with(clock))?;
     let sum = |k: &str| -> f64 { p.path.iter().filter(|s| s.kind == k).map(|s| s.delay).sum() };
+    let nets: Vec<&str> = p
+        .path
+        .iter()
+        .filter(|s| s.kind == "routing" && !s.net.is_empty())
+        .map(|s| s.net.as_str())
+        .collect();
+    // Nets Yosys made during mapping (`$abc$...`) carry no hierarchy; the others name it.
+    let mut instances: Vec<String> = vec![];
+    for n in nets.iter().filter(|n| !n.starts_with('$')) {
+        let inst = instance_of(n);
+        if !instances.contains(&inst) {
+            instances.push(inst);
+        }
+    }
     Some(CriticalPath {
         delay_ns: p.path.iter().map(|s| s.delay).sum(),
         logic_ns: sum("logic"),
         routing_ns: sum("routing"),
         logic_levels: p.path.iter().filter(|s| s.kind == "logic").count() as u64,
+        start: nets.first().map_or_else(String::new, |n| n.to_string()),
+        end: nets.last().map_or_else(String::new, |n| n.to_string()),
+        instances,
     })
+}
+
+/// The instance a flattened net belongs to: its hierarchical prefix (`dut.owner` of
+/// `dut.owner.lv[3]`), `top` for the top's own nets.
+fn instance_of(net: &str) -> String {
+    let base = net.split('[').next().unwrap_or(net);
+    match base.rsplit_once('.') {
+        Some((inst, _)) => inst.to_string(),
+        None => "top".into(),
+    }
 }
 
 #[cfg(test)]
@@ -560,8 +624,8 @@ mod tests {
     fn parses_the_report() {
         // Shape of nextpnr 0.4's --report (trimmed).
         let text = r#"{"critical_paths": [{"from": "posedge clock$SB_IO_IN_$glb_clk", "to": "posedge clock$SB_IO_IN_$glb_clk",
-            "path": [{"delay": 1.39, "type": "clk-to-q"}, {"delay": 7.49, "type": "routing", "budget": 0},
-                     {"delay": 1.2, "type": "logic"}, {"delay": 0.1, "type": "setup"}]}],
+            "path": [{"delay": 1.39, "type": "clk-to-q"}, {"delay": 7.49, "type": "routing", "budget": 0, "net": "dut.q[0]"},
+                     {"delay": 1.2, "type": "logic"}, {"delay": 0, "type": "routing", "net": "dut.sum.acc_CO[9]"}, {"delay": 0.1, "type": "setup"}]}],
             "fmax": {"clock$SB_IO_IN_$glb_clk": {"achieved": 143.3, "constraint": 12}},
             "utilization": {"ICESTORM_LC": {"available": 5280, "used": 514}, "ICESTORM_RAM": {"available": 30, "used": 1}}}"#;
         let r = parse_report(text).unwrap();
@@ -570,6 +634,12 @@ mod tests {
         let c = critical_path(&r.critical_paths, &clock).unwrap();
         assert_eq!(c.logic_levels, 1);
         assert!((c.delay_ns - 10.18).abs() < 1e-9 && (c.routing_ns - 7.49).abs() < 1e-9);
+        assert_eq!(
+            (c.start.as_str(), c.end.as_str()),
+            ("dut.q[0]", "dut.sum.acc_CO[9]")
+        );
+        assert_eq!(c.instances, ["dut", "dut.sum"]);
+        assert_eq!(instance_of("reqcnt[0]"), "top");
         let empty = parse_report(r#"{"critical_paths": [], "fmax": {}, "utilization": {}}"#);
         assert!(pick_clock(&empty.unwrap().fmax).is_none());
     }
