@@ -89,7 +89,7 @@ impl Core {
                 si.ready[j] = i.ready[w];
                 si.cls[j] = o.warp_class[w];
                 si.age[j] = i.age[w];
-                si.wait[j] = i.wait[w];
+                si.waiting[j] = i.waiting[w];
             }
             let (pick, next) = self.sched_state[q].step(&self.sched, si);
             self.sched_next[q] = next;

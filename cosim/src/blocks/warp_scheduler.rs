@@ -7,10 +7,10 @@
 //! calls it directly); [`Model`] puts it on the block's ports for co-simulation.
 
 use crate::{BlockModel, Layout, Simulator};
-use std::collections::VecDeque;
 use smrtl_hdl::blocks::sharing::{Class, Sched, TWO_LEVEL_GROUP};
 use smrtl_hdl::blocks::warp_scheduler::port::{Inputs, Io, Outputs};
 use smrtl_hdl::blocks::warp_scheduler::Params;
+use std::collections::VecDeque;
 
 /// The warp `p.sched` picks among the scheduler's warps `i` (`ready`, `cls`, `age` per index in
 /// this scheduler), given the last pick (`None` after reset); `None` when no warp is ready
@@ -90,8 +90,13 @@ impl Lists {
     /// would read an empty FIFO's front, which only a scheduler of fewer than `max` warps
     /// reaches), then the first ready active warp issues and the list restarts after it
     /// (`do_on_warp_issued`, `order_lrr`).
-    pub fn cycle(&mut self, ready: impl Fn(usize) -> bool, wait: impl Fn(usize) -> bool) -> Option<usize> {
-        let (kept, demoted): (Vec<usize>, Vec<usize>) = self.active.iter().partition(|&&w| !wait(w));
+    pub fn cycle(
+        &mut self,
+        ready: impl Fn(usize) -> bool,
+        wait: impl Fn(usize) -> bool,
+    ) -> Option<usize> {
+        let (kept, demoted): (Vec<usize>, Vec<usize>) =
+            self.active.iter().partition(|&&w| !wait(w));
         self.active = kept;
         self.pending.extend(demoted);
         while self.active.len() < self.max {
@@ -127,7 +132,7 @@ impl State {
     pub fn step(&self, p: &Params, i: &Inputs) -> (Option<usize>, State) {
         let mut next = self.clone();
         let now = match &mut next.lists {
-            Some(l) => l.cycle(|j| i.ready[j], |j| i.wait[j]),
+            Some(l) => l.cycle(|j| i.ready[j], |j| i.waiting[j]),
             None => pick(p, self.last, i),
         };
         next.last = now.or(self.last);

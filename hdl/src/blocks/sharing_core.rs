@@ -179,7 +179,7 @@ crate::ports! {
         age[p.age_w as usize; w],
         /// Per warp: waiting (exited, at a barrier or a long-op operand): TWO_LEVEL_ACTIVE's
         /// demotion (§4.1).
-        wait[1; w]: bool,
+        waiting[1; w]: bool,
         /// Per scheduler, answering its pick in the same cycle (§5): the instruction is
         /// `ld/st/atom.shared`, relssp, carries the exit flag; its active lanes and, per lane
         /// (scheduler-major), its byte offsets.
@@ -339,7 +339,7 @@ fn pick(m: &mut Module, p: &Params, c: &Core) -> Picks {
     let s = &p.shape;
     let (ns, sw, ws, age_w) = (s.nsched as usize, s.sw(), s.ws(), p.age_w as usize);
     let (ready, age, warp_slot) = (c.i(port::READY), c.i(port::AGE), c.i(port::WARP_SLOT));
-    let wait = c.i(port::WAIT);
+    let wait = c.i(port::WAITING);
     let warp_class = c.cls.output(port::WARP_CLASS);
     let sched_mod = Arc::new(warp_scheduler::build(&p.child()));
     let (mut iss_valid, mut iss_idx, mut last_valid, mut last_idx) =
@@ -358,7 +358,7 @@ fn pick(m: &mut Module, p: &Params, c: &Core) -> Picks {
             bus(&mine(&warp_class, 2)),
         );
         m.assign(&sch.input(port::AGE), bus(&mine(&age, age_w)));
-        m.assign(&sch.input(port::WAIT), bus(&mine(&wait, 1)));
+        m.assign(&sch.input(port::WAITING), bus(&mine(&wait, 1)));
         let v = sch.output(port::ISS_VALID);
         let idx = sch.output(port::ISS_IDX);
         // The picked warp's slot: warp idx·NSCHED + q.

@@ -232,7 +232,7 @@ impl<'k> SharingSm<'k> {
             let wp = self.warps[w];
             let (ready, wait) = (self.ready(w, c), self.waits(w, c));
             let i = &mut self.inp;
-            i.wait[w] = wait;
+            i.waiting[w] = wait;
             i.warp_valid[w] = wp.valid;
             i.warp_slot[w] = wp.slot as u64;
             i.live[w] = wp.live;

@@ -136,7 +136,10 @@ impl BlockParams for Params {
                 "two_level_wide",
                 at(128, 4, Sched::TwoLevel, Rank::Owf3, false),
             ),
-            ("two_level_active", at(20, 1, Sched::TwoLevelActive, Rank::Owf3, false)),
+            (
+                "two_level_active",
+                at(20, 1, Sched::TwoLevelActive, Rank::Owf3, false),
+            ),
             (
                 "two_level_active_few",
                 at(4, 1, Sched::TwoLevelActive, Rank::Owf3, false),
@@ -144,8 +147,8 @@ impl BlockParams for Params {
             (
                 "two_level_active_wide",
                 Params {
-                    tl_active: 5,
-                    ..at(96, 3, Sched::TwoLevelActive, Rank::Owf3, false)
+                    tl_active: 7,
+                    ..at(128, 2, Sched::TwoLevelActive, Rank::Owf3, false)
                 },
             ),
         ]
@@ -168,7 +171,7 @@ crate::ports! {
         age[p.age_w as usize; ws],
         /// Per warp: waiting (GPGPU-Sim's `waiting()` or a long-op operand): TWO_LEVEL_ACTIVE
         /// demotes it from the active list; the other policies ignore it.
-        wait[1; ws]: bool,
+        waiting[1; ws]: bool,
     }
     outputs {
         /// A warp is picked this cycle (Mealy): OR of `ready` (TWO_LEVEL_ACTIVE: of the
@@ -283,17 +286,17 @@ pub fn build(p: &Params) -> Module {
     let last_idx = m.reg("last_idx_q", ib, 0);
     let (iss_valid, pick) = match p.sched {
         Sched::TwoLevelActive => {
-            let wait: Vec<Expr> = (0..ws).map(|j| inp[port::WAIT].bit(j)).collect();
+            let wait: Vec<Expr> = (0..ws).map(|j| inp[port::WAITING].bit(j)).collect();
             two_level_active::build(&mut m, p, &ready, &wait)
         }
         _ => {
-        m.section("Issue: some warp is ready (§4 iss_valid = OR ready)");
-        // 64 ready bits at a time (an expression is at most 64 bits wide).
-        let chunks = (0..ws)
-            .step_by(64)
-            .map(|lo| ready_bus.slice(lo, (ws - lo).min(64)).any())
-            .collect();
-        let iss_valid = m.wire("iss_valid_w", or_tree(chunks, 1));
+            m.section("Issue: some warp is ready (§4 iss_valid = OR ready)");
+            // 64 ready bits at a time (an expression is at most 64 bits wide).
+            let chunks = (0..ws)
+                .step_by(64)
+                .map(|lo| ready_bus.slice(lo, (ws - lo).min(64)).any())
+                .collect();
+            let iss_valid = m.wire("iss_valid_w", or_tree(chunks, 1));
             let pick = pick_one(&mut m, p, &ready, &[cls, age], [&last_valid, &last_idx]);
             (iss_valid, pick)
         }

@@ -140,7 +140,13 @@ impl Ring {
     fn read(&self, m: &mut Module, i: usize) -> Expr {
         let ib = self.head.width();
         let a = m.wire(&format!("tl_pend_rd{i}"), &self.head + &lit(i, ib));
-        index_mux(m, &format!("tl_pend_rd{i}_sel"), &a, &self.words, &lit(0, ib))
+        index_mux(
+            m,
+            &format!("tl_pend_rd{i}_sel"),
+            &a,
+            &self.words,
+            &lit(0, ib),
+        )
     }
 
     /// The edge: the k = n − `kept` demoted warps pushed at the tail (head + pend), the k
