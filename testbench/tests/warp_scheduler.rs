@@ -261,7 +261,10 @@ fn one_warp_and_the_paper_shape() {
 /// TWO_LEVEL_ACTIVE (docs §4.1, GPGPU-Sim `two_level_active:N:0:1`) on `ws` warps, N = `n`.
 fn tla(ws: u32, n: u32) -> Params {
     let n = n.to_string();
-    one(ws, &[("SCHED", "TWO_LEVEL_ACTIVE"), ("TL_ACTIVE", n.as_str())])
+    one(
+        ws,
+        &[("SCHED", "TWO_LEVEL_ACTIVE"), ("TL_ACTIVE", n.as_str())],
+    )
 }
 
 /// A cycle with the listed warps ready and the listed warps waiting.

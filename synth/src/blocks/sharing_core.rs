@@ -39,12 +39,7 @@ pub fn inventory(p: &Params) -> Vec<Row> {
         s.lanes as u64,
         s.nsched as u64,
     );
-    let (aw, sw, tw, kp) = (
-        s.aw() as u64,
-        s.sw() as u64,
-        s.tw() as u64,
-        s.kp() as u64,
-    );
+    let (aw, sw, tw, kp) = (s.aw() as u64, s.sw() as u64, s.tw() as u64, s.kp() as u64);
     let row = |structure, formula, bits, paper, why| Row {
         structure,
         formula,
