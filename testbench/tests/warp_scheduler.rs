@@ -1,6 +1,7 @@
 //! One warp scheduler (docs/scratchpad-sharing.md §4): directed sequences worked out by hand
 //! (A16's OWF order, OWF2, UWF, GREEDY, LRR with wrap-around and reset, GTO, TWO_LEVEL group
-//! moves and a partial last group), each checked on the model and on rusthdl. Random
+//! moves and a partial last group, TWO_LEVEL_ACTIVE demotion, SRR promotion, LRR rotation, fewer
+//! warps than N and a hand-worked GPGPU-Sim run), each checked on the model and on rusthdl. Random
 //! co-simulation on every backend (the presets cover every SCHED, RANK and GREEDY), lint,
 //! Icarus, synthesis, the state bits and the planted tie-break fault are the conformance
 //! suite's (`tests/conformance.rs`).
@@ -255,4 +256,115 @@ fn one_warp_and_the_paper_shape() {
     assert_eq!(p.ws(), 24);
     let warps = [(23, N, 0), (17, U, 9), (12, O, 30), (8, O, 30)];
     drain(&p, &warps, &[8, 12, 17, 23]);
+}
+
+/// TWO_LEVEL_ACTIVE (docs §4.1, GPGPU-Sim `two_level_active:N:0:1`) on `ws` warps, N = `n`.
+fn tla(ws: u32, n: u32) -> Params {
+    let n = n.to_string();
+    one(
+        ws,
+        &[("SCHED", "TWO_LEVEL_ACTIVE"), ("TL_ACTIVE", n.as_str())],
+    )
+}
+
+/// A cycle with the listed warps ready and the listed warps waiting.
+fn rw(p: &Params, ready_js: &[usize], wait: &[usize]) -> Inputs {
+    let mut c = idx(p, ready_js);
+    for &j in wait {
+        c.waiting[j] = true;
+    }
+    c
+}
+
+/// After each issue the active list restarts after the issued warp (`order_lrr`); pending
+/// warps never issue, ready or not.
+#[test]
+fn two_level_active_rotates_lrr_after_an_issue() {
+    let p = tla(8, 4);
+    let all: Vec<usize> = (0..8).collect();
+    let cycles = vec![rw(&p, &all, &[]); 6];
+    expect(&p, &cycles, &[0, 1, 2, 3, 0, 1].map(Some));
+}
+
+/// A long-op warp leaves the active list for the pending FIFO's back; the FIFO's front takes
+/// its place at the list's end.
+#[test]
+fn two_level_active_demotes_a_waiting_warp() {
+    let p = tla(8, 4);
+    let all: Vec<usize> = (0..8).collect();
+    let mut cycles = vec![rw(&p, &all, &[]); 5];
+    // Active [0 1 2 3]: 0 waits → [1 2 3 4], pending [5 6 7 0]; 1 issues → [2 3 4 1].
+    cycles[0] = rw(&p, &all, &[0]);
+    expect(&p, &cycles, &[1, 2, 3, 4, 1].map(Some));
+}
+
+/// Promotion is SRR: the pending FIFO's front first, the demoted in list order at its back.
+#[test]
+fn two_level_active_promotes_in_fifo_order() {
+    let p = tla(8, 2);
+    let cycles = [
+        // [0 1] | [2 3 4 5 6 7] → both wait: [2 3] | [4 5 6 7 0 1]; 5 is pending.
+        rw(&p, &[5], &[0, 1]),
+        // 2 waits: [3 4] | [5 6 7 0 1 2].
+        rw(&p, &[5], &[2]),
+        // 3, 4 wait: [5 6] | [7 0 1 2 3 4]; 5 issues → [6 5].
+        rw(&p, &[5], &[3, 4]),
+        // 6, 5 wait: [7 0] | [1 2 3 4 6 5]; 7 issues → [0 7].
+        rw(&p, &[0, 7], &[6, 5]),
+        rw(&p, &[0, 7], &[]),
+    ];
+    expect(&p, &cycles, &[None, None, Some(5), Some(7), Some(0)]);
+}
+
+/// Fewer warps than N: all are active, pending stays empty, a waiting warp moves to the list's
+/// back (GPGPU-Sim would read the empty FIFO's front; docs §4.1).
+#[test]
+fn two_level_active_with_fewer_warps_than_n() {
+    let p = tla(3, 6);
+    let cycles = [
+        rw(&p, &[0, 1, 2], &[]),  // [0 1 2]: 0 → [1 2 0]
+        rw(&p, &[0, 1, 2], &[1]), // 1 waits: [2 0 1]; 2 → [0 1 2]
+        rw(&p, &[1], &[]),        // 1 → [2 0 1]
+        rw(&p, &[0, 1, 2], &[]),  // 2
+    ];
+    expect(&p, &cycles, &[0, 2, 1, 2].map(Some));
+}
+
+/// GPGPU-Sim's algorithm by hand at the paper's N = 6, with a reset (`add_supervised_warp_id`
+/// order again); active | pending shown before each issue.
+#[test]
+fn two_level_active_matches_gpgpu_sim_by_hand() {
+    let p = tla(8, 6);
+    let all: Vec<usize> = (0..8).collect();
+    let mut cycles = vec![
+        // [0 1 2 3 4 5] | [6 7]: 0 → [1 2 3 4 5 0]
+        rw(&p, &all, &[]),
+        // 1, 3 wait: [2 4 5 0 6 7] | [1 3]: 2 → [4 5 0 6 7 2]
+        rw(&p, &[2, 4, 5, 0, 6, 7], &[1, 3]),
+        // 0 → [6 7 2 4 5 0]
+        rw(&p, &[7, 0], &[]),
+        // 2 waits: [6 7 4 5 0 1] | [3 2]: 5 → [0 1 6 7 4 5]
+        rw(&p, &[1, 3, 5], &[2]),
+        // reset in this cycle: 0 issues from the old list, then [0 1 2 3 4 5] | [6 7]
+        rw(&p, &all, &[]),
+        // 3 → [4 5 0 1 2 3]
+        rw(&p, &[3], &[]),
+    ];
+    cycles[4].reset = true;
+    expect(&p, &cycles, &[0, 2, 0, 5, 0, 3].map(Some));
+}
+
+/// The other policies ignore `waiting`.
+#[test]
+fn wait_changes_no_other_policy() {
+    for sched in ["LRR", "GTO", "OWF", "TWO_LEVEL"] {
+        let p = one(4, &[("SCHED", sched)]);
+        let cycles = vec![rw(&p, &[0, 1, 2, 3], &[0, 1, 2, 3]); 4];
+        let quiet = vec![idx(&p, &[0, 1, 2, 3]); 4];
+        let (a, b) = (check::directed(&p, &cycles), check::directed(&p, &quiet));
+        let picks = |o: &[smrtl_hdl::blocks::warp_scheduler::port::Outputs]| {
+            o.iter().map(|o| o.iss_idx).collect::<Vec<_>>()
+        };
+        assert_eq!(picks(&a), picks(&b), "{sched}");
+    }
 }

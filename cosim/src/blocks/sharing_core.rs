@@ -28,7 +28,9 @@ pub struct Core {
     table: Table,
     locks: LockTable,
     relssp: Relssp,
-    last: Vec<Option<usize>>,
+    /// Each scheduler's state, and the state after this cycle's edge.
+    sched_state: Vec<warp_scheduler::State>,
+    sched_next: Vec<warp_scheduler::State>,
     // The blocks' typed cycles, sized once.
     /// One scheduler's warps, as its ports see them.
     sched_in: ws::Inputs,
@@ -43,13 +45,15 @@ impl Core {
     pub fn new(p: &CoreParams) -> Core {
         let s = &p.shape;
         let (lock, rel) = (p.child(), p.child());
+        let fresh = warp_scheduler::State::new(&p.child(), s.ws());
         Core {
             p: p.clone(),
             sched: p.child(),
             table: Table::new(s),
             locks: LockTable::new(&lock),
             relssp: Relssp::new(&rel),
-            last: vec![None; s.nsched as usize],
+            sched_state: vec![fresh.clone(); s.nsched as usize],
+            sched_next: vec![fresh; s.nsched as usize],
             sched_in: ws::Inputs::new(&p.child()),
             lock_in: lt::Inputs::new(&lock),
             lock_out: lt::Outputs::new(&lock),
@@ -76,16 +80,19 @@ impl Core {
             o.warp_class[w] = class.code();
         }
         for q in 0..ns {
-            o.last_valid[q] = self.last[q].is_some();
-            o.last_idx[q] = self.last[q].unwrap_or(0) as u64;
+            let last = self.sched_state[q].last;
+            o.last_valid[q] = last.is_some();
+            o.last_idx[q] = last.unwrap_or(0) as u64;
             let si = &mut self.sched_in;
             for j in 0..si.ready.len() {
                 let w = j * ns + q;
                 si.ready[j] = i.ready[w];
                 si.cls[j] = o.warp_class[w];
                 si.age[j] = i.age[w];
+                si.waiting[j] = i.waiting[w];
             }
-            let pick = warp_scheduler::pick(&self.sched, self.last[q], si);
+            let (pick, next) = self.sched_state[q].step(&self.sched, si);
+            self.sched_next[q] = next;
             o.iss_valid[q] = pick.is_some();
             o.iss_idx[q] = pick.unwrap_or(0) as u64;
             let w = o.iss_idx[q] as usize * ns + q;
@@ -111,7 +118,7 @@ impl Core {
         li.cfg_lock_owner = i.cfg_lock_owner;
         self.locks.step(li, &mut self.lock_out);
         self.lock_outputs(o);
-        self.edge(i, o);
+        self.edge(i);
     }
 
     /// Each scheduler's pick checked and translated (§2.3), as the lock table's requests.
@@ -182,11 +189,12 @@ impl Core {
 
     /// The clock edge of the configuration table, the release bits and the schedulers' last
     /// picks (the lock table took its own in [`LockTable::step`]).
-    fn edge(&mut self, i: &Inputs, o: &Outputs) {
+    fn edge(&mut self, i: &Inputs) {
         self.relssp.tick(i.reset);
         if i.reset {
             self.table.reset();
-            self.last.fill(None);
+            let fresh = warp_scheduler::State::new(&self.sched, self.p.shape.ws());
+            self.sched_state.fill(fresh);
             return;
         }
         self.table.write(
@@ -195,11 +203,7 @@ impl Core {
             i.cfg_slot_we
                 .then_some((i.cfg_slot, i.cfg_partner, i.cfg_base)),
         );
-        for (q, last) in self.last.iter_mut().enumerate() {
-            if o.iss_valid[q] {
-                *last = Some(o.iss_idx[q] as usize);
-            }
-        }
+        self.sched_state.clone_from(&self.sched_next);
     }
 
     /// The registered configuration.

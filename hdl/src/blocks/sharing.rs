@@ -251,6 +251,11 @@ pub enum Sched {
     /// Two-level: groups of [`TWO_LEVEL_GROUP`] warps, LRR inside the current group.
     #[serde(rename = "TWO_LEVEL", alias = "two_level")]
     TwoLevel,
+    /// GPGPU-Sim's `two_level_active:N:0:1`: `TL_ACTIVE` active warps, LRR among them, waiting
+    /// warps demoted to a pending FIFO and replaced from its front (docs/scratchpad-sharing.md
+    /// §4.1).
+    #[serde(rename = "TWO_LEVEL_ACTIVE", alias = "two_level_active")]
+    TwoLevelActive,
 }
 
 /// Warps per group of the TWO_LEVEL baseline (spec §4 [D]: the paper gives no size).

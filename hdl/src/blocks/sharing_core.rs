@@ -34,6 +34,7 @@ crate::block_params! {
         rank: Rank = Rank::Owf3, "RANK", Allowed::As(declared_by::<warp_scheduler::Params>);
         greedy: bool = false, "GREEDY", Allowed::As(declared_by::<warp_scheduler::Params>);
         age_w: u32 = 16, "AGE_W", Allowed::As(declared_by::<warp_scheduler::Params>);
+        tl_active: u32 = 6, "TL_ACTIVE", Allowed::As(declared_by::<warp_scheduler::Params>);
     }
 }
 
@@ -43,7 +44,7 @@ impl BlockParams for Params {
     /// The paper's SM, the small shape and Fig. 5's (T 3, W 4, one scheduler); then the small
     /// shape under each switch: FREE with FREE_CLASS = UNSHARED, OWF2 with GREEDY, UWF ranks
     /// with LRR picks and a 2-bit `pend`, GTO on one scheduler with 3-bit ages, TWO_LEVEL on
-    /// one scheduler of 16 warps (two groups).
+    /// one scheduler of 16 warps (two groups), TWO_LEVEL_ACTIVE there with 6 active warps.
     fn presets() -> Vec<(&'static str, Self)> {
         let paper = Params::default();
         let small = Params {
@@ -109,6 +110,15 @@ impl BlockParams for Params {
                 Params {
                     shape: one_sched(16),
                     sched: Sched::TwoLevel,
+                    ..small.clone()
+                },
+            ),
+            (
+                "two_level_active",
+                Params {
+                    shape: one_sched(16),
+                    sched: Sched::TwoLevelActive,
+                    tl_active: 6,
                     ..small
                 },
             ),
@@ -167,6 +177,9 @@ crate::ports! {
         ready[1; w]: bool,
         /// Per warp: its dynamic warp id (launch order; oldest = smallest).
         age[p.age_w as usize; w],
+        /// Per warp: waiting (exited, at a barrier or a long-op operand): TWO_LEVEL_ACTIVE's
+        /// demotion (§4.1).
+        waiting[1; w]: bool,
         /// Per scheduler, answering its pick in the same cycle (§5): the instruction is
         /// `ld/st/atom.shared`, relssp, carries the exit flag; its active lanes and, per lane
         /// (scheduler-major), its byte offsets.
@@ -326,6 +339,7 @@ fn pick(m: &mut Module, p: &Params, c: &Core) -> Picks {
     let s = &p.shape;
     let (ns, sw, ws, age_w) = (s.nsched as usize, s.sw(), s.ws(), p.age_w as usize);
     let (ready, age, warp_slot) = (c.i(port::READY), c.i(port::AGE), c.i(port::WARP_SLOT));
+    let wait = c.i(port::WAITING);
     let warp_class = c.cls.output(port::WARP_CLASS);
     let sched_mod = Arc::new(warp_scheduler::build(&p.child()));
     let (mut iss_valid, mut iss_idx, mut last_valid, mut last_idx) =
@@ -344,6 +358,7 @@ fn pick(m: &mut Module, p: &Params, c: &Core) -> Picks {
             bus(&mine(&warp_class, 2)),
         );
         m.assign(&sch.input(port::AGE), bus(&mine(&age, age_w)));
+        m.assign(&sch.input(port::WAITING), bus(&mine(&wait, 1)));
         let v = sch.output(port::ISS_VALID);
         let idx = sch.output(port::ISS_IDX);
         // The picked warp's slot: warp idx·NSCHED + q.

@@ -39,13 +39,7 @@ pub fn inventory(p: &Params) -> Vec<Row> {
         s.lanes as u64,
         s.nsched as u64,
     );
-    let (aw, sw, tw, kp, wsw) = (
-        s.aw() as u64,
-        s.sw() as u64,
-        s.tw() as u64,
-        s.kp() as u64,
-        s.wsw() as u64,
-    );
+    let (aw, sw, tw, kp) = (s.aw() as u64, s.sw() as u64, s.tw() as u64, s.kp() as u64);
     let row = |structure, formula, bits, paper, why| Row {
         structure,
         formula,
@@ -100,7 +94,8 @@ pub fn inventory(p: &Params) -> Vec<Row> {
         row(
             "errors, scheduler last",
             "2 + NSCHED·(1+⌈log2 WS⌉)",
-            2 + ns * (1 + wsw),
+            // TWO_LEVEL_ACTIVE adds its lists (docs §4.1).
+            2 + ns * p.child::<warp_scheduler::Params>().register_bits(),
             0,
             "sticky err_proto / err_pend, and each scheduler's last pick",
         ),
@@ -136,7 +131,7 @@ pub fn checks(p: &Params) -> Result<(GenericReport, Vec<ModuleCheck>), ToolError
     let module = Arc::new(build(p));
     let generic = crate::cost_of(&module, false)?.generic;
     let s = &p.shape;
-    let (aw, tw, sw, kp, wsw) = (s.aw(), s.tw(), s.sw(), s.kp(), s.wsw());
+    let (aw, tw, sw, kp) = (s.aw(), s.tw(), s.sw(), s.kp());
     let (t, w, lanes) = (s.slots as usize, s.warps as usize, s.lanes as usize);
     let expect = [
         (share_cfg::build(&p.child()).name, 1 + aw + t * tw + t * aw),
@@ -145,7 +140,10 @@ pub fn checks(p: &Params) -> Result<(GenericReport, Vec<ModuleCheck>), ToolError
             kp * (1 + sw) + t * p.pend_w as usize + 2,
         ),
         (relssp_unit::build(&p.child()).name, w * lanes),
-        (warp_scheduler::build(&p.child()).name, 1 + wsw),
+        (
+            warp_scheduler::build(&p.child()).name,
+            p.child::<warp_scheduler::Params>().register_bits() as usize,
+        ),
     ];
     let checks = expect
         .into_iter()

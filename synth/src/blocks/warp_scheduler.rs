@@ -39,8 +39,12 @@ pub fn notes(p: &Params) -> Result<crate::Notes, ToolError> {
     let (s, mut n) = crate::RegisterCount::measure(build(p), p.register_bits())?;
     n.add(
         format!(
-            "state (spec §7): last_valid + last_idx = 1 + {} = {} flip-flops per scheduler; netlist {}, Yosys {} register bits; the SM's {} schedulers with the lock table's {} error bits make the row {} + {} x {} = {}",
+            "state (spec §7): last_valid + last_idx = 1 + {}{} = {} flip-flops per scheduler; netlist {}, Yosys {} register bits; the SM's {} schedulers with the lock table's {} error bits make the row {} + {} x {} = {}",
             p.idx_bits(),
+            match p.sched {
+                Sched::TwoLevelActive => format!(" + {} (TWO_LEVEL_ACTIVE's active slots and pending ring, §4.1)", p.tl_list_bits()),
+                _ => String::new(),
+            },
             s.formula_bits,
             s.netlist_bits,
             s.yosys_rtl_bits,
@@ -69,6 +73,11 @@ pub fn notes(p: &Params) -> Result<crate::Notes, ToolError> {
             comparators: ws.saturating_sub(1),
             comparator_bits: p.idx_bits() as u64,
         },
+        // The list compaction: each slot's position against each list position, twice.
+        Sched::TwoLevelActive => Selection {
+            comparators: 2 * (p.tl_slots() as u64).pow(2),
+            comparator_bits: smrtl_hdl::params::bits_for(p.tl_slots() as u64) as u64 + 1,
+        },
     };
     n.add(
         format!(
@@ -78,6 +87,7 @@ pub fn notes(p: &Params) -> Result<crate::Notes, ToolError> {
             match p.sched {
                 Sched::Owf | Sched::Gto => "argmin tree over the ready warps' keys",
                 Sched::Lrr | Sched::TwoLevel => "index > last_idx, then two first-ready trees",
+                Sched::TwoLevelActive => "active-list compaction, then a first-ready tree over the list",
             }
         ),
         "selection",

@@ -187,7 +187,8 @@ pub fn cases(shapes: Vec<Shape>) -> impl Strategy<Value = KernelCase> {
             4 => Just(Sched::Owf),
             1 => Just(Sched::Lrr),
             1 => Just(Sched::Gto),
-            1 => Just(Sched::TwoLevel)
+            1 => Just(Sched::TwoLevel),
+            1 => Just(Sched::TwoLevelActive)
         ],
         prop_oneof![Just(Rank::Owf3), Just(Rank::Owf2), Just(Rank::Uwf)],
         any::<bool>(),
@@ -611,6 +612,8 @@ fn core_cycle(p: &CoreParams) -> impl Strategy<Value = Inputs> {
                     i.warp_launch[x] = launch;
                     i.ready[x] = ready;
                     i.age[x] = age;
+                    // TWO_LEVEL_ACTIVE demotes a quarter of the warps.
+                    i.waiting[x] = (live >> 60) & 3 == 0;
                 }
                 let u = if cfg_on { u } else { u_max / 2 };
                 for (q, (shared, rel, exit, m, r)) in dsc.into_iter().enumerate() {

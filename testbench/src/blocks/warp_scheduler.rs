@@ -4,7 +4,7 @@
 //! sometimes redrawn at one of four densities (a single ready warp moves TWO_LEVEL between
 //! groups) or emptied; classes change one warp at a time (code 3 included); ages are drawn from
 //! a few values in some cases (ties at any AGE_W) and are reassigned as warps relaunch; resets
-//! are rare.
+//! are rare; `waiting` bits toggle one warp at a time (TWO_LEVEL_ACTIVE demotes those).
 
 use crate::design::Bench;
 use proptest::prelude::*;
@@ -69,6 +69,7 @@ impl Warps {
             w.warps.ready[j] = at_density(density, b, b >> 17, b >> 33) & 1 == 1;
             w.warps.cls[j] = (b >> 2) & mask(Class::BITS);
             w.warps.age[j] = w.age(j as u64, b >> 8);
+            w.warps.waiting[j] = (b >> 40) & 3 == 0;
         }
         w
     }
@@ -117,6 +118,8 @@ impl Warps {
                 self.warps.age[a] = self.age(self.next_age, bits);
                 self.next_age += 1;
             }
+            // TWO_LEVEL_ACTIVE's demotion: a warp starts or stops waiting.
+            17 | 18 => self.warps.waiting[a] ^= true,
             _ => {}
         }
         Inputs {
@@ -143,7 +146,7 @@ pub fn cycles(p: &Params, max: usize) -> impl Strategy<Value = Vec<Inputs>> {
 impl Bench for Params {
     type Model = Model;
     const SUMMARY: &'static str =
-        "one warp scheduler: Owner Warp First, LRR, GTO or two-level, with its last pick (seed 001)";
+        "one warp scheduler: Owner Warp First, LRR, GTO, two-level or GPGPU-Sim's two-level active, with its last pick (seed 001)";
 
     fn stimulus(&self) -> BoxedStrategy<Vec<Inputs>> {
         cycles(self, CASE_CYCLES).boxed()

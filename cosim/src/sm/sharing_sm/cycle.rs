@@ -174,6 +174,21 @@ impl<'k> SharingSm<'k> {
             .all(|r| wp.ready_at[r] <= c)
     }
 
+    /// The warp waits in GPGPU-Sim's sense (TWO_LEVEL_ACTIVE's demotion, docs §4.1): no live
+    /// threads, at a barrier, or its next instruction reads a register whose pending producer
+    /// is a global load (`shd_warp_t::waiting`, `scoreboard::islongop`).
+    fn waits(&self, w: usize, c: u64) -> bool {
+        let wp = &self.warps[w];
+        if !wp.valid || wp.live == 0 || wp.at_bar {
+            return true;
+        }
+        let Some(ins) = self.k.stream(wp.index as usize).get(wp.pc as usize) else {
+            return true;
+        };
+        let long = ins.src_mask() & wp.global_dst;
+        (0..REGS).any(|r| long >> r & 1 == 1 && wp.ready_at[r] > c)
+    }
+
     /// This cycle's inputs before the picks: the launch writes, or the warps' state.
     fn drive(&mut self) {
         let i = &mut self.inp;
@@ -217,8 +232,9 @@ impl<'k> SharingSm<'k> {
         }
         for w in 0..self.warps.len() {
             let wp = self.warps[w];
-            let ready = self.ready(w, c);
+            let (ready, wait) = (self.ready(w, c), self.waits(w, c));
             let i = &mut self.inp;
+            i.waiting[w] = wait;
             i.warp_valid[w] = wp.valid;
             i.warp_slot[w] = wp.slot as u64;
             i.live[w] = wp.live;
@@ -305,10 +321,12 @@ impl<'k> SharingSm<'k> {
     /// due, no warp was launched in the last two cycles and none is ready now. The core then
     /// sees the same inputs until the first cycle a warp's operands are ready, so it jumps
     /// there; the statistics count cycles by TB lifetimes, which the skip does not change.
-    /// Never with a record, the stall probe or an RTL beside the core (every cycle shown).
+    /// Never with a record, the stall probe or an RTL beside the core (every cycle shown), nor
+    /// under `TWO_LEVEL_ACTIVE`, whose active and pending lists turn over every idle cycle.
     fn skip_idle(&mut self) {
         let Phase::Run(c) = self.phase else { return };
         if !self.quiet
+            || self.p.sched == smrtl_hdl::blocks::sharing::Sched::TwoLevelActive
             || (c as usize) < self.k.locks.len()
             || self.cpl.iter().any(Option::is_some)
             || self.stalls.0.is_some()

@@ -21,6 +21,7 @@ smrtl_hdl::block_params! {
         rank: Rank = Rank::Owf3, "RANK", Allowed::As(declared_by::<CoreParams>);
         greedy: bool = false, "GREEDY", Allowed::As(declared_by::<CoreParams>);
         age_w: u32 = 16, "AGE_W", Allowed::As(declared_by::<CoreParams>);
+        tl_active: u32 = 6, "TL_ACTIVE", Allowed::As(declared_by::<CoreParams>);
         /// Sharing threshold: a shared TB's private fraction (§1.1; the paper's evaluation: 1/10).
         t: Ratio = Ratio { num: 1, den: 10 }, "t", Allowed::Json("a fraction in (0, 1): N/D or a decimal"), "e.g. --set t=1/10";
         /// Whether the launch shares scratchpad (§1.2); false launches the unshared baseline
@@ -68,6 +69,7 @@ impl SmParams {
             rank: self.rank,
             greedy: self.greedy,
             age_w: self.age_w,
+            tl_active: self.tl_active,
         }
     }
 

@@ -157,7 +157,7 @@ impl Config {
         let (share, sched) = match self {
             Config::UnsharedLrr => (false, "LRR"),
             Config::UnsharedGto => (false, "GTO"),
-            Config::Unshared2Level => (false, "TWO_LEVEL"),
+            Config::Unshared2Level => (false, "TWO_LEVEL_ACTIVE"), // TL_ACTIVE = 6 (its default)
             Config::SharedLrr => (true, "LRR"),
             _ => (true, "OWF"),
         };

@@ -174,7 +174,7 @@ pub(super) fn notes(r: &Report) -> Vec<String> {
             == r.row(p.name, Config::UnsharedLrr).measure.cycles
     });
     if same_2level {
-        n.push("Unshared-2Level runs cycle-identical to Unshared-LRR on every kernel: its policy does not reorder LRR's picks on these kernels".into());
+        n.push("Unshared-2Level runs cycle-identical to Unshared-LRR on every kernel: GPGPU-Sim's two-level active scheduler (6 active warps per scheduler) does not reorder LRR's picks on these kernels".into());
     }
     n.push("Latency-bound synthetic kernels: every phase iteration waits for one global load (lat_global 600); there are no caches or DRAM, so FDTD3d's cache-miss loss (paper −2.29 %) and absolute IPCs are not reproduced".into());
     n

@@ -11,8 +11,11 @@
 //!   TWO_LEVEL restricts the candidates to the current group when it has a ready warp; when it
 //!   has none, the first group after it with a ready warp and that group's lowest ready warp is
 //!   exactly the first ready warp after `last_idx`, so the same search serves both cases.
+//! - TWO_LEVEL_ACTIVE: GPGPU-Sim's two-level active scheduler ([`two_level_active`]).
 
 use crate::blocks::sharing::{Class, Rank, Sched, Shape, TWO_LEVEL_GROUP};
+mod two_level_active;
+
 use crate::netlist::{concat, or_tree, select_onehot, Expr, Module};
 use crate::params::{bits_for, declared_by, Allowed, BlockParams, ParamError};
 
@@ -25,13 +28,16 @@ crate::block_params! {
         warps: u32 = Shape::default().warps, "W", Allowed::As(declared_by::<Shape>);
         nsched: u32 = Shape::default().nsched, "NSCHED", Allowed::As(declared_by::<Shape>);
         /// Scheduling policy: Owner Warp First or a baseline.
-        sched: Sched = Sched::Owf, "SCHED", Allowed::Names(&["OWF", "LRR", "GTO", "TWO_LEVEL"]);
+        sched: Sched = Sched::Owf, "SCHED", Allowed::Names(&["OWF", "LRR", "GTO", "TWO_LEVEL", "TWO_LEVEL_ACTIVE"]);
         /// OWF's class → priority map.
         rank: Rank = Rank::Owf3, "RANK", Allowed::Names(&["OWF3", "OWF2", "UWF"]);
         /// OWF keeps the last warp while it is ready and in the best ready class.
         greedy: bool = false, "GREEDY", Allowed::Bool;
         /// Width of a dynamic warp id (`age`; oldest = smallest, no wraparound).
         age_w: u32 = 16, "AGE_W", Allowed::Range(2, 32);
+        /// TWO_LEVEL_ACTIVE: active warps per scheduler (GPGPU-Sim's `two_level_active:N`; a
+        /// scheduler of fewer warps keeps all of them active).
+        tl_active: u32 = 6, "TL_ACTIVE", Allowed::Range(1, 128);
     }
 }
 
@@ -55,9 +61,30 @@ impl Params {
         self.shape().wsw()
     }
 
-    /// Register bits: `last_valid` and `last_idx` (spec §7: 1 + ⌈log2 WS⌉ per scheduler).
+    /// Register bits: `last_valid` and `last_idx` (spec §7: 1 + ⌈log2 WS⌉ per scheduler);
+    /// TWO_LEVEL_ACTIVE adds its lists ([`Params::tl_list_bits`]).
     pub fn register_bits(&self) -> u64 {
-        1 + self.idx_bits() as u64
+        let lists = match self.sched {
+            Sched::TwoLevelActive => self.tl_list_bits(),
+            _ => 0,
+        };
+        1 + self.idx_bits() as u64 + lists
+    }
+
+    /// TWO_LEVEL_ACTIVE's active list length: min(TL_ACTIVE, WS).
+    pub fn tl_slots(&self) -> usize {
+        (self.tl_active as usize).min(self.ws())
+    }
+
+    /// TWO_LEVEL_ACTIVE's list registers: the active slots' indices, and when some warps are
+    /// pending, the FIFO ring (2^⌈log2 WS⌉ entries) and its head pointer, each an index.
+    pub fn tl_list_bits(&self) -> u64 {
+        let ib = self.idx_bits();
+        let ring = match self.tl_slots() < self.ws() {
+            true => (1 << ib) + 1,
+            false => 0,
+        };
+        ((self.tl_slots() + ring) * ib) as u64
     }
 
     /// Bits of a rank under `RANK` (enough for its largest value).
@@ -86,6 +113,7 @@ impl BlockParams for Params {
             rank,
             greedy,
             age_w: 3,
+            tl_active: 6,
         };
         vec![
             ("paper", Params::default()),
@@ -108,6 +136,21 @@ impl BlockParams for Params {
                 "two_level_wide",
                 at(128, 4, Sched::TwoLevel, Rank::Owf3, false),
             ),
+            (
+                "two_level_active",
+                at(20, 1, Sched::TwoLevelActive, Rank::Owf3, false),
+            ),
+            (
+                "two_level_active_few",
+                at(4, 1, Sched::TwoLevelActive, Rank::Owf3, false),
+            ),
+            (
+                "two_level_active_wide",
+                Params {
+                    tl_active: 7,
+                    ..at(128, 2, Sched::TwoLevelActive, Rank::Owf3, false)
+                },
+            ),
         ]
     }
 
@@ -126,9 +169,13 @@ crate::ports! {
         cls[Class::BITS; ws],
         /// Per warp: its dynamic warp id (smaller = older).
         age[p.age_w as usize; ws],
+        /// Per warp: waiting (GPGPU-Sim's `waiting()` or a long-op operand): TWO_LEVEL_ACTIVE
+        /// demotes it from the active list; the other policies ignore it.
+        waiting[1; ws]: bool,
     }
     outputs {
-        /// A warp is picked this cycle (Mealy): OR of `ready`.
+        /// A warp is picked this cycle (Mealy): OR of `ready` (TWO_LEVEL_ACTIVE: of the
+        /// active warps').
         iss_valid[1]: bool,
         /// The picked warp's index (Mealy; 0 when `iss_valid` is 0).
         iss_idx[ib],
@@ -223,7 +270,7 @@ fn first_valid(m: &mut Module, name: &str, valid: &[Expr], ib: usize) -> Cand {
 
 /// Builds one scheduler's RTL from validated params (spec §4).
 pub fn build(p: &Params) -> Module {
-    let (ws, ib, aw) = (p.ws(), p.idx_bits(), p.age_w as usize);
+    let (ws, ib) = (p.ws(), p.idx_bits());
     let mut m = Module::new(&crate::params::module_name(p));
     m.cites(crate::blocks::docs::SCRATCHPAD_SHARING);
     let (inp, out) = m.declare_ports(&ports(p));
@@ -233,29 +280,62 @@ pub fn build(p: &Params) -> Module {
         inp[port::AGE].clone(),
     );
     let ready: Vec<Expr> = (0..ws).map(|j| ready_bus.bit(j)).collect();
-    let idx = |j: usize| Expr::lit(j as u64, ib);
 
     m.section("State: the last picked warp (§4 last_valid, last_idx)");
     let last_valid = m.reg("last_valid_q", 1, 0);
     let last_idx = m.reg("last_idx_q", ib, 0);
+    let (iss_valid, pick) = match p.sched {
+        Sched::TwoLevelActive => {
+            let wait: Vec<Expr> = (0..ws).map(|j| inp[port::WAITING].bit(j)).collect();
+            two_level_active::build(&mut m, p, &ready, &wait)
+        }
+        _ => {
+            m.section("Issue: some warp is ready (§4 iss_valid = OR ready)");
+            // 64 ready bits at a time (an expression is at most 64 bits wide).
+            let chunks = (0..ws)
+                .step_by(64)
+                .map(|lo| ready_bus.slice(lo, (ws - lo).min(64)).any())
+                .collect();
+            let iss_valid = m.wire("iss_valid_w", or_tree(chunks, 1));
+            let pick = pick_one(&mut m, p, &ready, &[cls, age], [&last_valid, &last_idx]);
+            (iss_valid, pick)
+        }
+    };
+    let pick = m.wire("pick", pick);
+
+    m.section("Outputs and the state update (last <= pick whenever iss_valid)");
+    let zero = Expr::lit(0, ib);
+    m.assign(&out[port::ISS_VALID], iss_valid.clone());
+    m.assign(&out[port::ISS_IDX], iss_valid.mux(&pick, &zero));
+    m.assign(&out[port::LAST_VALID], last_valid.clone());
+    m.assign(&out[port::LAST_IDX], last_idx.clone());
+    m.next(&last_valid, &last_valid | &iss_valid);
+    m.next(&last_idx, iss_valid.mux(&pick, &last_idx));
+    m
+}
+
+/// OWF, GTO, LRR and TWO_LEVEL's pick among the ready warps (§4), from the inputs `cls`,
+/// `age` and the state `last_valid`, `last_idx`.
+fn pick_one(
+    m: &mut Module,
+    p: &Params,
+    ready: &[Expr],
+    [cls, age]: &[Expr; 2],
+    [last_valid, last_idx]: [&Expr; 2],
+) -> Expr {
+    let (ws, ib, aw) = (p.ws(), p.idx_bits(), p.age_w as usize);
+    let idx = |j: usize| Expr::lit(j as u64, ib);
     // at_last[j]: warp j is the last picked one (a one-hot decode of last_idx).
     let last_ready = |m: &mut Module| {
         let at_last: Vec<Expr> = (0..ws)
             .map(|j| m.wire(&format!("at_last_{j}"), last_idx.equals(&idx(j))))
             .collect();
-        let hits = at_last.iter().zip(&ready).map(|(h, r)| h & r).collect();
-        let keep = m.wire("last_ready", &last_valid & &or_tree(hits, 1));
+        let hits = at_last.iter().zip(ready).map(|(h, r)| h & r).collect();
+        let keep = m.wire("last_ready", last_valid & &or_tree(hits, 1));
         (at_last, keep)
     };
 
-    m.section("Issue: some warp is ready (§4 iss_valid = OR ready)");
-    // 64 ready bits at a time (an expression is at most 64 bits wide).
-    let chunks = (0..ws)
-        .step_by(64)
-        .map(|lo| ready_bus.slice(lo, (ws - lo).min(64)).any())
-        .collect();
-    let iss_valid = m.wire("iss_valid_w", or_tree(chunks, 1));
-    let pick = match p.sched {
+    match p.sched {
         Sched::Owf | Sched::Gto => {
             m.section("Argmin over the ready warps of (rank, age, index) (§4 OWF, GTO)");
             let rb = p.rank_bits();
@@ -284,7 +364,7 @@ pub fn build(p: &Params) -> Module {
                     }
                 })
                 .collect();
-            let best = tree(&mut m, "min", leaves, &|a, b| {
+            let best = tree(m, "min", leaves, &|a, b| {
                 let (ka, kb) = (a.key.as_ref().expect("key"), b.key.as_ref().expect("key"));
                 let better = crate::planted!(faults::TIE_TAKES_HIGHER_INDEX, !ka.lt(kb), kb.lt(ka));
                 &b.valid & &(!a.valid.clone() | better)
@@ -292,27 +372,27 @@ pub fn build(p: &Params) -> Module {
             match (p.sched, p.greedy) {
                 (Sched::Gto, _) => {
                     m.section("GTO: keep the last warp while it is ready");
-                    let (_, keep) = last_ready(&mut m);
-                    keep.mux(&last_idx, &best.idx)
+                    let (_, keep) = last_ready(m);
+                    keep.mux(last_idx, &best.idx)
                 }
                 (_, true) => {
                     m.section("GREEDY: keep the last warp while ready and of the best ready rank");
-                    let (at_last, ready_last) = last_ready(&mut m);
+                    let (at_last, ready_last) = last_ready(m);
                     let rank_last = m.wire("rank_last", select_onehot(&at_last, &ranks, rb));
                     let best_key = m.wire("best_key", best.key.expect("key"));
                     let best_rank = best_key.slice(aw, rb);
                     let keep = m.wire("keep_last", ready_last & rank_last.equals(&best_rank));
-                    keep.mux(&last_idx, &best.idx)
+                    keep.mux(last_idx, &best.idx)
                 }
                 _ => best.idx,
             }
         }
-        Sched::Lrr | Sched::TwoLevel => {
+        _ => {
             let cand: Vec<Expr> = if p.sched == Sched::TwoLevel {
                 m.section("TWO_LEVEL: the current group's ready warps, else all (§4)");
-                two_level_candidates(&mut m, &ready, &last_valid, &last_idx)
+                two_level_candidates(m, ready, last_valid, last_idx)
             } else {
-                ready.clone()
+                ready.to_vec()
             };
             m.section("First candidate after last_idx, circularly (§4 LRR)");
             let above: Vec<Expr> = (0..ws)
@@ -320,26 +400,15 @@ pub fn build(p: &Params) -> Module {
                     0 => Expr::lit(0, 1),
                     _ => m.wire(
                         &format!("above_{j}"),
-                        &cand[j] & &(&last_valid & &last_idx.lt(&idx(j))),
+                        &cand[j] & &(last_valid & &last_idx.lt(&idx(j))),
                     ),
                 })
                 .collect();
-            let hi = first_valid(&mut m, "hi", &above, ib);
-            let lo = first_valid(&mut m, "lo", &cand, ib);
+            let hi = first_valid(m, "hi", &above, ib);
+            let lo = first_valid(m, "lo", &cand, ib);
             hi.valid.mux(&hi.idx, &lo.idx)
         }
-    };
-    let pick = m.wire("pick", pick);
-
-    m.section("Outputs and the state update (last <= pick whenever iss_valid)");
-    let zero = Expr::lit(0, ib);
-    m.assign(&out[port::ISS_VALID], iss_valid.clone());
-    m.assign(&out[port::ISS_IDX], iss_valid.mux(&pick, &zero));
-    m.assign(&out[port::LAST_VALID], last_valid.clone());
-    m.assign(&out[port::LAST_IDX], last_idx.clone());
-    m.next(&last_valid, &last_valid | &iss_valid);
-    m.next(&last_idx, iss_valid.mux(&pick, &last_idx));
-    m
+    }
 }
 
 /// `RANK[cls]` for a 2-bit class code, as a mux chain over the codes (code 3 reads as
@@ -409,7 +478,7 @@ mod tests {
     #[test]
     fn registers_are_one_plus_index_bits() {
         assert_eq!(Params::default().register_bits(), 6);
-        for sched in ["OWF", "LRR", "GTO", "TWO_LEVEL"] {
+        for sched in ["OWF", "LRR", "GTO", "TWO_LEVEL", "TWO_LEVEL_ACTIVE"] {
             for greedy in ["false", "true"] {
                 let p =
                     Params::resolve_pairs(None, &[("SCHED", sched), ("GREEDY", greedy)]).unwrap();
