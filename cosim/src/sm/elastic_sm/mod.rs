@@ -50,6 +50,7 @@
 //! [`DistanceCounter`]: crate::blocks::history_cache::DistanceCounter
 //! [`PortModel`]: crate::blocks::sm_core::PortModel
 
+mod gmem;
 mod hardware;
 mod program;
 mod record;
@@ -57,7 +58,8 @@ mod stalls;
 mod workload;
 
 pub(crate) use hardware::{Core, Source};
+pub use gmem::GmemPath;
 pub use program::{core_of, run, run_each, run_stats, SmCore, MAX_KERNEL_CYCLES};
 pub use record::{HcWrite, Outcome, OutcomeCounts, SmEvents, SmRecord, SmRun, SmStats, StatsAcc};
-pub use smrtl_hdl::blocks::sm_core::{lg, GmemReturn, Params as SmParams, Sched};
+pub use smrtl_hdl::blocks::sm_core::{lg, Dram, GmemReturn, Params as SmParams, Sched};
 pub use workload::{Instr, TagCodec, Workload};

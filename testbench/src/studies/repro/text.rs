@@ -121,16 +121,17 @@ pub fn text(r: &Report) -> String {
     let mut o = String::new();
     let _ = writeln!(
         o,
-        "elastic-pipeline reproduction (docs/elastic-pipeline.md §8; P §6, Figs. 6/7/9): seed {}, waves {}",
-        r.seed, r.waves
+        "elastic-pipeline reproduction (docs/elastic-pipeline.md §8; P §6, Figs. 6/7/9): seed {}, waves {}, gmem_return {}",
+        r.seed, r.waves, r.gmem_return
     );
     let _ = writeln!(
         o,
-        "{:<11} {:<19} {:>8} {:>8} {:>7} {:>8} {:>8} {:>8} {:>8} {:>6} {:>6}",
+        "{:<11} {:<19} {:>8} {:>8} {:>8} {:>7} {:>8} {:>8} {:>8} {:>8} {:>6} {:>6}",
         "kernel",
         "config",
         "cycles",
         "bank_cf",
+        "alu_held",
         "other",
         "sched_f",
         "stalls",
@@ -142,11 +143,12 @@ pub fn text(r: &Report) -> String {
     for x in &r.rows {
         let _ = writeln!(
             o,
-            "{:<11} {:<19} {:>8} {:>8} {:>7} {:>8} {:>8} {:>7.1}% {:>8.4} {:>6.3} {:>6.3}",
+            "{:<11} {:<19} {:>8} {:>8} {:>8} {:>7} {:>8} {:>8} {:>7.1}% {:>8.4} {:>6.3} {:>6.3}",
             x.kernel,
             x.config.short(),
             x.cycles,
-            x.bank_conflict,
+            x.bank_conflict - x.bank_conflict_alu,
+            x.bank_conflict_alu,
             x.other,
             x.sched_fail,
             x.stalls,
@@ -201,6 +203,7 @@ pub fn text(r: &Report) -> String {
         v.join(", "),
         pct(p.variant_idct)
     );
+    super::spread::text(&mut o, &r.seeds, &r.per_kernel);
     let _ = writeln!(o, "\ntrend targets (docs/elastic-pipeline.md §8):");
     for t in &r.targets {
         let _ = writeln!(
