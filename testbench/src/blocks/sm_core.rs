@@ -257,7 +257,9 @@ use crate::design::Bench;
 use proptest::prelude::*;
 use smrtl_cosim::blocks::sm_core::{PortModel, SmPorts};
 use smrtl_cosim::harness::{Mismatch, Trace as WaveRows};
-use smrtl_cosim::sm::elastic_sm::{GmemPath, GmemReturn, SmCore, SmRecord, SmRun, SmStats, StatsAcc};
+use smrtl_cosim::sm::elastic_sm::{
+    GmemPath, GmemReturn, SmCore, SmRecord, SmRun, SmStats, StatsAcc,
+};
 use smrtl_cosim::{BlockModel, Layout, Rtl};
 use smrtl_hdl::blocks::sm_core as core_rtl;
 use smrtl_hdl::blocks::sm_core::port::{Inputs, Io, Outputs};

@@ -60,7 +60,8 @@ impl DramModel {
     fn load(&mut self, d: Dram, warps: usize, subwarps: usize) {
         let cap = warps * subwarps;
         self.d = Some(d);
-        self.channels.resize_with(d.channels as usize, Channel::default);
+        self.channels
+            .resize_with(d.channels as usize, Channel::default);
         for c in &mut self.channels {
             c.queue.clear();
             c.queue.reserve(cap);

@@ -57,8 +57,8 @@ mod record;
 mod stalls;
 mod workload;
 
-pub(crate) use hardware::{Core, Source};
 pub use gmem::GmemPath;
+pub(crate) use hardware::{Core, Source};
 pub use program::{core_of, run, run_each, run_stats, SmCore, MAX_KERNEL_CYCLES};
 pub use record::{HcWrite, Outcome, OutcomeCounts, SmEvents, SmRecord, SmRun, SmStats, StatsAcc};
 pub use smrtl_hdl::blocks::sm_core::{lg, Dram, GmemReturn, Params as SmParams, Sched};

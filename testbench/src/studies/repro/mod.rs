@@ -537,6 +537,37 @@ pub fn run(opts: Options) -> Result<Report, String> {
         })
         .collect();
     let summary = summarize(&rows);
+    let seeds = seeds(opts, &profs, &rows, &extra, &extra_out);
+    let per_kernel = spread::per_kernel(&rows, &profs);
+    let mut report = Report {
+        experiment: "elastic-pipeline",
+        seed: opts.seed,
+        waves: opts.waves,
+        rows,
+        conflict_free: conflict_free_rows,
+        sched_fail_no_icnt,
+        summary,
+        gmem_return: gmem_return(opts.seed),
+        seeds,
+        per_kernel,
+        paper: PaperFigures::get(),
+        targets: Vec::new(),
+        notes: Vec::new(),
+    };
+    report.targets = targets::targets(&report, &profs);
+    report.notes = text::notes(&report, &profs);
+    Ok(report)
+}
+
+/// The headline over the seeds and at half the waves: the main rows first, then the extra runs
+/// (`extra[v]` = (seed, waves), `out[v][profile]` = (cycles, stalls) per [`HEADLINE`] config).
+fn seeds(
+    opts: Options,
+    profs: &[Profile],
+    rows: &[Row],
+    extra: &[(u64, u32)],
+    out: &[Vec<[(u64, u64); 3]>],
+) -> Seeds {
     let main: Vec<[(u64, u64); 3]> = profs
         .iter()
         .map(|p| {
@@ -550,29 +581,11 @@ pub fn run(opts: Options) -> Result<Report, String> {
         })
         .collect();
     let mut heads = vec![spread::headline(opts.seed, opts.waves, &main)];
-    for (&(seed, waves), per) in extra.iter().zip(&extra_out) {
+    for (&(seed, waves), per) in extra.iter().zip(out) {
         heads.push(spread::headline(seed, waves, per));
     }
     let half = heads.pop().expect("the half-length run");
-    let per_kernel = spread::per_kernel(&rows, &profs);
-    let mut report = Report {
-        experiment: "elastic-pipeline",
-        seed: opts.seed,
-        waves: opts.waves,
-        rows,
-        conflict_free: conflict_free_rows,
-        sched_fail_no_icnt,
-        summary,
-        gmem_return: gmem_return(opts.seed),
-        seeds: Seeds::new(heads, half),
-        per_kernel,
-        paper: PaperFigures::get(),
-        targets: Vec::new(),
-        notes: Vec::new(),
-    };
-    report.targets = targets::targets(&report, &profs);
-    report.notes = text::notes(&report, &profs);
-    Ok(report)
+    Seeds::new(heads, half)
 }
 
 pub(crate) fn stalls(s: &SmStats) -> u64 {

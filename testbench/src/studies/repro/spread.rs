@@ -160,7 +160,11 @@ pub(super) fn per_kernel(rows: &[Row], profs: &[Profile]) -> PerKernel {
     let x: Vec<f64> = kernels.iter().map(|k| k.speedup).collect();
     let y: Vec<f64> = kernels.iter().map(|k| k.paper_bound).collect();
     let mut off: Vec<&KernelCmp> = kernels.iter().filter(|k| !k.agrees).collect();
-    off.sort_by(|a, b| (b.of_bound - 1.0).abs().total_cmp(&(a.of_bound - 1.0).abs()));
+    off.sort_by(|a, b| {
+        (b.of_bound - 1.0)
+            .abs()
+            .total_cmp(&(a.of_bound - 1.0).abs())
+    });
     PerKernel {
         correlation_with_bound: pearson(&x, &y),
         furthest_off: off.iter().map(|k| k.kernel).collect(),
@@ -171,7 +175,10 @@ pub(super) fn per_kernel(rows: &[Row], profs: &[Profile]) -> PerKernel {
 /// The seeds, convergence and per-kernel sections of the text report.
 pub(super) fn text(o: &mut String, s: &Seeds, k: &PerKernel) {
     let pc = |x: f64| format!("{:.1} %", 100.0 * x);
-    let _ = writeln!(o, "\nseeds (workload seed = DRAM seed; Elastic+BCAWS means over kernels):");
+    let _ = writeln!(
+        o,
+        "\nseeds (workload seed = DRAM seed; Elastic+BCAWS means over kernels):"
+    );
     for h in &s.runs {
         let _ = writeln!(
             o,

@@ -301,8 +301,14 @@ fn t5(r: &Report, _: &[Profile]) -> Target {
             if !within {
                 let worst = cf
                     .iter()
-                    .max_by(|a, b| a.cycles_vs_unified.abs().total_cmp(&b.cycles_vs_unified.abs()))
-                    .map_or(String::new(), |c| format!("{} {}", c.kernel, pct(c.cycles_vs_unified)));
+                    .max_by(|a, b| {
+                        a.cycles_vs_unified
+                            .abs()
+                            .total_cmp(&b.cycles_vs_unified.abs())
+                    })
+                    .map_or(String::new(), |c| {
+                        format!("{} {}", c.kernel, pct(c.cycles_vs_unified))
+                    });
                 w.push(format!(
                     "some conflict-free cycles differ from Unified+RR by more than 2 % (largest: \
                      {worst}): the elastic write-back order changes the warp order and with it \
