@@ -57,11 +57,14 @@ impl Seeds {
     }
 }
 
+/// (cycles, stalls) of one kernel under the three headline configurations.
+type Triple = [(u64, u64); 3];
+
 /// Headline of one run from its (cycles, stalls) per kernel × [Unified+RR, Elastic+RR,
 /// Elastic+BCAWS].
 pub(super) fn headline(seed: u64, waves: u32, per: &[[(u64, u64); 3]]) -> Headline {
     let n = per.len().max(1) as f64;
-    let mean = |f: &dyn Fn(&[(u64, u64); 3]) -> f64| per.iter().map(f).sum::<f64>() / n;
+    let mean = |f: &dyn Fn(&Triple) -> f64| per.iter().map(f).sum::<f64>() / n;
     Headline {
         seed,
         waves,
