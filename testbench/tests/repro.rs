@@ -52,9 +52,23 @@ fn t1_elastic_rr_gains_a_little_less_than_bcaws() {
     holds("T1");
 }
 
+/// T2 does not hold with the DRAM model (docs/elastic-pipeline.md §8.5): its verdict carries
+/// the numbers; the seeds, the convergence run and the per-kernel comparison are reported.
 #[test]
-fn t2_bcaws_clear_speedup_and_stall_reduction() {
-    holds("T2");
+fn seeds_convergence_and_per_kernel_reported() {
+    let r = report();
+    let t2 = r.target("T2").expect("T2");
+    assert!(t2.detail.contains("mean speedup") && t2.holds == t2.explanation.is_empty());
+    let seeds: Vec<u64> = r.seeds.runs.iter().map(|h| h.seed).collect();
+    assert_eq!(seeds, [1, 2, 3]);
+    assert_eq!(r.seeds.half.waves, 1);
+    let s = &r.seeds.speedup;
+    assert!(s.min <= s.mean && s.mean <= s.max && s.min < s.max);
+    let main = (r.summary.bcaws_speedup.mean - 1.0, r.seeds.runs[0].speedup);
+    assert!((main.0 - main.1).abs() < 1e-12, "{main:?}");
+    assert_eq!(r.per_kernel.kernels.len(), profiles().len());
+    assert!(r.per_kernel.correlation_with_bound.abs() <= 1.0);
+    assert_eq!(r.gmem_return["dram"]["seed"], 1);
 }
 
 /// T3 as a whole does not hold with the current model (see the report's explanation); its parts
@@ -76,10 +90,10 @@ fn t3_parts_irregular_residue_and_regular_reduction() {
     }
 }
 
-/// T4 as a whole does not hold under Icnt{400} (see the report's explanation); the masking's
-/// own effect, measured without GLD latency, is asserted here.
+/// T4 holds with the DRAM model; the masking's own effect, measured without GLD latency, too.
 #[test]
-fn t4_part_masking_raises_sched_fail_without_gld_latency() {
+fn t4_masking_raises_sched_fail() {
+    holds("T4");
     let r = report();
     assert_eq!(r.sched_fail_no_icnt.len(), profiles().len());
     let rr: u64 = r.sched_fail_no_icnt.iter().map(|x| x.elastic_rr).sum();
@@ -87,9 +101,10 @@ fn t4_part_masking_raises_sched_fail_without_gld_latency() {
     assert!(b > rr, "at_writeback: Elastic+RR {rr}, Elastic+BCAWS {b}");
 }
 
+/// T5's cycle part fails with the DRAM model (warp order changes DRAM service, §8.5); its
+/// trace identity holds.
 #[test]
 fn t5_conflict_free_bcaws_equals_rr() {
-    holds("T5");
     for c in &report().conflict_free {
         assert!(c.trace_identical, "{}", c.kernel);
         assert_eq!(c.cycles_elastic_rr, c.cycles_elastic_bcaws);

@@ -13,8 +13,23 @@ use smrtl_testbench::blocks::sm_core::{cosim, layout, rusthdl, verilator, worklo
 /// port-level model.
 #[test]
 fn table4_core_on_a_profile() {
+    table4_core(None);
+}
+
+/// The same with the DRAM latency model (docs/elastic-pipeline.md §8.2): the model and the
+/// RTL-in-the-loop run share the return path, so every cycle still agrees; returns reorder.
+#[test]
+fn table4_core_with_dram_returns() {
+    table4_core(Some(serde_json::json!({"dram": {"seed": 2}})));
+}
+
+fn table4_core(gmem: Option<serde_json::Value>) {
     let p = smrtl_testbench::studies::profiles::profile("transpose").unwrap();
-    let w = workload_from_value(&p.workload(1, 1, 8, 4)).unwrap();
+    let mut v = p.workload(1, 1, 8, 4);
+    if let Some(g) = gmem {
+        v["params"]["gmem_return"] = g;
+    }
+    let w = workload_from_value(&v).unwrap();
     let mut duts: Vec<Box<dyn Rtl>> = vec![
         rusthdl(&w.params),
         Box::new(PortModel::new(&w.params, &layout(&w.params))),

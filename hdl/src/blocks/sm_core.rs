@@ -32,6 +32,90 @@ pub enum GmemReturn {
     AtWriteback,
     /// A GLD subwarp leaving MEM_last returns over ICNT `lat` cycles later (≤ 1 per cycle).
     Icnt(u32),
+    /// A GLD subwarp is one 32-byte request to a banked DRAM model with row buffers and
+    /// FR-FCFS service (docs/elastic-pipeline.md §8.2; seed 000 Table 4). JSON
+    /// `{"dram":{"seed":1}}`; every other field defaults to its Table-4 derivation.
+    Dram(Dram),
+}
+
+/// The DRAM latency model's params (docs/elastic-pipeline.md §8.2): seed 000 Table 4
+/// (4 GDDR3 channels, 8 banks, 2 chips x 2 KB pages, 800 MHz bus, 32-entry FR-FCFS buffer,
+/// 16 cores) and GDDR3 timings in DRAM cycles; the rest is the SM's side.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Dram {
+    /// Seeds the synthetic global addresses (one 128-byte segment per warp load).
+    pub seed: u32,
+    /// Fixed ICNT round trip plus controller pipeline, core cycles (both ways together).
+    pub base: u32,
+    /// Memory channels, banks per channel, row bytes per channel (2 chips x 2 KB).
+    pub channels: u32,
+    pub banks: u32,
+    pub row_bytes: u32,
+    /// Cores sharing the channels (symmetric SPMD load: this SM gets 1/cores of each).
+    pub cores: u32,
+    /// Request-buffer entries per channel the FR-FCFS scheduler looks at.
+    pub window: u32,
+    /// GDDR3 timings in DRAM cycles: precharge + activate (row miss), CAS, burst of 32 bytes.
+    pub t_rp_rcd: u32,
+    pub t_cl: u32,
+    pub t_burst: u32,
+    /// Core and DRAM clocks (MHz): DRAM cycles convert to core cycles by core/dram.
+    pub core_mhz: u32,
+    pub dram_mhz: u32,
+}
+
+impl Default for Dram {
+    fn default() -> Dram {
+        Dram {
+            seed: 1,
+            base: 403,
+            channels: 4,
+            banks: 8,
+            row_bytes: 4096,
+            cores: 16,
+            window: 32,
+            t_rp_rcd: 25,
+            t_cl: 9,
+            t_burst: 2,
+            core_mhz: 1296,
+            dram_mhz: 800,
+        }
+    }
+}
+
+impl Dram {
+    /// Core cycles of `dram_cycles` DRAM cycles (rounded up).
+    pub fn core_cycles(&self, dram_cycles: u32) -> u64 {
+        (u64::from(dram_cycles) * u64::from(self.core_mhz)).div_ceil(u64::from(self.dram_mhz))
+    }
+
+    /// Least latency of a request (a row miss on an idle channel), core cycles.
+    pub fn min_latency(&self) -> u64 {
+        u64::from(self.base) + self.core_cycles(self.t_cl + self.t_burst)
+    }
+
+    fn check(&self) -> Result<(), String> {
+        let pos = [
+            ("base", self.base),
+            ("channels", self.channels),
+            ("banks", self.banks),
+            ("cores", self.cores),
+            ("window", self.window),
+            ("t_burst", self.t_burst),
+            ("core_mhz", self.core_mhz),
+            ("dram_mhz", self.dram_mhz),
+        ];
+        for (n, v) in pos {
+            if !(1..=100_000).contains(&v) {
+                return Err(format!("dram.{n} = {v}"));
+            }
+        }
+        if self.row_bytes < 128 || !self.row_bytes.is_power_of_two() {
+            return Err(format!("dram.row_bytes = {}", self.row_bytes));
+        }
+        Ok(())
+    }
 }
 
 crate::block_params! {
@@ -53,7 +137,7 @@ crate::block_params! {
         /// Warp contexts.
         warps: u32 = 32, "W", Allowed::Range(1, 64), "tag_bits at least lg W + lg S + 1";
         /// Global-load completion.
-        gmem_return: GmemReturn = GmemReturn::Icnt(400), "gmem_return", Allowed::Json("at_writeback, {\"icnt\":N} with N in 1..=100000"), "e.g. --set 'gmem_return={\"icnt\":400}'";
+        gmem_return: GmemReturn = GmemReturn::Icnt(400), "gmem_return", Allowed::Json("at_writeback, {\"icnt\":N} with N in 1..=100000, {\"dram\":{...}} with base, channels, banks, cores, window, t_burst, core_mhz, dram_mhz in 1..=100000 (seed, t_rp_rcd, t_cl any), row_bytes a power of 2 >= 128"), "e.g. --set 'gmem_return={\"dram\":{\"seed\":2}}'";
     }
 }
 
@@ -128,7 +212,7 @@ impl Params {
 
     /// Whether GLDs complete on an ICNT return (`Icnt{lat}`) rather than at writeback.
     pub fn gld_via_icnt(&self) -> bool {
-        matches!(self.gmem_return, GmemReturn::Icnt(_))
+        !matches!(self.gmem_return, GmemReturn::AtWriteback)
     }
 }
 
@@ -231,14 +315,17 @@ impl BlockParams for Params {
                 allowed: format!("{need}..=32 (lg W + lg S + 1 seq bit)"),
             });
         }
-        if let GmemReturn::Icnt(lat) = self.gmem_return {
-            if !(1..=100_000).contains(&lat) {
-                return Err(ParamError::Range {
-                    name: "gmem_return".into(),
-                    value: serde_json::to_string(&self.gmem_return).expect("params serialize"),
-                    allowed: allowed_of::<Params>("gmem_return"),
-                });
-            }
+        let bad = match self.gmem_return {
+            GmemReturn::Icnt(lat) => !(1..=100_000).contains(&lat),
+            GmemReturn::Dram(d) => d.check().is_err(),
+            GmemReturn::AtWriteback => false,
+        };
+        if bad {
+            return Err(ParamError::Range {
+                name: "gmem_return".into(),
+                value: serde_json::to_string(&self.gmem_return).expect("params serialize"),
+                allowed: allowed_of::<Params>("gmem_return"),
+            });
         }
         Ok(())
     }

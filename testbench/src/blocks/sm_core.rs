@@ -257,11 +257,12 @@ use crate::design::Bench;
 use proptest::prelude::*;
 use smrtl_cosim::blocks::sm_core::{PortModel, SmPorts};
 use smrtl_cosim::harness::{Mismatch, Trace as WaveRows};
-use smrtl_cosim::sm::elastic_sm::{GmemReturn, SmCore, SmRecord, SmRun, SmStats, StatsAcc};
+use smrtl_cosim::sm::elastic_sm::{
+    GmemPath, GmemReturn, SmCore, SmRecord, SmRun, SmStats, StatsAcc,
+};
 use smrtl_cosim::{BlockModel, Layout, Rtl};
 use smrtl_hdl::blocks::sm_core as core_rtl;
 use smrtl_hdl::blocks::sm_core::port::{Inputs, Io, Outputs};
-use std::collections::VecDeque;
 
 /// The `sm_core` top's buffer layout.
 pub fn layout(p: &SmParams) -> Layout {
@@ -275,8 +276,8 @@ struct Env<'a> {
     program: &'a [Vec<Instr>],
     next: Vec<usize>,
     inflight: Vec<usize>,
-    /// Returns: (first cycle it may be presented, warp, sw).
-    icnt: VecDeque<(u64, u32, u32)>,
+    /// The global-load return path (the model's own type: the same returns).
+    icnt: GmemPath,
 }
 
 impl<'a> Env<'a> {
@@ -287,7 +288,7 @@ impl<'a> Env<'a> {
             program,
             next: vec![0; w],
             inflight: vec![0; w],
-            icnt: VecDeque::new(),
+            icnt: GmemPath::new(p),
         }
     }
 
@@ -311,13 +312,10 @@ impl<'a> Env<'a> {
         if kernel_start {
             return i;
         }
-        if let Some(&(at, w, sw)) = self.icnt.front() {
-            if at <= t {
-                self.icnt.pop_front();
-                i.icnt_valid = true;
-                i.icnt_warp = u64::from(w);
-                i.icnt_sw = u64::from(sw);
-            }
+        if let Some((w, sw)) = self.icnt.pop(t) {
+            i.icnt_valid = true;
+            i.icnt_warp = u64::from(w);
+            i.icnt_sw = u64::from(sw);
         }
         i
     }
@@ -354,9 +352,9 @@ impl<'a> Env<'a> {
             self.inflight[w] = self.next[w];
             self.next[w] += 1;
         }
-        if let (true, GmemReturn::Icnt(lat)) = (o.icnt_req, self.p.gmem_return) {
+        if o.icnt_req && self.p.gld_via_icnt() {
             let (w, sw) = (o.icnt_req_warp as u32, o.icnt_req_sw as u32);
-            self.icnt.push_back((t + lat as u64, w, sw));
+            self.icnt.request(t, w, sw);
         }
     }
 }
@@ -672,6 +670,14 @@ pub fn random_configs() -> Vec<SmParams> {
             p.warps = 8;
             p.hc_ways = 1;
             p.counter_mode = CounterMode::LoadPredPlusSm1;
+            // The DRAM model, scaled down so returns overtake each other within a kernel.
+            p.gmem_return = GmemReturn::Dram(smrtl_cosim::sm::elastic_sm::Dram {
+                seed: 5,
+                base: 6,
+                cores: 2,
+                window: 4,
+                ..Default::default()
+            });
         }),
         with(&|p| {
             p.pipe.subwarps = 4;

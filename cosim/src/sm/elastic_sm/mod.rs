@@ -50,14 +50,16 @@
 //! [`DistanceCounter`]: crate::blocks::history_cache::DistanceCounter
 //! [`PortModel`]: crate::blocks::sm_core::PortModel
 
+mod gmem;
 mod hardware;
 mod program;
 mod record;
 mod stalls;
 mod workload;
 
+pub use gmem::GmemPath;
 pub(crate) use hardware::{Core, Source};
 pub use program::{core_of, run, run_each, run_stats, SmCore, MAX_KERNEL_CYCLES};
 pub use record::{HcWrite, Outcome, OutcomeCounts, SmEvents, SmRecord, SmRun, SmStats, StatsAcc};
-pub use smrtl_hdl::blocks::sm_core::{lg, GmemReturn, Params as SmParams, Sched};
+pub use smrtl_hdl::blocks::sm_core::{lg, Dram, GmemReturn, Params as SmParams, Sched};
 pub use workload::{Instr, TagCodec, Workload};

@@ -1,20 +1,20 @@
 //! Program mode (docs/elastic-pipeline.md §6: the testbench owns the programs and the ICNT
 //! FIFO): [`SmCore`] runs a workload's instruction lists as kernels.
 
+use super::gmem::GmemPath;
 use super::hardware::{Core, Source};
 use super::record::{Outcome, SmEvents, SmRecord, SmRun, SmStats, StatsAcc};
 use super::workload::{Instr, TagCodec, Workload};
-use super::{GmemReturn, SmParams};
+use super::SmParams;
 use crate::blocks::elastic_pipeline::{Entry, Pipeline, Wb};
 use crate::blocks::history_cache::{Accumulator, DistanceCounter, HistoryCache};
 use crate::sm::stalls::ProbeSlot;
 use smrtl_hdl::blocks::elastic_pipeline::Kind;
 use smrtl_hdl::progress::Counter;
 use smrtl_hdl::BlockParams;
-use std::collections::VecDeque;
 
 /// Program mode: the workload's instruction lists, each warp's next and in-flight instruction,
-/// and the fixed-latency ICNT return FIFO (D26).
+/// and the global-load return path (D26; docs/elastic-pipeline.md §8.2).
 #[derive(Clone, Debug, Default)]
 pub(super) struct Program {
     pub(super) warps: Vec<Vec<Instr>>,
@@ -26,9 +26,7 @@ pub(super) struct Program {
     /// load hazard (docs/stall-inspector.md §5.2).
     pub(super) inflight_mem: u64,
     lanes: usize,
-    latency: u64,
-    /// Returns: (first cycle it may be presented, warp, sw).
-    icnt: VecDeque<(u64, u32, u32)>,
+    pub(super) icnt: GmemPath,
 }
 
 impl Program {
@@ -43,13 +41,8 @@ impl Program {
             v.resize(w, 0);
         }
         self.lanes = p.pipe.lanes as usize;
-        self.latency = match p.gmem_return {
-            GmemReturn::Icnt(lat) => lat as u64,
-            GmemReturn::AtWriteback => 0,
-        };
-        self.icnt.clear();
         // At most one instruction in flight per warp: ≤ W·S returns outstanding.
-        self.icnt.reserve(w * p.pipe.subwarps as usize);
+        self.icnt.load(p);
         (self.has_next, self.is_mem, self.inflight_mem) = (0, 0, 0);
         for w in 0..w {
             self.update(w);
@@ -95,17 +88,11 @@ impl Source for Program {
     }
 
     fn icnt_return(&mut self, t: u64) -> Option<(u32, u32)> {
-        match self.icnt.front() {
-            Some(&(at, w, sw)) if at <= t => {
-                self.icnt.pop_front();
-                Some((w, sw))
-            }
-            _ => None,
-        }
+        self.icnt.pop(t)
     }
 
     fn icnt_request(&mut self, t: u64, warp: u32, sw: u32) {
-        self.icnt.push_back((t + self.latency, warp, sw));
+        self.icnt.request(t, warp, sw);
     }
 }
 

@@ -111,6 +111,7 @@ impl Workload {
     pub fn min_cycles(&self) -> u64 {
         let latency = match self.params.gmem_return {
             GmemReturn::Icnt(l) => l as u64,
+            GmemReturn::Dram(d) => d.min_latency(),
             GmemReturn::AtWriteback => 0,
         };
         let loads = self

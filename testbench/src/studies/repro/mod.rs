@@ -13,8 +13,11 @@ use serde_json::Value;
 use smrtl_cosim::sm::elastic_sm::{run_stats, Outcome, SmCore, SmStats, Workload};
 use smrtl_hdl::blocks::elastic_pipeline::Kind;
 
+mod spread;
 mod targets;
 mod text;
+
+pub use spread::{Headline, KernelCmp, PerKernel, Seeds, Spread};
 
 pub use text::{svg, text, PLOT_CATEGORIES};
 
@@ -129,6 +132,15 @@ pub fn conflict_free(workload: &mut Value) {
 
 pub use crate::studies::profiles::MAX_WAVES;
 
+/// Seeds the reproduction runs: `opts.seed` and the next ones (docs/elastic-pipeline.md §8.3).
+pub const SEEDS: u64 = 3;
+
+/// The global-load return path of the reproduction: the DRAM model with its Table-4
+/// derivation, seeded (docs/elastic-pipeline.md §8.2).
+pub fn gmem_return(seed: u64) -> Value {
+    serde_json::json!({"dram": {"seed": seed}})
+}
+
 /// What to run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub struct Options {
@@ -152,7 +164,8 @@ pub struct Row {
     pub bank_conflict: u64,
     /// `bank_conflict` stalls in the first wave (cycles t < cycles / waves): cold history cache.
     pub bank_conflict_first_wave: u64,
-    /// `bank_conflict` stalls with an ALU entry in EXE (WB grant went to MEM_last, §3.3).
+    /// `bank_conflict` stalls with an ALU entry in EXE (WB grant went to MEM_last, §3.3): the
+    /// held-ALU write-back stall, reported as its own category (T3 leaves it out).
     pub bank_conflict_alu: u64,
     pub other: u64,
     pub sched_fail: u64,
@@ -293,6 +306,12 @@ pub struct Report {
     /// T4 diagnosis: sched_fail with `gmem_return` = `at_writeback` (no GLD latency).
     pub sched_fail_no_icnt: Vec<SchedFailNoIcnt>,
     pub summary: Summary,
+    /// The global-load return path used (`gmem_return` of every main run).
+    pub gmem_return: Value,
+    /// Headline figures over the seeds and at half the waves.
+    pub seeds: Seeds,
+    /// Per kernel, ours beside the paper's.
+    pub per_kernel: PerKernel,
     pub paper: PaperFigures,
     pub targets: Vec<Target>,
     pub notes: Vec<String>,
@@ -386,10 +405,16 @@ enum Job {
     ConflictFree(usize),
     /// Profile index, configuration, with `gmem_return` = `at_writeback` (T4 diagnosis).
     NoIcnt(usize, Config),
+    /// Extra run (index into the seeds/half list), profile index, configuration: headline only.
+    Extra(usize, usize, Config),
 }
+
+/// The headline configurations, in [`spread::headline`]'s order.
+const HEADLINE: [Config; 3] = [Config::UnifiedRr, Config::ElasticRr, Config::ElasticBcaws];
 
 enum JobOut {
     Main(Run),
+    Extra(u64, u64),
     ConflictFree(ConflictFreeRow),
     NoIcnt(u64),
 }
@@ -398,15 +423,26 @@ enum JobOut {
 pub fn run(opts: Options) -> Result<Report, String> {
     crate::studies::profiles::check_waves(opts.waves)?;
     let profs = profiles();
+    let workload = |seed: u64, waves: u32, p: &Profile| {
+        let mut w = p.workload(seed, waves, LANES, SUBWARPS);
+        w["params"]["gmem_return"] = gmem_return(seed);
+        w
+    };
     let workloads: Vec<Value> = profs
         .iter()
-        .map(|p| p.workload(opts.seed, opts.waves, LANES, SUBWARPS))
+        .map(|p| workload(opts.seed, opts.waves, p))
         .collect();
+    // Extra runs: the next seeds at full length, then the first seed at half the waves.
+    let mut extra: Vec<(u64, u32)> = (1..SEEDS).map(|k| (opts.seed + k, opts.waves)).collect();
+    extra.push((opts.seed, (opts.waves / 2).max(1)));
     let mut jobs = Vec::new();
     for i in 0..profs.len() {
         jobs.push(Job::ConflictFree(i));
         jobs.extend(Config::ALL.iter().map(|&c| Job::Main(i, c)));
         jobs.extend([Config::ElasticRr, Config::ElasticBcaws].map(|c| Job::NoIcnt(i, c)));
+        for v in 0..extra.len() {
+            jobs.extend(HEADLINE.map(|c| Job::Extra(v, i, c)));
+        }
     }
     // Every core, results in job order (the sweep engine's parallel map).
     let outs = par_map(&jobs, None, |job| -> Result<JobOut, String> {
@@ -415,6 +451,13 @@ pub fn run(opts: Options) -> Result<Report, String> {
                 let mut w = workloads[i].clone();
                 c.apply(&mut w);
                 Ok(JobOut::Main(simulate(&w, opts.waves)?))
+            }
+            Job::Extra(v, i, c) => {
+                let (seed, waves) = extra[v];
+                let mut w = workload(seed, waves, &profs[i]);
+                c.apply(&mut w);
+                let st = run_stats(&workload_from_value(&w)?)?;
+                Ok(JobOut::Extra(st.cycles, stalls(&st)))
             }
             Job::NoIcnt(i, c) => {
                 let mut w = workloads[i].clone();
@@ -452,6 +495,7 @@ pub fn run(opts: Options) -> Result<Report, String> {
         .collect();
     let mut conflict_free_rows = Vec::new();
     let mut no_icnt = vec![[0u64; 2]; profs.len()];
+    let mut extra_out = vec![vec![[(0u64, 0u64); 3]; profs.len()]; extra.len()];
     for (job, out) in jobs.iter().zip(outs) {
         match (job, out?) {
             (Job::Main(i, c), JobOut::Main(s)) => {
@@ -460,6 +504,10 @@ pub fn run(opts: Options) -> Result<Report, String> {
             }
             (Job::NoIcnt(i, c), JobOut::NoIcnt(sf)) => {
                 no_icnt[*i][usize::from(*c == Config::ElasticBcaws)] = sf;
+            }
+            (Job::Extra(v, i, c), JobOut::Extra(cy, st)) => {
+                let k = HEADLINE.iter().position(|x| x == c).expect("config");
+                extra_out[*v][*i][k] = (cy, st);
             }
             (_, JobOut::ConflictFree(row)) => conflict_free_rows.push(row),
             _ => unreachable!("job and result kinds match"),
@@ -489,6 +537,8 @@ pub fn run(opts: Options) -> Result<Report, String> {
         })
         .collect();
     let summary = summarize(&rows);
+    let seeds = seeds(opts, &profs, &rows, &extra, &extra_out);
+    let per_kernel = spread::per_kernel(&rows, &profs);
     let mut report = Report {
         experiment: "elastic-pipeline",
         seed: opts.seed,
@@ -497,6 +547,9 @@ pub fn run(opts: Options) -> Result<Report, String> {
         conflict_free: conflict_free_rows,
         sched_fail_no_icnt,
         summary,
+        gmem_return: gmem_return(opts.seed),
+        seeds,
+        per_kernel,
         paper: PaperFigures::get(),
         targets: Vec::new(),
         notes: Vec::new(),
@@ -504,6 +557,35 @@ pub fn run(opts: Options) -> Result<Report, String> {
     report.targets = targets::targets(&report, &profs);
     report.notes = text::notes(&report, &profs);
     Ok(report)
+}
+
+/// The headline over the seeds and at half the waves: the main rows first, then the extra runs
+/// (`extra[v]` = (seed, waves), `out[v][profile]` = (cycles, stalls) per [`HEADLINE`] config).
+fn seeds(
+    opts: Options,
+    profs: &[Profile],
+    rows: &[Row],
+    extra: &[(u64, u32)],
+    out: &[Vec<[(u64, u64); 3]>],
+) -> Seeds {
+    let main: Vec<[(u64, u64); 3]> = profs
+        .iter()
+        .map(|p| {
+            HEADLINE.map(|c| {
+                let r = rows
+                    .iter()
+                    .find(|r| r.kernel == p.name && r.config == c)
+                    .expect("row");
+                (r.cycles, r.stalls)
+            })
+        })
+        .collect();
+    let mut heads = vec![spread::headline(opts.seed, opts.waves, &main)];
+    for (&(seed, waves), per) in extra.iter().zip(out) {
+        heads.push(spread::headline(seed, waves, per));
+    }
+    let half = heads.pop().expect("the half-length run");
+    Seeds::new(heads, half)
 }
 
 pub(crate) fn stalls(s: &SmStats) -> u64 {
