@@ -3,6 +3,7 @@
 
 use super::{ratio, Config, Row};
 use crate::studies::profiles::Profile;
+use crate::studies::sharing_repro::pearson;
 use serde::Serialize;
 use std::fmt::Write;
 
@@ -122,15 +123,6 @@ fn ours_relation(of_bound: f64) -> &'static str {
         x if x < 0.99 => "below",
         _ => "near",
     }
-}
-
-fn pearson(x: &[f64], y: &[f64]) -> f64 {
-    let n = x.len().max(1) as f64;
-    let (mx, my) = (x.iter().sum::<f64>() / n, y.iter().sum::<f64>() / n);
-    let cov: f64 = x.iter().zip(y).map(|(a, b)| (a - mx) * (b - my)).sum();
-    let vx: f64 = x.iter().map(|a| (a - mx).powi(2)).sum();
-    let vy: f64 = y.iter().map(|b| (b - my).powi(2)).sum();
-    cov / (vx * vy).sqrt().max(f64::MIN_POSITIVE)
 }
 
 pub(super) fn per_kernel(rows: &[Row], profs: &[Profile]) -> PerKernel {

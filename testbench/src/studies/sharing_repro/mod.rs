@@ -26,7 +26,7 @@ mod compare;
 mod targets;
 mod text;
 
-pub use compare::{Comparison, Convergence, KernelCompare, Spread};
+pub use compare::{pearson, Comparison, Convergence, KernelCompare, Spread};
 pub use text::{svg, text};
 
 /// The paper's tables ([001] Tables 4 and 11) and the §8 metrics over them (spec A23).
