@@ -255,9 +255,12 @@ fn list_columns_align_whatever_the_lengths() {
         .position(|l| l.trim_start().starts_with("gmem_return "))
         .unwrap();
     assert!(
-        section[at].contains(r#" {"icnt":400}  at_writeback, {"icnt":N} with N in 1..=100000 "#)
+        section[at].contains(r#" {"icnt":400}  at_writeback, {"icnt":N} with N in 1..=100000, "#)
     );
-    assert!(section[at + 1].contains(r#"(e.g. --set 'gmem_return={"icnt":400}')"#));
+    assert!(section[at + 1..]
+        .iter()
+        .take(5)
+        .any(|l| l.contains(r#"(e.g. --set 'gmem_return={"dram":{"seed":2}}')"#)));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -344,7 +347,7 @@ fn gmem_return_takes_its_listed_forms_everywhere() {
     fs::remove_file(&out).unwrap();
 
     // Bad values: the value as written, the allowed forms and the literal example.
-    let allowed = r#"allowed: at_writeback, {"icnt":N} with N in 1..=100000 (e.g. --set 'gmem_return={"icnt":400}')"#;
+    let allowed = r#"allowed: at_writeback, {"icnt":N} with N in 1..=100000, {"dram":{...}} with base, channels, banks, cores, window, t_burst, core_mhz, dram_mhz in 1..=100000 (seed, t_rp_rcd, t_cl any), row_bytes a power of 2 >= 128 (e.g. --set 'gmem_return={"dram":{"seed":2}}')"#;
     for (set, line) in [
         (
             r#"gmem_return={"icnt": 0}"#,
