@@ -240,7 +240,7 @@ fn bad_input_gives_one_line_naming_the_line_and_what_is_allowed() {
         ),
         (
             "A:\n cbra A A sometimes\n",
-            "`cbra` rule `sometimes`; allowed: `trips N` or `p F`",
+            "`cbra` rule `sometimes`; allowed: `trips N`, `p F` or `frac F`",
         ),
         (
             "threads 64\nA:\n exit\n",
