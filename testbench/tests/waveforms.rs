@@ -42,11 +42,10 @@ fn write_waves(dir: &Path, name: &str, layout: &Layout, trace: &Trace) -> (PathB
     std::fs::write(&vcd, buf).unwrap();
     let save = gtkw::save_path(&vcd);
     assert_eq!(save, dir.join(format!("{name}.gtkw")));
-    let text = gtkw::save_file(&format!("{name}.vcd"), BLOCK, layout, trace);
-    std::fs::write(&save, text).unwrap();
+    let s = gtkw::SaveFile::new(&format!("{name}.vcd"), BLOCK, layout, trace);
+    std::fs::write(&save, s.render()).unwrap();
     let sucl = surfer::command_path(&vcd);
     assert_eq!(sucl, dir.join(format!("{name}.sucl")));
-    let s = gtkw::SaveFile::new(&format!("{name}.vcd"), BLOCK, layout, trace);
     std::fs::write(&sucl, surfer::command_file(&s)).unwrap();
     (vcd, save)
 }

@@ -11,7 +11,7 @@
 //! row, zero-padded to the digits of the item count), so formats and colours are set after every
 //! item is added, when the count is final.
 
-use crate::harness::gtkw::{Radix, SaveFile};
+use crate::harness::gtkw::{Radix, SaveFile, Shown, View};
 use std::path::{Path, PathBuf};
 
 /// Surfer's colour for the mismatch flag (a key of its default theme's `[colors]`).
@@ -31,29 +31,17 @@ fn format_name(radix: Radix) -> &'static str {
     }
 }
 
-/// A shown row: a divider or a variable with the radix it is shown in.
-enum Item {
+/// A shown row: a divider or a variable.
+enum Item<'a> {
     Divider(String),
-    Var {
-        path: String,
-        width: usize,
-        radix: Radix,
-    },
+    Var(&'a Shown, String),
 }
 
-impl Item {
-    fn var(scope: &str, name: &str, width: usize) -> Item {
-        Item::Var {
-            path: format!("{scope}.{name}"),
-            width,
-            radix: Radix::of(name, width),
-        }
-    }
-
+impl Item<'_> {
     /// The name Surfer shows the item by in `item_focus` suggestions.
     fn name(&self) -> &str {
         match self {
-            Item::Divider(n) | Item::Var { path: n, .. } => n,
+            Item::Divider(n) | Item::Var(_, n) => n,
         }
     }
 }
@@ -70,34 +58,28 @@ pub fn alpha_index(idx: usize, count: usize) -> String {
         .collect()
 }
 
-/// The rows of `s` in display order, as the `.gtkw` lists them.
-fn items(s: &SaveFile) -> Vec<Item> {
-    let top = &s.top;
-    let mut v = vec![Item::var(top, "mismatch", 1)];
-    let scopes: &[&str] = if s.rtl { &["model", "rtl"] } else { &["model"] };
-    for (name, width) in &s.outputs {
-        v.push(Item::Divider(name.clone()));
-        for scope in scopes {
-            v.push(Item::var(&format!("{top}.{scope}"), name, *width));
-        }
+/// The rows of `view` in display order: a divider above each output's pair, before the inputs
+/// and before the internals.
+fn items(view: &View) -> Vec<Item<'_>> {
+    let var = |v| Item::Var(v, v.path());
+    let mut items = vec![var(&view.flag)];
+    for (name, pair) in &view.outputs {
+        items.push(Item::Divider(name.clone()));
+        items.extend(pair.iter().map(var));
     }
-    v.push(Item::Divider("inputs".into()));
-    v.push(Item::var(top, "clock", 1));
-    for (name, width) in &s.inputs {
-        v.push(Item::var(&format!("{top}.stim"), name, *width));
+    items.push(Item::Divider("inputs".into()));
+    items.extend(view.inputs.iter().map(var));
+    if !view.internals.is_empty() {
+        items.push(Item::Divider("rtl_internals".into()));
+        items.extend(view.internals.iter().map(var));
     }
-    if !s.internals.is_empty() {
-        v.push(Item::Divider("rtl_internals".into()));
-        for (path, width) in &s.internals {
-            v.push(Item::var(&format!("{top}.rtl"), path, *width));
-        }
-    }
-    v
+    items
 }
 
 /// The command file's text for the save file `s`.
 pub fn command_file(s: &SaveFile) -> String {
-    let items = items(s);
+    let view = s.view();
+    let items = items(&view);
     let mut out = String::new();
     let mut line = |l: String| {
         out += &l;
@@ -106,7 +88,7 @@ pub fn command_file(s: &SaveFile) -> String {
     for item in &items {
         line(match item {
             Item::Divider(n) => format!("divider_add {n}"),
-            Item::Var { path, .. } => format!("variable_add {path}"),
+            Item::Var(_, path) => format!("variable_add {path}"),
         });
     }
     let focus = |i: usize| {
@@ -120,12 +102,11 @@ pub fn command_file(s: &SaveFile) -> String {
     line(format!("item_set_color {FLAG_COLOR}"));
     for (i, item) in items.iter().enumerate() {
         // One-bit variables keep Surfer's own `Bit` format.
-        if let Item::Var {
-            width: 2.., radix, ..
-        } = item
-        {
-            line(focus(i));
-            line(format!("item_set_format {}", format_name(*radix)));
+        if let Item::Var(v, _) = item {
+            if v.width > 1 {
+                line(focus(i));
+                line(format!("item_set_format {}", format_name(v.radix())));
+            }
         }
     }
     line("item_unfocus".into());

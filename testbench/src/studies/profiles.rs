@@ -159,8 +159,8 @@ const fn p(
 /// Global loads and stores per thread and body in the kernels' sources (docs/elastic-pipeline.md
 /// §8.6): AES (Manavski [21]) loads its state word and stages 4 T-table words into shared
 /// memory, stores the state word; Reduction (SDK `reduce`) loads one element per body (two per
-/// thread, its body runs twice; one thread per CTA stores, counted as none); Transpose one element in, one out; DCT/IDCT (`CUDAkernel2DCT`)
-/// 8 floats in and out; DCT/IDCT_short (`CUDAkernelShortDCT`) 8 `int`s in and out on half the
+/// thread, its body runs twice; one thread per CTA stores, counted as none); Transpose one
+/// element in, one out; DCT/IDCT (`CUDAkernel2DCT`) 8 floats in and out; DCT/IDCT_short (`CUDAkernelShortDCT`) 8 `int`s in and out on half the
 /// lanes, 4 full-warp equivalents.
 const SOURCE_GMEM: [(&str, u32, u32); 8] = [
     ("aes_encrypt", 5, 1),
