@@ -166,3 +166,149 @@ fn refused_as(ext: &str) {
         "nothing written"
     );
 }
+
+/// Every value change of the VCD at `path`: variable (scope path and name, as
+/// [`vcd_names`] spells it without the range) → the value at each timestamp it is set.
+fn vcd_values(path: &Path) -> std::collections::HashMap<String, Vec<(u64, Vec<vcd::Value>)>> {
+    fn ids(items: &[vcd::ScopeItem], path: &str, out: &mut Vec<(vcd::IdCode, String)>) {
+        for it in items {
+            match it {
+                vcd::ScopeItem::Var(v) => out.push((v.code, format!("{path}.{}", v.reference))),
+                vcd::ScopeItem::Scope(s) if path.is_empty() => ids(&s.children, &s.identifier, out),
+                vcd::ScopeItem::Scope(s) => {
+                    ids(&s.children, &format!("{path}.{}", s.identifier), out)
+                }
+            }
+        }
+    }
+    let text = std::fs::read(path).unwrap();
+    let mut parser = vcd::Parser::new(&text[..]);
+    let header = parser.parse_header().unwrap();
+    let mut names = vec![];
+    ids(&header.items, "", &mut names);
+    let by_id: std::collections::HashMap<_, _> = names.into_iter().collect();
+    let mut values: std::collections::HashMap<String, Vec<(u64, Vec<vcd::Value>)>> =
+        Default::default();
+    let mut t = 0;
+    for command in parser {
+        let (id, v) = match command.unwrap() {
+            vcd::Command::Timestamp(x) => {
+                t = x;
+                continue;
+            }
+            vcd::Command::ChangeScalar(id, v) => (id, vec![v]),
+            vcd::Command::ChangeVector(id, v) => (id, v.into_iter().collect()),
+            _ => continue,
+        };
+        values.entry(by_id[&id].clone()).or_default().push((t, v));
+    }
+    values
+}
+
+/// Each `arrays` bus `SCOPE.NAME` of the VCD at `vcd` is shown per element too, `NAME_0` …
+/// `NAME_{n-1}` (element 0 lowest, as many as the bus holds), and every element equals its
+/// field of the bus at every time either changes (docs/cli.md "Waveforms").
+fn check_elements(vcd: &Path, arrays: &[&str]) {
+    let values = vcd_values(vcd);
+    let at = |name: &str, t: u64| -> Vec<vcd::Value> {
+        let changes = &values[name];
+        let i = changes.partition_point(|(x, _)| *x <= t);
+        assert!(i > 0, "{name} has no value at {t}");
+        changes[i - 1].1.clone()
+    };
+    for bus in arrays {
+        let elems: Vec<String> = (0..)
+            .map(|k| format!("{bus}_{k}"))
+            .take_while(|e| values.contains_key(e))
+            .collect();
+        assert!(elems.len() >= 2, "{vcd:?}: {bus} per element");
+        let width = values[*bus][0].1.len();
+        let start = elems
+            .iter()
+            .chain(std::iter::once(&bus.to_string()))
+            .map(|e| values[e.as_str()][0].0)
+            .max()
+            .unwrap();
+        let w = width / elems.len();
+        assert_eq!(w * elems.len(), width, "{bus}: {} elements", elems.len());
+        let mut times: Vec<u64> = elems
+            .iter()
+            .chain(std::iter::once(&bus.to_string()))
+            .flat_map(|e| values[e.as_str()].iter().map(|(t, _)| *t))
+            .collect();
+        times.sort_unstable();
+        times.dedup();
+        for t in times.into_iter().filter(|t| *t >= start) {
+            let whole = at(bus, t);
+            for (k, e) in elems.iter().enumerate() {
+                // Vectors are written MSB first: element k is `width - (k+1)*w ..`.
+                let field = &whole[width - (k + 1) * w..width - k * w];
+                assert_eq!(at(e, t), field, "{e} at {t}");
+            }
+        }
+    }
+}
+
+#[test]
+fn array_ports_are_shown_per_element() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = |f: &str| dir.path().join(f).to_str().unwrap().to_string();
+    let example = |f: &str| format!("{}/examples/{f}", env!("CARGO_MANIFEST_DIR"));
+    // mem_issue_ctl: per-kernel registers and ports, model alone and with the RTL in the loop.
+    for backend in ["model", "rusthdl"] {
+        let vcd = path(&format!("mem-{backend}.vcd"));
+        run_ok(&[
+            "sim",
+            "--mem-workload",
+            &example("mem/bp_sv.json"),
+            "--set",
+            "scheme=dmil",
+            "--backend",
+            backend,
+            "--vcd",
+            &vcd,
+        ]);
+        let traces = check_save_file(Path::new(&vcd));
+        assert!(traces.iter().any(|t| t.ends_with("model.inflight_1[6:0]")));
+        // The model alone dumps the whole pipeline; with the RTL, the control beside it.
+        let arrays: &[&str] = match backend {
+            "model" => &["mem_pipeline.model.inflight", "mem_pipeline.model.rsfail"],
+            _ => &[
+                "mem_issue_ctl.model.inflight",
+                "mem_issue_ctl.rtl.inflight",
+                "mem_issue_ctl.rtl.reqcnt",
+            ],
+        };
+        check_elements(Path::new(&vcd), arrays);
+    }
+    // sharing_core: per-warp inputs; sm_core: per-warp inputs.
+    let vcd = path("sharing.vcd");
+    let kernel = example("sharing/fig5-owf.json");
+    run_ok(&[
+        "sim",
+        "--kernel",
+        &kernel,
+        "--backend",
+        "rusthdl",
+        "--vcd",
+        &vcd,
+    ]);
+    check_save_file(Path::new(&vcd));
+    check_elements(
+        Path::new(&vcd),
+        &["sharing_core.stim.live", "sharing_core.stim.warp_slot"],
+    );
+    let workload = example("workloads/small.json");
+    let vcd = path("core.vcd");
+    run_ok(&[
+        "sim",
+        "--workload",
+        &workload,
+        "--backend",
+        "rusthdl",
+        "--vcd",
+        &vcd,
+    ]);
+    check_save_file(Path::new(&vcd));
+    check_elements(Path::new(&vcd), &["sm_core.stim.pc", "sm_core.stim.kind"]);
+}

@@ -11,6 +11,8 @@ pub struct Slot {
     pub width: usize,
     /// First 64-bit word in the buffer.
     pub offset: usize,
+    /// Equal elements packed in the port ([`Port::elems`]), 1 for a plain value.
+    pub elems: usize,
 }
 
 impl Slot {
@@ -21,7 +23,20 @@ impl Slot {
             name: name.into(),
             width: 0,
             offset: 0,
+            elems: 1,
         }
+    }
+    /// The variables a waveform shows for this port, as (name, lowest bit, width): each element
+    /// of an array as `<name>_<k>` (docs/cli.md "Waveforms"), then the whole port.
+    pub fn shown(&self) -> impl Iterator<Item = (String, usize, usize)> + '_ {
+        let w = self.width / self.elems;
+        let elems = (self.elems > 1)
+            .then_some(0..self.elems)
+            .into_iter()
+            .flatten();
+        elems
+            .map(move |k| (crate::ports::elem_name(&self.name, k), k * w, w))
+            .chain(std::iter::once((self.name.clone(), 0, self.width)))
     }
     /// Whether the port exists in this configuration.
     pub fn present(&self) -> bool {
@@ -149,6 +164,7 @@ impl Layout {
                 name: p.name.clone(),
                 width: p.width,
                 offset: *words,
+                elems: p.elems,
             });
             *words += p.words();
         }

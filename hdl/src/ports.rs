@@ -113,11 +113,7 @@ pub fn slot(layout: &Layout, name: &str, dir: Dir, present: bool) -> Slot {
 #[doc(hidden)]
 pub fn push(v: &mut Vec<Port>, name: &str, dir: Dir, width: usize, count: usize, present: bool) {
     if present {
-        v.push(Port {
-            name: name.into(),
-            dir,
-            width: width * count,
-        });
+        v.push(Port::array(name, dir, width * count, count));
     }
 }
 

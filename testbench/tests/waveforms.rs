@@ -16,6 +16,7 @@ use smrtl_cosim::harness::{gtkw, surfer};
 use smrtl_cosim::{BlockModel, Layout};
 use smrtl_hdl::blocks::bank_conflict_detector::port::{Inputs, Io};
 use smrtl_hdl::blocks::bank_conflict_detector::{build, faults, Params};
+use smrtl_hdl::layout::Slot;
 use smrtl_hdl::BlockParams;
 use smrtl_testbench::blocks::bank_conflict_detector::{access, words};
 use smrtl_testbench::check::run_case;
@@ -363,28 +364,35 @@ fn check_layout(save: &SaveFile, vcd: &Path, layout: &Layout, rtl: bool) {
     let names = save.names();
     assert_eq!(names[0], format!("{BLOCK}.mismatch"));
     let mut at = 1;
-    for out in &layout.outputs {
-        let model = gtkw::signal_name(&format!("{BLOCK}.model"), &out.name, out.width);
+    let outputs = vcd_out::named(&layout.outputs);
+    for (name, width) in &outputs {
+        let model = gtkw::signal_name(&format!("{BLOCK}.model"), name, *width);
         assert_eq!(names[at], model);
-        assert_eq!(save.aliases[&model], format!("model {}", out.name));
+        assert_eq!(save.aliases[&model], format!("model {name}"));
         at += 1;
         if rtl {
-            let rtl = gtkw::signal_name(&format!("{BLOCK}.rtl"), &out.name, out.width);
+            let rtl = gtkw::signal_name(&format!("{BLOCK}.rtl"), name, *width);
             assert_eq!(names[at], rtl);
-            assert_eq!(save.aliases[&rtl], format!("rtl {}", out.name));
-            assert_eq!(save.flags(&model), save.flags(&rtl), "{} pair", out.name);
+            assert_eq!(save.aliases[&rtl], format!("rtl {name}"));
+            assert_eq!(save.flags(&model), save.flags(&rtl), "{name} pair");
             at += 1;
         }
     }
     assert_eq!(names[at], format!("{BLOCK}.clock"));
-    for inp in &layout.inputs {
+    // An array input (lane_mask, addr: per lane) shows each element, then the whole bus.
+    let inputs = vcd_out::named(&layout.inputs);
+    assert!(
+        inputs.iter().any(|(n, w)| n == "addr_7" && *w == 14),
+        "{inputs:?}"
+    );
+    for (name, width) in &inputs {
         at += 1;
         assert_eq!(
             names[at],
-            gtkw::signal_name(&format!("{BLOCK}.stim"), &inp.name, inp.width)
+            gtkw::signal_name(&format!("{BLOCK}.stim"), name, *width)
         );
     }
-    let mut labels = vec![""; layout.outputs.len()];
+    let mut labels = vec![""; outputs.len()];
     labels.push("inputs");
     assert_eq!(
         save.labels, labels,
@@ -407,22 +415,28 @@ fn check_round_trip(layout: &Layout, trace: &Trace, wl: &mut Wellen, vf: &VcdFil
             format!("{BLOCK}.mismatch"),
             (row.mismatch as u8).to_string(),
         )];
+        // Every shown variable: an array's elements `<name>_<k>` are the bus's fields.
+        let value = |s: &Slot, buf: &[u64], lo: usize, width: usize| {
+            if width == s.width {
+                bits(s.of(buf), width)
+            } else {
+                bits(&[s.field(buf, lo, width)], width)
+            }
+        };
         for s in &layout.inputs {
-            expected.push((
-                scoped("stim", &s.name, s.width),
-                bits(s.of(&row.inputs), s.width),
-            ));
+            for (name, lo, width) in s.shown() {
+                let v = value(s, &row.inputs, lo, width);
+                expected.push((scoped("stim", &name, width), v));
+            }
         }
         for s in &layout.outputs {
-            expected.push((
-                scoped("model", &s.name, s.width),
-                bits(s.of(&row.model), s.width),
-            ));
-            if !row.rtl.is_empty() {
-                expected.push((
-                    scoped("rtl", &s.name, s.width),
-                    bits(s.of(&row.rtl), s.width),
-                ));
+            for (name, lo, width) in s.shown() {
+                let v = value(s, &row.model, lo, width);
+                expected.push((scoped("model", &name, width), v));
+                if !row.rtl.is_empty() {
+                    let v = value(s, &row.rtl, lo, width);
+                    expected.push((scoped("rtl", &name, width), v));
+                }
             }
         }
         let mut at = 0;

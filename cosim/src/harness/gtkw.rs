@@ -9,8 +9,8 @@
 //! GTKWave's `[msb:lsb]` suffix on vectors, after an optional `+{alias} `; `-label` is a blank or
 //! labelled row.
 
-use crate::harness::layout::{Layout, Slot};
-use crate::harness::vcd_out::{self, CYCLE_TIME};
+use crate::harness::layout::Layout;
+use crate::harness::vcd_out::{self, named, CYCLE_TIME};
 use crate::harness::Trace;
 use std::fmt::Write;
 use std::path::{Path, PathBuf};
@@ -160,10 +160,6 @@ pub struct SaveFile {
     pub start: u64,
     /// VCD time of the first mismatch, if any.
     pub mismatch: Option<u64>,
-}
-
-fn named(slots: &[Slot]) -> Vec<(String, usize)> {
-    slots.iter().map(|s| (s.name.clone(), s.width)).collect()
 }
 
 impl SaveFile {

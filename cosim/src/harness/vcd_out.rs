@@ -130,8 +130,38 @@ fn add_vars<W: Write>(
         .collect())
 }
 
-fn named(slots: &[Slot]) -> Vec<(String, usize)> {
-    slots.iter().map(|s| (s.name.clone(), s.width)).collect()
+/// The (name, width) of every variable shown for `slots`, in order: an array port's elements
+/// `<name>_<k>`, then the port itself ([`Slot::shown`]).
+pub fn named(slots: &[Slot]) -> Vec<(String, usize)> {
+    slots
+        .iter()
+        .flat_map(|s| s.shown().map(|(name, _, width)| (name, width)))
+        .collect()
+}
+
+/// Where each variable of [`named`] reads its value: (slot, lowest bit, width, whole port).
+fn sources(slots: &[Slot]) -> Vec<(&Slot, usize, usize, bool)> {
+    slots
+        .iter()
+        .flat_map(|s| s.shown().map(move |(_, lo, w)| (s, lo, w, w == s.width)))
+        .collect()
+}
+
+/// Emits each of `vars` from its source in `buf`.
+fn emit_all<W: Write>(
+    w: &mut vcd::Writer<W>,
+    vars: &mut [Var],
+    sources: &[(&Slot, usize, usize, bool)],
+    buf: &[u64],
+) -> io::Result<()> {
+    for (var, &(slot, lo, width, whole)) in vars.iter_mut().zip(sources) {
+        if whole {
+            var.emit(w, slot.of(buf))?;
+        } else {
+            var.emit(w, &[slot.field(buf, lo, width)])?;
+        }
+    }
+    Ok(())
 }
 
 /// Writes `trace` of a block with `layout` as VCD text.
@@ -141,6 +171,7 @@ pub fn write<W: Write>(out: W, block: &str, layout: &Layout, trace: &Trace) -> i
     w.add_module(block)?;
     let clock = w.add_wire(1, "clock")?;
     let mismatch = w.add_wire(1, "mismatch")?;
+    let (ins, outs) = (sources(&layout.inputs), sources(&layout.outputs));
     let mut stim = add_vars(&mut w, "stim", &named(&layout.inputs))?;
     let mut model = add_vars(&mut w, "model", &named(&layout.outputs))?;
     // A model-only run (rows without RTL outputs) has no `rtl` scope.
@@ -162,17 +193,11 @@ pub fn write<W: Write>(out: W, block: &str, layout: &Layout, trace: &Trace) -> i
     for row in &trace.rows {
         w.timestamp(time(row.cycle))?;
         w.change_scalar(clock, Value::V0)?;
-        for (var, slot) in stim.iter_mut().zip(&layout.inputs) {
-            var.emit(&mut w, slot.of(&row.inputs))?;
-        }
-        for (var, slot) in model.iter_mut().zip(&layout.outputs) {
-            var.emit(&mut w, slot.of(&row.model))?;
-        }
+        emit_all(&mut w, &mut stim, &ins, &row.inputs)?;
+        emit_all(&mut w, &mut model, &outs, &row.model)?;
         if has_rtl {
-            let n_out = layout.outputs.len();
-            for (var, slot) in rtl.iter_mut().zip(&layout.outputs) {
-                var.emit(&mut w, slot.of(&row.rtl))?;
-            }
+            let n_out = outs.len();
+            emit_all(&mut w, &mut rtl[..n_out], &outs, &row.rtl)?;
             let mut at = 0;
             for (var, (_, width)) in rtl[n_out..].iter_mut().zip(&trace.nets) {
                 let n = width.div_ceil(64);

@@ -253,8 +253,8 @@ fn declare_unclocked(m: &mut Module, ports: &[crate::Port]) -> (Nets, Nets) {
     let (mut inputs, mut outputs) = (Nets::new(), Nets::new());
     for q in ports {
         match q.dir {
-            crate::Dir::In => inputs.insert(q.name.clone(), m.input(&q.name, q.width)),
-            crate::Dir::Out => outputs.insert(q.name.clone(), m.output(&q.name, q.width)),
+            crate::Dir::In => inputs.insert(q.name.clone(), m.port(q)),
+            crate::Dir::Out => outputs.insert(q.name.clone(), m.port(q)),
         };
     }
     (inputs, outputs)

@@ -20,9 +20,37 @@ pub struct Port {
     pub name: String,
     pub dir: Dir,
     pub width: usize,
+    /// Equal elements packed in the port, element 0 lowest (per kernel, warp, slot, lane: a
+    /// `name[w; n]` declaration of [`ports!`](crate::ports)); 1 for a plain value. Waveforms show
+    /// each element as `<name>_<k>` beside the bus (docs/cli.md "Waveforms").
+    #[serde(skip_serializing_if = "is_one")]
+    pub elems: usize,
+}
+
+fn is_one(n: &usize) -> bool {
+    *n == 1
 }
 
 impl Port {
+    /// A port of one plain value.
+    pub fn new(name: &str, dir: Dir, width: usize) -> Port {
+        Port::array(name, dir, width, 1)
+    }
+
+    /// A port of `elems` equal elements of `width / elems` bits.
+    pub fn array(name: &str, dir: Dir, width: usize, elems: usize) -> Port {
+        assert!(
+            elems >= 1 && width.is_multiple_of(elems),
+            "{name}: {width} bits in {elems} elements"
+        );
+        Port {
+            name: name.into(),
+            dir,
+            width,
+            elems,
+        }
+    }
+
     /// 64-bit words needed to hold a value of this port.
     pub fn words(&self) -> usize {
         words_for(self.width)
@@ -32,11 +60,7 @@ impl Port {
 /// A port list from `(name, direction, width)` rows (a block's spec port table).
 pub fn port_list(spec: &[(&str, Dir, usize)]) -> Vec<Port> {
     spec.iter()
-        .map(|&(name, dir, width)| Port {
-            name: name.into(),
-            dir,
-            width,
-        })
+        .map(|&(name, dir, width)| Port::new(name, dir, width))
         .collect()
 }
 
@@ -78,6 +102,8 @@ pub struct Net {
     pub offset: usize,
     /// The instance of this module the net belongs to (`None`: the module's own net).
     pub owner: Option<usize>,
+    /// A port's equal elements ([`Port::elems`]); 1 for every other net.
+    pub elems: usize,
 }
 
 /// A memory: `depth` words of `width` bits (a power-of-two depth, `width` ≤ 64), no reset.
@@ -297,6 +323,7 @@ impl Module {
             kind,
             offset: self.words,
             owner: None,
+            elems: 1,
         });
         self.words += words_for(width);
         self.items.push(Item::Net(id));
@@ -334,13 +361,25 @@ impl Module {
             if clocked && (port.name == "clock" || port.name == "reset") {
                 continue;
             }
-            let (map, e): (&mut std::collections::HashMap<String, Expr>, Expr) = match port.dir {
-                Dir::In => (&mut inputs, self.input(&port.name, port.width)),
-                Dir::Out => (&mut outputs, self.output(&port.name, port.width)),
+            let map: &mut std::collections::HashMap<String, Expr> = match port.dir {
+                Dir::In => &mut inputs,
+                Dir::Out => &mut outputs,
             };
-            map.insert(port.name.clone(), e);
+            map.insert(port.name.clone(), self.port(port));
         }
         (inputs, outputs)
+    }
+
+    /// Declares one port of a block's port list, an input or an output, keeping its elements
+    /// ([`Port::elems`]) for the waveforms.
+    pub fn port(&mut self, port: &Port) -> Expr {
+        let e = match port.dir {
+            Dir::In => self.input(&port.name, port.width),
+            Dir::Out => self.output(&port.name, port.width),
+        };
+        let id = self.nets.len() - 1;
+        self.nets[id].elems = port.elems;
+        e
     }
 
     pub fn input(&mut self, name: &str, width: usize) -> Expr {
@@ -594,11 +633,7 @@ impl Module {
                     NetKind::Output => Dir::Out,
                     _ => return None,
                 };
-                Some(Port {
-                    name: n.name.clone(),
-                    dir,
-                    width: n.width,
-                })
+                Some(Port::array(&n.name, dir, n.width, n.elems))
             })
             .collect()
     }

@@ -694,26 +694,10 @@ mod tests {
     #[test]
     fn wrapper_connects_every_port_and_gates_the_reset_cycle() {
         let ports = vec![
-            Port {
-                name: "clock".into(),
-                dir: Dir::In,
-                width: 1,
-            },
-            Port {
-                name: "reset".into(),
-                dir: Dir::In,
-                width: 1,
-            },
-            Port {
-                name: "a".into(),
-                dir: Dir::In,
-                width: 3,
-            },
-            Port {
-                name: "q".into(),
-                dir: Dir::Out,
-                width: 4,
-            },
+            Port::new("clock", Dir::In, 1),
+            Port::new("reset", Dir::In, 1),
+            Port::new("a", Dir::In, 3),
+            Port::new("q", Dir::Out, 4),
         ];
         let proof = Proof {
             defs: vec![Def::new("q1", 5, "{1'b0, q} + 5'd1")],
@@ -774,11 +758,7 @@ mod tests {
     #[test]
     #[should_panic(expected = "not an output port")]
     fn registered_names_an_output() {
-        let ports = vec![Port {
-            name: "a".into(),
-            dir: Dir::In,
-            width: 1,
-        }];
+        let ports = vec![Port::new("a", Dir::In, 1)];
         let proof = Proof {
             defs: vec![],
             properties: vec![Property::registered("a")],

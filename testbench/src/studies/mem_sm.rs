@@ -51,11 +51,11 @@ pub fn verilator(p: &CtlParams) -> Result<Box<dyn Rtl>, ToolError> {
 /// places), then the SM signals as further inputs.
 pub fn layout(p: &CtlParams) -> Layout {
     let mut ports = ports(p);
-    ports.extend(SM_SIGNALS.iter().map(|&(name, width)| Port {
-        name: name.into(),
-        dir: Dir::In,
-        width,
-    }));
+    ports.extend(
+        SM_SIGNALS
+            .iter()
+            .map(|&(name, width)| Port::new(name, Dir::In, width)),
+    );
     Layout::new(&ports)
 }
 

@@ -13,11 +13,14 @@ use smrtl_hdl::{Dir, Port};
 /// `l1d_outcome[3:0]`, occupancies, and the control's ports and registers, packed per kernel
 /// (kernel 0 lowest).
 pub fn wave_layout(p: &PipeParams, n: usize) -> Layout {
-    let out = |name: &str, width: usize| Port {
-        name: name.into(),
-        dir: Dir::Out,
-        width,
-    };
+    let out = |name: &str, width: usize| Port::new(name, Dir::Out, width);
+    // Per kernel: `width` bits each, shown per element as `<name>_<k>` too.
+    let per_kernel = |name: &str, width: usize| Port::array(name, Dir::Out, n * width, n);
+    let (ib, rb, qb) = (
+        p.inflight_bits as usize,
+        p.rsfail_bits as usize,
+        p.reqcnt_bits as usize,
+    );
     let ports = vec![
         out("slot_free", 1),
         out("lsu_busy", 1),
@@ -25,20 +28,20 @@ pub fn wave_layout(p: &PipeParams, n: usize) -> Layout {
         out("mshr_occupancy", 13),
         out("mq_occupancy", 11),
         out("rq_occupancy", 16),
-        out("mem_req", n),
-        out("mem_ok", n),
-        out("grant", n),
-        out("issue", n),
-        out("done", 2 * n),
-        out("acc", n),
-        out("first", n),
-        out("fail", n),
-        out("inflight", n * p.inflight_bits as usize),
-        out("peak", n * p.inflight_bits as usize),
-        out("rsfail", n * p.rsfail_bits as usize),
-        out("reqcnt", n * p.reqcnt_bits as usize),
-        out("mil", n * p.inflight_bits as usize),
-        out("unl", n),
+        per_kernel("mem_req", 1),
+        per_kernel("mem_ok", 1),
+        per_kernel("grant", 1),
+        per_kernel("issue", 1),
+        per_kernel("done", 2),
+        per_kernel("acc", 1),
+        per_kernel("first", 1),
+        per_kernel("fail", 1),
+        per_kernel("inflight", ib),
+        per_kernel("peak", ib),
+        per_kernel("rsfail", rb),
+        per_kernel("reqcnt", qb),
+        per_kernel("mil", ib),
+        per_kernel("unl", 1),
     ];
     Layout::new(&ports)
 }

@@ -357,16 +357,8 @@ pub fn stage_taps(p: &Params) -> Vec<Port> {
     let mut v = vec![];
     for stage in stages(p) {
         let (valid, tag) = stage_ports(&stage);
-        v.push(Port {
-            name: valid,
-            dir: Dir::Out,
-            width: 1,
-        });
-        v.push(Port {
-            name: tag,
-            dir: Dir::Out,
-            width: tw,
-        });
+        v.push(Port::new(&valid, Dir::Out, 1));
+        v.push(Port::new(&tag, Dir::Out, tw));
     }
     v
 }

@@ -99,13 +99,7 @@ pub fn build_with_pc(p: &Params, pcw: usize) -> Module {
     let mut m = Module::new(&format!("{}_PCW{pcw}", crate::params::module_name(p)));
     m.cites(crate::blocks::docs::ELASTIC_PIPELINE);
     let mut all = ports(p);
-    let mut add = |name: &str, dir: Dir, width: usize| {
-        all.push(Port {
-            name: name.into(),
-            dir,
-            width,
-        })
-    };
+    let mut add = |name: &str, dir: Dir, width: usize| all.push(Port::new(name, dir, width));
     add(sp::IN_PC, Dir::In, pcw);
     add(sp::MEM0_LEAVE, Dir::Out, 1);
     add(sp::MEM0_KIND, Dir::Out, 2);
