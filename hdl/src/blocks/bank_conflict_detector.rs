@@ -580,7 +580,8 @@ fn gpgpusim4_degree(
         (Some(lt), false) => !lt.clone(),
         (None, _) => unreachable!("j != l"),
     };
-    let first: Vec<Expr> = (0..l_n)
+    // The last lane never leads a later one: no `first` for it.
+    let first: Vec<Expr> = (0..l_n - 1)
         .map(|l| {
             let earlier: Vec<Expr> = (0..l_n)
                 .filter(|&j| j != l)
