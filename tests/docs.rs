@@ -13,10 +13,10 @@
 //! - A block whose info string says `slow` (long runs, timing figures) runs only in the slow
 //!   tier (`cargo test --release --test docs -- --ignored`); its output is compared the same way.
 //!
-//! Each page runs in a scratch directory with a copy of `examples/` and an empty `docs/`, so a
-//! page's commands can use each other's files and never write into the checkout. The
-//! checkout's `.venv` (docs/prove.md §3) stays the commands' virtual environment:
-//! `SMRTL_VENV` is set to it unless already set.
+//! Each page runs in a scratch directory with a copy of `examples/`, the FuseSoC generator and
+//! an empty `docs/`, so a page's commands can use each other's files and never write into the
+//! checkout. The checkout's `.venv` (docs/prove.md §3) stays the commands' virtual environment:
+//! `SMRTL_VENV` is set to it unless already set, and its `bin` follows smrtl's on the PATH.
 //!
 //! `SMRTL_DOCS_PAGE=TEXT` runs only the pages whose path contains TEXT (`docs/cli.md`); with
 //! `-- --nocapture` each command's time and exit code is printed as it finishes.
@@ -186,17 +186,20 @@ fn expected_code(output: &[String]) -> i32 {
     }
 }
 
-/// A scratch directory for one page: a copy of `examples/` and an empty `docs/`.
+/// A scratch directory for one page: a copy of `examples/`, of the FuseSoC generator
+/// (`smrtl.core`, `fusesoc/`: docs/verilog.md, "From FuseSoC") and an empty `docs/`.
 fn scratch(root: &Path) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
-    let ok = Command::new("cp")
-        .args(["-r"])
-        .arg(root.join("examples"))
-        .arg(dir.path())
-        .status()
-        .unwrap()
-        .success();
-    assert!(ok, "copying examples/");
+    for part in ["examples", "smrtl.core", "fusesoc"] {
+        let ok = Command::new("cp")
+            .args(["-r"])
+            .arg(root.join(part))
+            .arg(dir.path())
+            .status()
+            .unwrap()
+            .success();
+        assert!(ok, "copying {part}");
+    }
     std::fs::create_dir(dir.path().join("docs")).unwrap();
     dir
 }
@@ -208,14 +211,17 @@ const COMMAND_SECONDS: u32 = 120;
 /// Runs `s` in `dir` with the binary under test first on the PATH; returns (code, output).
 fn run(s: &Shown, dir: &Path) -> (i32, String) {
     let bin = PathBuf::from(env!("CARGO_BIN_EXE_smrtl"));
+    let command = s.command.replace("cargo run --release --", "smrtl");
+    let venv: PathBuf = std::env::var_os("SMRTL_VENV")
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join(".venv").into())
+        .into();
+    // The venv's tools (fusesoc) after smrtl, as on a user's PATH with the venv activated.
     let path = format!(
-        "{}:{}",
+        "{}:{}:{}",
         bin.parent().unwrap().display(),
+        venv.join("bin").display(),
         std::env::var("PATH").unwrap_or_default()
     );
-    let command = s.command.replace("cargo run --release --", "smrtl");
-    let venv = std::env::var_os("SMRTL_VENV")
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join(".venv").into());
     let out = Command::new("timeout")
         .arg(COMMAND_SECONDS.to_string())
         .args(["bash", "-c"])

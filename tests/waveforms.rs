@@ -57,6 +57,18 @@ fn check_save_file(vcd: &Path) -> Vec<String> {
         assert!(names.contains(t), "{t} of {save:?} in the VCD");
     }
     assert!(traces[0].ends_with(".mismatch"), "the mismatch flag first");
+    // The Surfer command file beside them adds the same variables in the same order.
+    let sucl = vcd.with_extension("sucl");
+    let text = std::fs::read_to_string(&sucl).unwrap_or_else(|e| panic!("{sucl:?}: {e}"));
+    let added: Vec<&str> = text
+        .lines()
+        .filter_map(|l| l.strip_prefix("variable_add "))
+        .collect();
+    let bare: Vec<&str> = traces
+        .iter()
+        .map(|t| t.split('[').next().unwrap())
+        .collect();
+    assert_eq!(added, bare, "{sucl:?}");
     traces
 }
 
@@ -128,8 +140,14 @@ fn sim_writes_save_files_for_traces_and_workloads() {
 
 #[test]
 fn a_vcd_named_like_a_save_file_is_refused() {
+    for ext in ["gtkw", "sucl"] {
+        refused_as(ext);
+    }
+}
+
+fn refused_as(ext: &str) {
     let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("run.gtkw");
+    let path = dir.path().join(format!("run.{ext}"));
     let o = smrtl(&[
         "cosim",
         "bank_conflict_detector",
@@ -141,7 +159,7 @@ fn a_vcd_named_like_a_save_file_is_refused() {
         path.to_str().unwrap(),
     ]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&o.stderr).contains(".gtkw"));
+    assert!(String::from_utf8_lossy(&o.stderr).contains(&format!(".{ext}")));
     assert_eq!(
         std::fs::read_dir(dir.path()).unwrap().count(),
         0,

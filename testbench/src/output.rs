@@ -15,7 +15,7 @@ use smrtl_cosim::harness::Trace;
 
 /// The cycles of a run kept for a waveform.
 pub use smrtl_cosim::harness::Trace as WaveRows;
-use smrtl_cosim::harness::{gtkw, vcd_out};
+use smrtl_cosim::harness::{gtkw, surfer, vcd_out};
 use smrtl_cosim::Layout;
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, BufWriter, Write};
@@ -241,13 +241,15 @@ impl Outputs {
         Ok(Output(self.items.len() - 1))
     }
 
-    /// A VCD at `path` and its GTKWave save file beside it (`path` with extension `.gtkw`); a
-    /// VCD sent to standard output, a device or a FIFO has no file for a save file to open.
+    /// A VCD at `path`, its GTKWave save file (`path` with extension `.gtkw`) and its Surfer
+    /// command file (`.sucl`) beside it; a VCD sent to standard output, a device or a FIFO has
+    /// no file for them to open.
     pub fn add_waveform(&mut self, path: &Path) -> Result<Waveform> {
         let save = gtkw::save_path(path);
-        if save == path && path.as_os_str() != "-" {
+        let commands = surfer::command_path(path);
+        if (save == path || commands == path) && path.as_os_str() != "-" {
             return Err(format!(
-                "cannot write {}: a VCD needs another extension than .gtkw",
+                "cannot write {}: a VCD needs another extension than .gtkw or .sucl",
                 path.display()
             ));
         }
@@ -257,13 +259,14 @@ impl Outputs {
             .to_string_lossy()
             .into_owned();
         let vcd = self.add(path)?;
-        let save = match self.items[vcd.0].sink {
-            Sink::Replace { .. } => Some(self.add(&save)?),
-            _ => None,
+        let (save, surfer) = match self.items[vcd.0].sink {
+            Sink::Replace { .. } => (Some(self.add(&save)?), Some(self.add(&commands)?)),
+            _ => (None, None),
         };
         Ok(Waveform {
             vcd,
             save,
+            surfer,
             dump_file,
         })
     }
@@ -302,9 +305,9 @@ impl Outputs {
             .map_err(|e| format!("cannot write {}: {e}", shown.display()))
     }
 
-    /// Writes the waveforms of a run of block `top`: the VCD and the GTKWave save file that
-    /// opens on the mismatch flag, the model / RTL output pairs and the inputs, with the marker
-    /// on the first mismatch.
+    /// Writes the waveforms of a run of block `top`: the VCD, and the GTKWave save file and
+    /// Surfer command file that open on the mismatch flag, the model / RTL output pairs and the
+    /// inputs, with the marker on the first mismatch.
     pub fn write_waveform(
         &mut self,
         w: &Waveform,
@@ -316,11 +319,12 @@ impl Outputs {
         let vcd = self.writer(w.vcd)?;
         vcd_out::write(vcd, top, layout, trace)
             .map_err(|e| format!("cannot write {}: {e}", shown.display()))?;
-        match w.save {
-            Some(out) => self.write(
-                out,
-                gtkw::save_file(&w.dump_file, top, layout, trace).as_bytes(),
-            ),
+        let save = gtkw::SaveFile::new(&w.dump_file, top, layout, trace);
+        if let Some(out) = w.save {
+            self.write(out, save.render().as_bytes())?;
+        }
+        match w.surfer {
+            Some(out) => self.write(out, surfer::command_file(&save).as_bytes()),
             None => Ok(()),
         }
     }
@@ -378,6 +382,8 @@ impl Drop for Outputs {
 pub struct Waveform {
     pub vcd: Output,
     pub save: Option<Output>,
+    /// The Surfer command file, beside the save file.
+    pub surfer: Option<Output>,
     dump_file: String,
 }
 

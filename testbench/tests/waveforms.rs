@@ -2,15 +2,17 @@
 //! flag, the model / RTL output pairs and the inputs, with the marker on the first mismatch.
 //! The files are read back with wellen (the loader of the Surfer viewer) and with the vcd crate:
 //! every signal the save file names is in the VCD, the marker sits on the first mismatch, values
-//! round-trip, and a run that diverges late keeps the cycles just before the divergence.
+//! round-trip, and a run that diverges late keeps the cycles just before the divergence. The
+//! Surfer command file beside them (`.sucl`) is parsed as Surfer does and checked against the
+//! save file and wellen's view of the VCD.
 
 use proptest::strategy::{Strategy, ValueTree};
 use proptest::test_runner::TestRunner;
 use smrtl_cosim::blocks::bank_conflict_detector::Model;
 use smrtl_cosim::harness::backend::rusthdl::RustHdl;
-use smrtl_cosim::harness::gtkw;
 use smrtl_cosim::harness::vcd_out::{self, CYCLE_TIME, TAIL_CYCLES};
 use smrtl_cosim::harness::{self, Outcome, Row, Trace};
+use smrtl_cosim::harness::{gtkw, surfer};
 use smrtl_cosim::{BlockModel, Layout};
 use smrtl_hdl::blocks::bank_conflict_detector::port::{Inputs, Io};
 use smrtl_hdl::blocks::bank_conflict_detector::{build, faults, Params};
@@ -40,9 +42,71 @@ fn write_waves(dir: &Path, name: &str, layout: &Layout, trace: &Trace) -> (PathB
     std::fs::write(&vcd, buf).unwrap();
     let save = gtkw::save_path(&vcd);
     assert_eq!(save, dir.join(format!("{name}.gtkw")));
-    let text = gtkw::save_file(&format!("{name}.vcd"), BLOCK, layout, trace);
-    std::fs::write(&save, text).unwrap();
+    let s = gtkw::SaveFile::new(&format!("{name}.vcd"), BLOCK, layout, trace);
+    std::fs::write(&save, s.render()).unwrap();
+    let sucl = surfer::command_path(&vcd);
+    assert_eq!(sucl, dir.join(format!("{name}.sucl")));
+    std::fs::write(&sucl, surfer::command_file(&s)).unwrap();
     (vcd, save)
+}
+
+/// The Surfer command file beside `vcd`, read as Surfer runs it: every line a known command;
+/// every added variable in the VCD (by wellen, whose hierarchy Surfer shows) and in the save
+/// file, in its order; every `item_focus` names the row it points at in Surfer's letters;
+/// formats are Surfer translator names; the marker and cursor sit where the save file's do.
+fn check_surfer(vcd: &Path, save: &SaveFile, wl: &Wellen) {
+    let text = std::fs::read_to_string(surfer::command_path(vcd)).unwrap();
+    let lines: Vec<(&str, &str)> = text
+        .lines()
+        .map(|l| l.split_once(' ').unwrap_or((l, "")))
+        .collect();
+    let rows: Vec<&str> = lines
+        .iter()
+        .filter(|(c, _)| matches!(*c, "variable_add" | "divider_add"))
+        .map(|(_, a)| *a)
+        .collect();
+    let h = wl.wave.hierarchy();
+    let mut vars = vec![];
+    for (cmd, arg) in &lines {
+        match *cmd {
+            "variable_add" => {
+                let (scope, leaf) = arg.rsplit_once('.').expect("a scoped path");
+                let scopes: Vec<&str> = scope.split('.').collect();
+                assert!(h.lookup_var(&scopes, leaf).is_some(), "wellen: {arg}");
+                vars.push(*arg);
+            }
+            "divider_add" => assert!(!arg.is_empty() && !arg.contains(' '), "{arg}"),
+            "item_focus" => {
+                let (idx, name) = arg.split_once('_').expect("<index>_<name>");
+                let digits: String = idx
+                    .chars()
+                    .map(|c| char::from_digit(c as u32 - 'a' as u32, 16).unwrap())
+                    .collect();
+                let row = usize::from_str_radix(&digits, 16).unwrap();
+                assert_eq!(idx, surfer::alpha_index(row, rows.len()));
+                assert_eq!(rows[row], name, "item_focus {arg}");
+            }
+            "item_set_format" => {
+                assert!(["Binary", "Unsigned", "Hexadecimal"].contains(arg), "{arg}")
+            }
+            "item_set_color" => assert_eq!(*arg, "Yellow"),
+            "marker_set" => {
+                let (name, t) = arg.split_once(' ').unwrap();
+                assert_eq!(name, "first_mismatch");
+                assert_eq!(t.parse::<i64>().unwrap(), save.named[0]);
+            }
+            "cursor_set" => assert_eq!(arg.parse::<i64>().unwrap(), save.marker),
+            "item_unfocus" => {}
+            other => panic!("unknown Surfer command {other}"),
+        }
+    }
+    let gtkw_vars: Vec<String> = save
+        .names()
+        .iter()
+        .map(|n| n.split('[').next().unwrap().to_string())
+        .collect();
+    assert_eq!(vars, gtkw_vars, "the same variables in the same order");
+    assert_eq!(lines.last().unwrap().0, "cursor_set");
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -535,6 +599,7 @@ fn faulty_run_opens_on_the_first_mismatch() {
     check_names_exist(&save, &wl, &vf);
     check_round_trip(&layout, &trace, &mut wl, &vf);
     check_marker(&save, m.cycle, &wl);
+    check_surfer(&vcd, &save, &wl);
     // The RTL's internal nets are in the VCD and in a closed group of the save file.
     assert!(save.groups.iter().any(|g| g == "rtl internals"));
     assert!(save
@@ -648,6 +713,7 @@ fn model_only_and_nested_internals() {
         check_layout(&save, &vcd, &layout, rtl);
         check_names_exist(&save, &wl, &vf);
         check_round_trip(&layout, trace, &mut wl, &vf);
+        check_surfer(&vcd, &save, &wl);
         let rtl_names = save.names().iter().filter(|n| n.contains(".rtl.")).count();
         assert_eq!(rtl_names > 0, rtl, "{name}");
     }

@@ -96,6 +96,49 @@ pub fn signal_name(scope: &str, name: &str, width: usize) -> String {
     }
 }
 
+/// One variable a viewer shows: its scope path in the VCD, its name (dotted for a net of a
+/// nested instance), its width and the label GTKWave shows it by where its leaf is ambiguous.
+#[derive(Clone, Debug)]
+pub struct Shown {
+    pub scope: String,
+    pub name: String,
+    pub width: usize,
+    pub alias: Option<String>,
+}
+
+impl Shown {
+    fn new(scope: String, name: &str, width: usize, alias: Option<String>) -> Shown {
+        Shown {
+            scope,
+            name: name.to_string(),
+            width,
+            alias,
+        }
+    }
+
+    /// The variable's full hierarchical path, scopes and name joined by dots.
+    pub fn path(&self) -> String {
+        format!("{}.{}", self.scope, self.name)
+    }
+
+    /// How its value is shown.
+    pub fn radix(&self) -> Radix {
+        Radix::of(&self.name, self.width)
+    }
+}
+
+/// The rows both viewers' files show, in order (the `.gtkw` here, the `.sucl` of
+/// [`crate::harness::surfer`]): the mismatch flag, each compared output's `model` / `rtl`
+/// pair, the clock and the inputs, the RTL internals.
+#[derive(Clone, Debug)]
+pub struct View {
+    pub flag: Shown,
+    /// Per compared output, its name and its pair (the model alone on a model-only run).
+    pub outputs: Vec<(String, Vec<Shown>)>,
+    pub inputs: Vec<Shown>,
+    pub internals: Vec<Shown>,
+}
+
 /// What a save file shows, for one VCD written by [`vcd_out::write`].
 #[derive(Clone, Debug)]
 pub struct SaveFile {
@@ -154,6 +197,46 @@ impl SaveFile {
             .max(self.start)
     }
 
+    /// The rows to show, in order.
+    pub fn view(&self) -> View {
+        let top = &self.top;
+        let scopes: &[&str] = if self.rtl {
+            &["model", "rtl"]
+        } else {
+            &["model"]
+        };
+        let outputs = self
+            .outputs
+            .iter()
+            .map(|(name, width)| {
+                let pair = scopes
+                    .iter()
+                    .map(|scope| {
+                        let alias = Some(format!("{scope} {name}"));
+                        Shown::new(format!("{top}.{scope}"), name, *width, alias)
+                    })
+                    .collect();
+                (name.clone(), pair)
+            })
+            .collect();
+        let clock = Shown::new(top.clone(), "clock", 1, None);
+        let stim = self
+            .inputs
+            .iter()
+            .map(|(name, width)| Shown::new(format!("{top}.stim"), name, *width, None));
+        // Nets of nested instances by their path: leaf names repeat across instances.
+        let internals = self.internals.iter().map(|(path, width)| {
+            let alias = path.contains('.').then(|| path.replace('.', "/"));
+            Shown::new(format!("{top}.rtl"), path, *width, alias)
+        });
+        View {
+            flag: Shown::new(top.clone(), "mismatch", 1, None),
+            outputs,
+            inputs: std::iter::once(clock).chain(stim).collect(),
+            internals: internals.collect(),
+        }
+    }
+
     /// The save file's text.
     pub fn render(&self) -> String {
         let mut out = Rows::default();
@@ -184,41 +267,28 @@ impl SaveFile {
         out.line("[sst_expanded] 1".into());
 
         // GTKWave shows a signal by its leaf name: aliases tell the model and RTL rows apart.
+        let view = self.view();
         out.line(format!("[color] {YELLOW}"));
-        out.trace(None, top, "mismatch", 1);
-        let scopes: &[&str] = if self.rtl {
-            &["model", "rtl"]
-        } else {
-            &["model"]
-        };
-        for (name, width) in &self.outputs {
+        out.shown(&view.flag);
+        for (_, pair) in &view.outputs {
             out.label("");
-            for scope in scopes {
-                let alias = format!("{scope} {name}");
-                out.trace(Some(&alias), &format!("{top}.{scope}"), name, *width);
+            for v in pair {
+                out.shown(v);
             }
         }
         out.label("inputs");
-        out.trace(None, top, "clock", 1);
-        for (name, width) in &self.inputs {
-            out.trace(None, &format!("{top}.stim"), name, *width);
+        for v in &view.inputs {
+            out.shown(v);
         }
-        if !self.internals.is_empty() {
+        if !view.internals.is_empty() {
             out.closed_group("rtl internals", |out| {
-                for (path, width) in &self.internals {
-                    // Nets of nested instances by their path: leaf names repeat across instances.
-                    let alias = path.contains('.').then(|| path.replace('.', "/"));
-                    out.trace(alias.as_deref(), &format!("{top}.rtl"), path, *width);
+                for v in &view.internals {
+                    out.shown(v);
                 }
             });
         }
         out.text
     }
-}
-
-/// The save file for the VCD named `dump_file` of `trace`: [`SaveFile::new`] then render.
-pub fn save_file(dump_file: &str, top: &str, layout: &Layout, trace: &Trace) -> String {
-    SaveFile::new(dump_file, top, layout, trace).render()
 }
 
 /// Save-file text being written; `@` flag lines only where the flags change.
@@ -241,11 +311,11 @@ impl Rows {
         }
     }
 
-    /// A trace of variable `name` (`width` bits) in scope path `scope`, shown as `alias`.
-    fn trace(&mut self, alias: Option<&str>, scope: &str, name: &str, width: usize) {
-        self.flags(Radix::of(name, width).flags());
-        let signal = signal_name(scope, name, width);
-        match alias {
+    /// A trace of the variable `v`, under its alias if it has one.
+    fn shown(&mut self, v: &Shown) {
+        self.flags(v.radix().flags());
+        let signal = signal_name(&v.scope, &v.name, v.width);
+        match &v.alias {
             Some(a) => self.line(format!("+{{{a}}} {signal}")),
             None => self.line(signal),
         }

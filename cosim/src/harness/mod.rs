@@ -6,6 +6,7 @@ pub mod compare;
 pub mod gtkw;
 pub mod layout;
 pub mod sim;
+pub mod surfer;
 pub mod vcd_out;
 
 pub use compare::*;

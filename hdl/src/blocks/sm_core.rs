@@ -90,6 +90,13 @@ impl Dram {
         (u64::from(dram_cycles) * u64::from(self.core_mhz)).div_ceil(u64::from(self.dram_mhz))
     }
 
+    /// Peak bandwidth of all channels in bytes per core cycle: a 32-byte burst per `t_burst`
+    /// DRAM cycles per channel (Table 4: 51.2 GB/s at the defaults).
+    pub fn peak_bytes_per_core_cycle(&self) -> f64 {
+        let per_dram_cycle = f64::from(self.channels) * 32.0 / f64::from(self.t_burst);
+        per_dram_cycle * f64::from(self.dram_mhz) / f64::from(self.core_mhz)
+    }
+
     /// Least latency of a request (a row miss on an idle channel), core cycles.
     pub fn min_latency(&self) -> u64 {
         u64::from(self.base) + self.core_cycles(self.t_cl + self.t_burst)

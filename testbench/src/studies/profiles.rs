@@ -14,8 +14,12 @@
 //!   dynamic instructions of Table 5. This equals the static SMEM count where Table 5 is
 //!   consistent (AES, DCT/IDCT, Transpose); for DCT/IDCT_short (40 static, r = 10.3 %) it is 35 and
 //!   for Reduction (5 static, r = 4.0 %) it is 2, so the *dynamic* SMEM fraction is r.
-//! * **GMEM.** `max(1, round(0.05 · static))` GLD PCs (`gmem_frac` = 0.05) plus
-//!   `max(1, GLDs / 4)` GST PCs, spread evenly over the non-SMEM PCs; the rest are ALU.
+//! * **GMEM.** [`Profile::gmem`] GLD and GST PCs per body, spread evenly over the non-SMEM PCs;
+//!   the rest are ALU. The counts are each kernel's global loads and stores per thread in the
+//!   source the paper ran (CUDA SDK 2.2, Manavski's AES; docs/elastic-pipeline.md §8.6), so the
+//!   required DRAM bandwidth ranks the kernels as [000] Fig. 10 does (DCT/IDCT high, the rest
+//!   low). The spec's D27 `gmem_frac` = 0.05 for every kernel put all eight in Fig. 10's high
+//!   group; it is kept as [`GMEM_FRAC`] for `Gmem::Frac`.
 //! * **Degrees (regular).** Each SMEM PC has a fixed word stride s ∈ {1, 2, 4, 8}; with 8 banks and
 //!   8 lanes per subwarp a stride s gives degree gcd(s, 8) = s in every subwarp (clamped to the lane
 //!   count). The strides are the two neighbours of d̄ in {1, 2, 4, 8}, mixed in the count that
@@ -39,8 +43,19 @@ use serde_json::{json, Value};
 pub const BANKS: u32 = 8;
 /// Words in the table read by random (irregular) SMEM accesses (D27).
 pub const TABLE_WORDS: u32 = 256;
-/// Fraction of instructions that are global loads (D27 `gmem_frac`).
+/// Fraction of instructions that are global loads in the spec's D27 mix (`gmem_frac`).
 pub const GMEM_FRAC: f64 = 0.05;
+
+/// A profile's global-memory PCs per body (docs/elastic-pipeline.md §8.6).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Gmem {
+    /// The spec's D27 mix: `max(1, round(GMEM_FRAC · static))` GLD PCs and `max(1, GLDs / 4)`
+    /// GST PCs.
+    Frac,
+    /// The kernel's own loads and stores per thread (32-bit words; half-warp accesses counted
+    /// in full-warp equivalents of the same bytes).
+    Source { loads: u32, stores: u32 },
+}
 /// Warp contexts per core (D22).
 pub const WARP_CONTEXTS: u32 = 32;
 /// Threads per warp (Table 4).
@@ -101,6 +116,8 @@ pub struct Profile {
     pub loop_iters: u32,
     /// Fixed per-PC strides overriding the d̄ mix (Transpose: `[1, 8]`).
     pub fixed_strides: Option<&'static [u32]>,
+    /// Global loads and stores per body.
+    pub gmem: Gmem,
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -135,11 +152,44 @@ const fn p(
         unoptimised,
         loop_iters: 1,
         fixed_strides: None,
+        gmem: Gmem::Frac,
     }
 }
 
-/// The eight profiles of Table 5, in its order.
+/// Global loads and stores per thread and body in the kernels' sources (docs/elastic-pipeline.md
+/// §8.6): AES (Manavski [21]) loads its state word and stages 4 T-table words into shared
+/// memory, stores the state word; Reduction (SDK `reduce`) loads one element per body (two per
+/// thread, its body runs twice; one thread per CTA stores, counted as none); Transpose one
+/// element in, one out; DCT/IDCT (`CUDAkernel2DCT`) 8 floats in and out; DCT/IDCT_short (`CUDAkernelShortDCT`) 8 `int`s in and out on half the
+/// lanes, 4 full-warp equivalents.
+const SOURCE_GMEM: [(&str, u32, u32); 8] = [
+    ("aes_encrypt", 5, 1),
+    ("aes_decrypt", 5, 1),
+    ("reduction", 1, 0),
+    ("transpose", 1, 1),
+    ("dct", 8, 8),
+    ("idct", 8, 8),
+    ("dct_short", 4, 4),
+    ("idct_short", 4, 4),
+];
+
+/// The eight profiles of Table 5, in its order, with their sources' global-memory mix.
 pub fn profiles() -> Vec<Profile> {
+    table5()
+        .into_iter()
+        .zip(SOURCE_GMEM)
+        .map(|(p, (name, loads, stores))| {
+            debug_assert_eq!(p.name, name);
+            Profile {
+                gmem: Gmem::Source { loads, stores },
+                ..p
+            }
+        })
+        .collect()
+}
+
+/// Table 5's figures per kernel, in its order.
+fn table5() -> Vec<Profile> {
     vec![
         p(
             "aes_encrypt",
@@ -401,14 +451,37 @@ impl Profile {
         (self.r_dyn() * self.insns_static as f64).round() as u32
     }
 
-    /// GLD PCs in the body: max(1, round(gmem_frac · static)).
+    /// GLD PCs in the body ([`Gmem`]).
     pub fn gld_pcs(&self) -> u32 {
-        ((GMEM_FRAC * self.insns_static as f64).round() as u32).max(1)
+        match self.gmem {
+            Gmem::Frac => ((GMEM_FRAC * self.insns_static as f64).round() as u32).max(1),
+            Gmem::Source { loads, .. } => loads,
+        }
     }
 
-    /// GST PCs in the body: max(1, GLDs / 4).
+    /// GST PCs in the body ([`Gmem`]).
     pub fn gst_pcs(&self) -> u32 {
-        (self.gld_pcs() / 4).max(1)
+        match self.gmem {
+            Gmem::Frac => (self.gld_pcs() / 4).max(1),
+            Gmem::Source { stores, .. } => stores,
+        }
+    }
+
+    /// [000] Fig. 10's required DRAM bandwidth as a fraction of `dram`'s peak: global bytes
+    /// (loads and stores, 4 bytes per thread each) over the time at IPC = 1 per SIMD lane, on
+    /// `dram.cores` cores at `dram.core_mhz` (docs/elastic-pipeline.md §8.6).
+    pub fn required_dram_bw(&self, dram: &smrtl_hdl::blocks::sm_core::Dram) -> f64 {
+        let bytes = f64::from((self.gld_pcs() + self.gst_pcs()) * WARP_SIZE * 4);
+        let cycles = f64::from(self.insns_static * WARP_SIZE / LANES);
+        bytes / cycles * f64::from(dram.cores) / dram.peak_bytes_per_core_cycle()
+    }
+
+    /// The same profile with the spec's D27 global-memory mix.
+    pub fn with_spec_gmem(self) -> Profile {
+        Profile {
+            gmem: Gmem::Frac,
+            ..self
+        }
     }
 
     /// Regular degree of the non-random executions of an irregular profile (`b`, see module doc).

@@ -5,6 +5,7 @@ use super::{ratio, Config, Row};
 use crate::studies::profiles::Profile;
 use crate::studies::sharing_repro::pearson;
 use serde::Serialize;
+use smrtl_hdl::blocks::sm_core::Dram;
 use std::fmt::Write;
 
 /// Headline figures of one run (seed, waves).
@@ -87,6 +88,27 @@ pub fn paper_relation(kernel: &str) -> &'static str {
     }
 }
 
+/// Rank of a relation to the bound, far below 0 .. above 3, for the correlation.
+fn relation_rank(rel: &str) -> f64 {
+    match rel {
+        "far below" => 0.0,
+        "below" => 1.0,
+        "near" => 2.0,
+        _ => 3.0,
+    }
+}
+
+/// [000] Fig. 10's group: DCT/IDCT require more than half the DRAM peak, the rest less.
+pub fn paper_bw_group(kernel: &str) -> &'static str {
+    match kernel {
+        "dct" | "idct" => "high",
+        _ => "low",
+    }
+}
+
+/// Fig. 10's threshold between the groups, a fraction of the DRAM peak.
+pub const BW_THRESHOLD: f64 = 0.5;
+
 /// One kernel: the paper's bound and relation beside our Elastic+BCAWS figures.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct KernelCmp {
@@ -104,6 +126,11 @@ pub struct KernelCmp {
     pub sched_fail_bcaws: u64,
     /// Our relation matches the paper's.
     pub agrees: bool,
+    /// Fig. 10's required DRAM bandwidth of our profile, a fraction of the peak.
+    pub required_bw: f64,
+    pub paper_bw_group: &'static str,
+    /// Our required bandwidth falls in the paper's Fig. 10 group.
+    pub bw_agrees: bool,
 }
 
 /// The per-kernel comparison and the correlation of our speedup with the paper's bound.
@@ -112,6 +139,10 @@ pub struct PerKernel {
     pub kernels: Vec<KernelCmp>,
     /// Pearson correlation over kernels of our Elastic+BCAWS speedup and Table 5's bound.
     pub correlation_with_bound: f64,
+    /// Pearson correlation over kernels of our speedup / bound and the rank of the paper's
+    /// relation (far below 0, below 1, near 2, above 3): the per-kernel comparison the
+    /// paper's text allows.
+    pub correlation_with_relation: f64,
     /// Kernels whose relation to the bound differs from the paper's, furthest first.
     pub furthest_off: Vec<&'static str>,
 }
@@ -139,6 +170,8 @@ pub(super) fn per_kernel(rows: &[Row], profs: &[Profile]) -> PerKernel {
             let of_bound = b.speedup / bound;
             let rel = paper_relation(p.name);
             let ours = ours_relation(of_bound);
+            let required_bw = p.required_dram_bw(&Dram::default());
+            let group = paper_bw_group(p.name);
             KernelCmp {
                 kernel: p.name,
                 paper_bound: bound,
@@ -149,6 +182,9 @@ pub(super) fn per_kernel(rows: &[Row], profs: &[Profile]) -> PerKernel {
                 sched_fail_rr: row(p.name, Config::ElasticRr).sched_fail,
                 sched_fail_bcaws: b.sched_fail,
                 agrees: ours == rel || (rel == "below" && ours == "far below"),
+                required_bw,
+                paper_bw_group: group,
+                bw_agrees: (required_bw > BW_THRESHOLD) == (group == "high"),
             }
         })
         .collect();
@@ -160,10 +196,24 @@ pub(super) fn per_kernel(rows: &[Row], profs: &[Profile]) -> PerKernel {
             .abs()
             .total_cmp(&(a.of_bound - 1.0).abs())
     });
+    let of: Vec<f64> = kernels.iter().map(|k| k.of_bound).collect();
+    let rank: Vec<f64> = kernels
+        .iter()
+        .map(|k| relation_rank(k.paper_relation))
+        .collect();
     PerKernel {
         correlation_with_bound: pearson(&x, &y),
+        correlation_with_relation: pearson(&of, &rank),
         furthest_off: off.iter().map(|k| k.kernel).collect(),
         kernels,
+    }
+}
+
+fn yes(b: bool) -> &'static str {
+    if b {
+        "yes"
+    } else {
+        "no"
     }
 }
 
@@ -210,17 +260,27 @@ pub(super) fn text(o: &mut String, s: &Seeds, k: &PerKernel) {
     );
     let _ = writeln!(
         o,
-        "\nper kernel, Elastic+BCAWS vs seed 000 (Table 5 bound; §6.2 relation to it):"
+        "\nper kernel, Elastic+BCAWS vs seed 000 (Table 5 bound; §6.2 relation to it; Fig. 10 DRAM group):"
     );
     let _ = writeln!(
         o,
-        "  {:<11} {:>7} {:>9} {:>9} {:>8} {:>10} {:>14} {:>5}",
-        "kernel", "bound", "speedup", "of_bound", "stall_rd", "paper", "sched_f rr->b", "agree"
+        "  {:<11} {:>7} {:>9} {:>9} {:>8} {:>10} {:>14} {:>5} {:>6} {:>5} {:>5}",
+        "kernel",
+        "bound",
+        "speedup",
+        "of_bound",
+        "stall_rd",
+        "paper",
+        "sched_f rr->b",
+        "agree",
+        "req_bw",
+        "group",
+        "agree"
     );
     for c in &k.kernels {
         let _ = writeln!(
             o,
-            "  {:<11} {:>7.3} {:>9.4} {:>9.3} {:>7.1}% {:>10} {:>14} {:>5}",
+            "  {:<11} {:>7.3} {:>9.4} {:>9.3} {:>7.1}% {:>10} {:>14} {:>5} {:>5.0}% {:>5} {:>5}",
             c.kernel,
             c.paper_bound,
             c.speedup,
@@ -228,12 +288,16 @@ pub(super) fn text(o: &mut String, s: &Seeds, k: &PerKernel) {
             100.0 * c.stall_reduction,
             c.paper_relation,
             format!("{}->{}", c.sched_fail_rr, c.sched_fail_bcaws),
-            if c.agrees { "yes" } else { "no" }
+            yes(c.agrees),
+            100.0 * c.required_bw,
+            c.paper_bw_group,
+            yes(c.bw_agrees)
         );
     }
     let _ = writeln!(
         o,
-        "  correlation of our speedup with the bound: {:.3}; relation differs from the paper on: {}",
+        "  correlation of our speedup / bound with the paper's relation (far below 0 .. above 3): {:.3}; of our speedup with the bound: {:.3}; relation differs from the paper on: {}",
+        k.correlation_with_relation,
         k.correlation_with_bound,
         if k.furthest_off.is_empty() {
             "none".to_string()

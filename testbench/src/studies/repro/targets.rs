@@ -84,9 +84,9 @@ fn t2(r: &Report, _: &[Profile]) -> Target {
             format!(
                 "below a threshold: of the Unified+RR stalls summed over kernels ({st}), \
                  bank_conflict is {:.1} % and sched_fail {:.1} %; EP + BCAWS removes bank \
-                 conflicts, not the waits on the SM's 1/16 DRAM share that the profiles' GMEM \
-                 fraction (0.05, D27; the paper gives none) produces, so the mean stall reduction \
-                 and speedup stay below the paper's",
+                 conflicts, not the waits on the SM's 1/16 DRAM share that the profiles' global \
+                 loads produce (§8.6), so the mean stall reduction and speedup stay below the \
+                 paper's",
                 100.0 * ratio(bc as f64, st as f64),
                 100.0 * ratio(sf as f64, st as f64)
             )
