@@ -256,7 +256,12 @@ fn brute_force_agrees_and_modes_override() {
         "examples/bankan/lud-forif.json",
     ] {
         let v: Value = serde_json::from_str(&std::fs::read_to_string(file).unwrap()).unwrap();
-        for mode in ["literal", "multicast", "gpgpusim-limited"] {
+        for mode in [
+            "literal",
+            "multicast",
+            "gpgpusim-limited",
+            "gpgpusim4-limited",
+        ] {
             let g = analyse(&v, &["--mode", mode]);
             let b = analyse(&v, &["--mode", mode, "--brute-force"]);
             assert_eq!(g["config"]["mode"], json!(mode));
@@ -285,7 +290,7 @@ fn bad_input_is_one_line_and_exit_2() {
     let issue = std::fs::read_to_string("examples/bankan/issue.json").unwrap();
     let cases: &[(&str, &str, &str)] = &[
         ("\"dummy\": 0}", "\"dummy\": 0, \"base\": 3}", "unknown field `base`"),
-        ("\"multicast\"", "\"broadcast\"", "allowed: literal, multicast, gpgpusim-limited"),
+        ("\"multicast\"", "\"broadcast\"", "allowed: literal, multicast, gpgpusim-limited, gpgpusim4-limited"),
         ("\"bank_width\": 4", "\"bank_width\": 6", "bank_width = 6 is out of range; allowed: 4, 8"),
         ("\"banks\": 32", "\"banks\": 12", "banks = 12 is out of range; allowed: 8, 16, 32"),
         ("\"elem_bytes\": 4", "\"elem_bytes\": 2", "elem_bytes = 2 is out of range"),
@@ -421,7 +426,15 @@ fn verify_examples(backend: &str, modes: &[&str]) {
 
 #[test]
 fn verify_rusthdl_agrees_on_every_shipped_example() {
-    verify_examples("rusthdl", &["literal", "multicast", "gpgpusim-limited"]);
+    verify_examples(
+        "rusthdl",
+        &[
+            "literal",
+            "multicast",
+            "gpgpusim-limited",
+            "gpgpusim4-limited",
+        ],
+    );
     let o = smrtl(&["bankan", "examples/bankan/3dfd.json", "--verify", "rusthdl"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert!(stdout(&o)

@@ -16,6 +16,7 @@ fn list_shows_blocks_params_and_presets() {
         "bank_conflict_detector",
         "MODE",
         "gpgpusim-limited",
+        "gpgpusim4-limited",
         "kepler",
         "ep8",
         "8, 16, 32",
@@ -91,7 +92,7 @@ fn bad_input_is_one_line_exit_2_and_leaves_no_file() {
                 "-o",
                 o,
             ],
-            "literal, multicast, gpgpusim-limited",
+            "literal, multicast, gpgpusim-limited, gpgpusim4-limited",
         ),
         (
             vec!["gen", "bank_conflict_detector", "--set", "X=1", "-o", o],

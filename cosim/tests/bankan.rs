@@ -7,7 +7,7 @@ use serde_json::json;
 use smrtl_cosim::bankan::swizzle::Swizzle;
 use smrtl_cosim::bankan::{analysis, closed, Overrides, Raw};
 use smrtl_cosim::blocks::bank_conflict_detector::{degree_of, Cfg};
-use smrtl_hdl::blocks::bank_conflict_detector::Mode;
+use smrtl_hdl::blocks::bank_conflict_detector::{Mode, MODE_NAMES};
 
 fn kernel(v: serde_json::Value) -> smrtl_cosim::bankan::Kernel {
     Raw::parse(&v.to_string())
@@ -49,7 +49,7 @@ fn kernels() -> impl Strategy<Value = serde_json::Value> {
     (
         (prop::sample::select(vec![8u32, 16, 32]), prop::sample::select(vec![8u32, 16, 32])),
         prop::sample::select(vec![(4u32, 4u32, 4u32, 4u32), (8, 4, 4, 8), (8, 8, 4, 8), (8, 4, 8, 4), (8, 8, 8, 4), (16, 4, 8, 16), (16, 16, 4, 4)]),
-        prop::sample::select(vec!["literal", "multicast", "gpgpusim-limited"]),
+        prop::sample::select(MODE_NAMES.to_vec()),
         (8u64..=40, 1u64..=5),
         (0u64..70, 0u64..70, 0u64..70),
         prop::collection::vec(access(), 1..4),
@@ -147,21 +147,18 @@ fn brute_strided(cfg: &Cfg, stride: i64, offset: i64, mask: u64) -> u32 {
 }
 
 /// Every closed form of `closed::degree` against brute force (docs/bank-conflicts.md §3.2,
-/// §3.3): B = L ∈ {8, 16, 32} and L = 16 with B = 32, every W, N, M, all three modes, strides
+/// §3.3): B = L ∈ {8, 16, 32} and L = 16 with B = 32, every W, N, M, all four modes, strides
 /// −B·R…2·B·R + 1 (R = W/min(N, M)), every offset in a layer of all banks (B·W/M), the full
 /// vector and two partial masks. Also [002]'s bound without a fast path: column-major R = 2
 /// with odd S is 1 or 2 (App. A-3).
 #[test]
 fn closed_forms_equal_brute_force_over_the_sweep() {
-    let mut answered = [0u64; 3];
+    let mut answered = [0u64; Mode::ALL.len()];
     for (banks, lanes) in [(8u32, 8u32), (16, 16), (32, 32), (32, 16)] {
         for w in [4u32, 8, 16, 32] {
             for n in [4u32, 8, 16, 32].into_iter().filter(|&x| x <= w) {
                 for m in [4u32, 8, 16, 32].into_iter().filter(|&x| x <= w) {
-                    for (mi, mode) in [Mode::Literal, Mode::Multicast, Mode::GpgpusimLimited]
-                        .into_iter()
-                        .enumerate()
-                    {
+                    for (mi, mode) in Mode::ALL.into_iter().enumerate() {
                         let cfg = Cfg {
                             lanes,
                             banks,

@@ -7,7 +7,7 @@
 use proptest::prelude::*;
 use smrtl_cosim::blocks::bank_conflict_detector::{degree, degree_of, Cfg};
 use smrtl_hdl::blocks::bank_conflict_detector::port::Inputs;
-use smrtl_hdl::blocks::bank_conflict_detector::{Mode, Params};
+use smrtl_hdl::blocks::bank_conflict_detector::{Mode, Params, MODE_NAMES};
 use smrtl_hdl::BlockParams;
 use smrtl_testbench::blocks::bank_conflict_detector::{all, with_modes, words};
 use smrtl_testbench::check;
@@ -48,24 +48,26 @@ fn w(x: u64) -> Option<u64> {
     Some(x)
 }
 
-/// Spec §1.5 table, ep8: lanes as 4-byte word indices; (Literal, Multicast, GpgpuSimLimited).
+/// Spec §1.5 table, ep8: lanes as 4-byte word indices; (Literal, Multicast, GpgpuSimLimited,
+/// Gpgpusim4Limited).
 #[test]
 fn mode_examples_e1_to_e6() {
     let n = None;
-    type Row = (&'static str, Vec<Option<u64>>, [u32; 3]);
+    type Row = (&'static str, Vec<Option<u64>>, [u32; 4]);
     let rows: Vec<Row> = vec![
-        ("E1", (0..8).map(w).collect(), [1, 1, 1]),
-        ("E2", (0..8).map(|l| w(2 * l)).collect(), [2, 2, 2]),
-        ("E3", vec![w(5); 8], [8, 1, 1]),
-        ("E4", [0, 0, 1, 2, 3, 4, 5, 6].map(w).to_vec(), [2, 1, 2]),
-        ("E5", vec![w(0), w(0), w(8), w(1), n, n, n, n], [3, 2, 3]),
-        ("E5'", vec![w(8), w(0), w(0), w(1), n, n, n, n], [3, 2, 2]),
-        ("E6", vec![n; 8], [1, 1, 1]),
+        ("E1", (0..8).map(w).collect(), [1, 1, 1, 1]),
+        ("E2", (0..8).map(|l| w(2 * l)).collect(), [2, 2, 2, 2]),
+        ("E3", vec![w(5); 8], [8, 1, 1, 1]),
+        ("E4", [0, 0, 1, 2, 3, 4, 5, 6].map(w).to_vec(), [2, 1, 2, 1]),
+        ("E5", vec![w(0), w(0), w(8), w(1), n, n, n, n], [3, 2, 3, 2]),
+        (
+            "E5'",
+            vec![w(8), w(0), w(0), w(1), n, n, n, n],
+            [3, 2, 2, 2],
+        ),
+        ("E6", vec![n; 8], [1, 1, 1, 1]),
     ];
-    for (i, mode) in ["literal", "multicast", "gpgpusim-limited"]
-        .iter()
-        .enumerate()
-    {
+    for (i, mode) in MODE_NAMES.iter().enumerate() {
         let p = params("ep8", &[("MODE", mode)]);
         let accesses: Vec<Inputs> = rows.iter().map(|(_, w, _)| words(w)).collect();
         let got = evaluate_all(&p, &accesses);
@@ -87,7 +89,13 @@ fn e6_all_inactive_reports_no_activity() {
 fn mode_examples_e7_e8() {
     let e7 = with_modes(all(&strided(8, 1, 0, 8)), false, true);
     let e8 = with_modes(all(&strided(8, 1, 0, 4)), true, false);
-    for (mode, want) in [("literal", 2), ("multicast", 1), ("gpgpusim-limited", 2)] {
+    let modes = [
+        ("literal", 2),
+        ("multicast", 1),
+        ("gpgpusim-limited", 2),
+        ("gpgpusim4-limited", 2),
+    ];
+    for (mode, want) in modes {
         let p = params("ep8", &[("W", "8"), ("MODE", mode)]);
         let got = evaluate_all(&p, &[e7.clone(), e8.clone()]);
         assert_eq!(got[0].0, want, "E7 {mode}");
@@ -95,11 +103,17 @@ fn mode_examples_e7_e8() {
     }
 }
 
-/// With P = 2, E5 takes 2 / 1 / 2 cycles.
+/// With P = 2, E5 takes 2 / 1 / 2 / 1 cycles.
 #[test]
 fn e5_with_two_ports() {
     let e5 = words(&[w(0), w(0), w(8), w(1), None, None, None, None]);
-    for (mode, cycles) in [("literal", 2), ("multicast", 1), ("gpgpusim-limited", 2)] {
+    let modes = [
+        ("literal", 2),
+        ("multicast", 1),
+        ("gpgpusim-limited", 2),
+        ("gpgpusim4-limited", 1),
+    ];
+    for (mode, cycles) in modes {
         let p = params("ep8", &[("P", "2"), ("MODE", mode)]);
         assert_eq!(
             evaluate_all(&p, std::slice::from_ref(&e5))[0].1,
@@ -113,7 +127,7 @@ fn e5_with_two_ports() {
 #[test]
 fn paper_000_lanes_0_and_4_on_bank_0() {
     let a = words(&[0, 1, 2, 3, 8, 5, 6, 7].map(w));
-    for mode in ["literal", "multicast", "gpgpusim-limited"] {
+    for mode in MODE_NAMES {
         assert_eq!(
             evaluate_all(&params("ep8", &[("MODE", mode)]), std::slice::from_ref(&a))[0].0,
             2
@@ -254,7 +268,7 @@ fn t12_t16_t17_model() {
 #[test]
 fn structured_sweep_model_vs_rusthdl() {
     for (preset, sets) in [("ep8", vec![("W", "8")]), ("kepler", vec![])] {
-        for mode in ["literal", "multicast", "gpgpusim-limited"] {
+        for mode in MODE_NAMES {
             let mut sets = sets.clone();
             sets.push(("MODE", mode));
             let p = params(preset, &sets);
@@ -289,8 +303,9 @@ fn structured_sweep_model_vs_rusthdl() {
 }
 
 proptest! {
-    /// §1.4 invariants: 1 ≤ Multicast ≤ Literal ≤ L; Multicast ≤ GpgpuSimLimited ≤ L; shifting
-    /// every address by a multiple of B·W changes nothing; Literal and Multicast ignore lane order.
+    /// §1.4 invariants: 1 ≤ Multicast ≤ Literal ≤ L; Multicast ≤ GpgpuSimLimited ≤ L;
+    /// Multicast ≤ Gpgpusim4Limited ≤ Literal; shifting every address by a multiple of B·W
+    /// changes nothing; Literal, Multicast and Gpgpusim4Limited ignore lane order.
     #[test]
     fn invariants(
         lanes_log in 3u32..=5,
@@ -309,11 +324,13 @@ proptest! {
         let active: Vec<bool> = picks.iter().take(lanes as usize).map(|(_, a)| *a).collect();
         let d = |mode, addrs: &[u64], active: &[bool]| degree_of(&cfg(mode), active, addrs).degree;
         let (lit, mc, gs) = (d(Mode::Literal, &addrs, &active), d(Mode::Multicast, &addrs, &active), d(Mode::GpgpusimLimited, &addrs, &active));
+        let gs4 = d(Mode::Gpgpusim4Limited, &addrs, &active);
         prop_assert!(1 <= mc && mc <= lit && lit <= lanes);
         prop_assert!(mc <= gs && gs <= lanes);
+        prop_assert!(mc <= gs4 && gs4 <= lit);
         let row = (lanes * w) as u64;
         let shifted: Vec<u64> = addrs.iter().map(|a| a + shift * row).collect();
-        for mode in [Mode::Literal, Mode::Multicast, Mode::GpgpusimLimited] {
+        for mode in Mode::ALL {
             prop_assert_eq!(d(mode, &addrs, &active), d(mode, &shifted, &active));
         }
         let mut ra = addrs.clone();
@@ -322,5 +339,6 @@ proptest! {
         rb.rotate_left(rot % lanes as usize);
         prop_assert_eq!(lit, d(Mode::Literal, &ra, &rb));
         prop_assert_eq!(mc, d(Mode::Multicast, &ra, &rb));
+        prop_assert_eq!(gs4, d(Mode::Gpgpusim4Limited, &ra, &rb));
     }
 }

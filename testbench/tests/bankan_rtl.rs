@@ -7,6 +7,7 @@ use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
 use serde_json::json;
 use smrtl_cosim::bankan::{analysis, Overrides, Raw};
+use smrtl_hdl::blocks::bank_conflict_detector::MODE_NAMES;
 use smrtl_testbench::studies::conflict::{Backend, Batch};
 
 /// A random kernel in the RTL's configurations: L = B, W ∈ {4, 8}.
@@ -39,7 +40,7 @@ fn kernels() -> impl Strategy<Value = serde_json::Value> {
             (8, 4, 8),
             (8, 8, 8),
         ]),
-        prop::sample::select(vec!["literal", "multicast", "gpgpusim-limited"]),
+        prop::sample::select(MODE_NAMES.to_vec()),
         (8u64..=24, 1u64..=4),
         (0u64..40, 0u64..40),
         prop::collection::vec(access, 1..3),

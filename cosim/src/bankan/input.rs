@@ -7,7 +7,7 @@
 use super::swizzle::Swizzle;
 use crate::blocks::bank_conflict_detector::Cfg;
 use serde::{de::Error as _, Deserialize, Deserializer};
-use smrtl_hdl::blocks::bank_conflict_detector::Mode;
+use smrtl_hdl::blocks::bank_conflict_detector::{Mode, MODE_NAMES};
 
 /// Largest input file (bytes).
 pub const MAX_FILE_BYTES: u64 = 1 << 20;
@@ -236,17 +236,10 @@ pub struct Overrides {
 
 type Result<T> = std::result::Result<T, String>;
 
-/// The mode names, as in the file and on the command line.
-pub const MODE_NAMES: &str = "literal, multicast, gpgpusim-limited";
-
-/// Parses a mode name.
+/// Parses a mode name, as in the file and on the command line (the detector's `MODE` names).
 pub fn parse_mode(s: &str) -> Result<Mode> {
-    match s {
-        "literal" => Ok(Mode::Literal),
-        "multicast" => Ok(Mode::Multicast),
-        "gpgpusim-limited" => Ok(Mode::GpgpusimLimited),
-        _ => Err(format!("mode `{s}` is unknown; allowed: {MODE_NAMES}")),
-    }
+    Mode::from_name(s)
+        .ok_or_else(|| format!("mode `{s}` is unknown; allowed: {}", MODE_NAMES.join(", ")))
 }
 
 impl Raw {

@@ -248,13 +248,27 @@ fn explain(k: &Kernel, a: &Access, w: Option<&Worst>) -> String {
             .or_default()
             .push(l);
     }
-    let weight = |layers: &BTreeMap<u64, Vec<usize>>| match cfg.mode {
+    // Gpgpusim4Limited: the first element of two or more lanes, by (group, element), counts once.
+    let mut per_element: BTreeMap<(u64, u64), usize> = BTreeMap::new();
+    for (l, _) in w.active.iter().enumerate().filter(|(_, &on)| on) {
+        let d = decode(&cfg, w.addrs[l]);
+        *per_element.entry((d.group, d.element)).or_default() += 1;
+    }
+    let broadcast = per_element.iter().find(|(_, &n)| n > 1);
+    let weight = |g: u64, layers: &BTreeMap<u64, Vec<usize>>| match cfg.mode {
         Mode::Literal => layers.values().map(Vec::len).sum::<usize>(),
+        Mode::Gpgpusim4Limited => {
+            let lanes = layers.values().map(Vec::len).sum::<usize>();
+            match broadcast {
+                Some((&(bg, _), &n)) if bg == g => lanes - (n - 1),
+                _ => lanes,
+            }
+        }
         _ => layers.len(),
     };
     let (g, layers) = groups
         .iter()
-        .max_by_key(|(g, layers)| (weight(layers), std::cmp::Reverse(**g)))
+        .max_by_key(|(g, layers)| (weight(**g, layers), std::cmp::Reverse(**g)))
         .expect("an active lane");
     let per = (cfg.elem_bytes.max(cfg.mode_bytes) / cfg.mode_bytes) as u64;
     let bank = if per == 1 {
@@ -270,6 +284,9 @@ fn explain(k: &Kernel, a: &Access, w: Option<&Worst>) -> String {
         Mode::Literal => "literal: one cycle per lane on a bank",
         Mode::Multicast => "multicast: one cycle per distinct layer of a bank",
         Mode::GpgpusimLimited => "gpgpusim-limited: one slot per distinct word of a bank",
+        Mode::Gpgpusim4Limited => {
+            "gpgpusim4-limited: one cycle per lane on a bank, the first shared word once"
+        }
     };
     format!(
         "{at}: {bank}: {}; degree {} ({rule})",

@@ -163,6 +163,7 @@ pub fn degree_of(cfg: &Cfg, active: &[bool], addrs: &[u64]) -> Degree {
                     .all(|x| x.group != q[k].group || x.layer != q[k].layer)
             }),
             Mode::GpgpusimLimited => gpgpusim_limited(q),
+            Mode::Gpgpusim4Limited => gpgpusim4_limited(q),
         }
     };
     let p = cfg.ports;
@@ -205,6 +206,28 @@ fn gpgpusim_limited(q: &[Decoded]) -> u32 {
         *rank += 1;
     }
     used.iter().filter(|&&u| u).count() as u32 + shared
+}
+
+/// GPGPU-Sim 4.x limited broadcast (spec §1.4, Gpgpusim4Limited), step by step as
+/// `warp_inst_t::generate_mem_accesses` does it for shared memory
+/// (accel-sim/gpgpu-sim_distribution `src/abstract_hardware_model.cc`, the
+/// `shmem_limited_broadcast` branch): count the lanes per (group, element); the first element
+/// with two or more lanes, groups in ascending order and elements in ascending order within
+/// one, is the broadcast, and its group counts it once; the degree is the largest group count.
+fn gpgpusim4_limited(q: &[Decoded]) -> u32 {
+    let mut per_group = [0u32; MAX_LANES];
+    for x in q {
+        per_group[x.group as usize] += 1;
+    }
+    let lanes_on = |e: u64| q.iter().filter(|y| y.element == e).count() as u32;
+    let broadcast = q
+        .iter()
+        .filter(|x| lanes_on(x.element) > 1)
+        .min_by_key(|x| (x.group, x.element));
+    if let Some(x) = broadcast {
+        per_group[x.group as usize] -= lanes_on(x.element) - 1;
+    }
+    per_group.into_iter().max().unwrap_or(0).max(1)
 }
 
 /// The spec's reference signature (§2.4): `bank::degree(cfg, valid, mask, addrs, mode8, size8)`.

@@ -1,5 +1,5 @@
 //! `BankConflictDetector` (docs/bank-conflicts.md §2): lane addresses → bank group, layer and
-//! element (§1.3) → conflict degree and service cycles (§1.4), in one of three broadcast modes.
+//! element (§1.3) → conflict degree and service cycles (§1.4), in one of four broadcast modes.
 //!
 //! Structure (spec §2.2, with the count done per lane rather than per bank): pairwise group
 //! compares `eqg` are shared by every mode; a lane's count is the number of "leaders" at or before
@@ -25,15 +25,44 @@ pub enum Mode {
         alias = "gpgpu_sim_limited"
     )]
     GpgpusimLimited,
+    /// GPGPU-Sim 4.x `-gpgpu_shmem_limited_broadcast 1`: lanes per group, the first shared
+    /// (group, element) counted once (docs/bank-conflicts.md §1.4).
+    #[serde(alias = "gpgpusim4-limited")]
+    Gpgpusim4Limited,
+}
+
+/// The broadcast modes' names, in [`Mode::ALL`]'s order: the `MODE` parameter's allowed values
+/// (its declaration below) and every other place that names a mode.
+pub const MODE_NAMES: &[&str] = &[
+    "literal",
+    "multicast",
+    "gpgpusim-limited",
+    "gpgpusim4-limited",
+];
+
+impl Mode {
+    /// Every mode, in [`MODE_NAMES`]' order.
+    pub const ALL: [Mode; 4] = [
+        Mode::Literal,
+        Mode::Multicast,
+        Mode::GpgpusimLimited,
+        Mode::Gpgpusim4Limited,
+    ];
+
+    /// The mode of a name in [`MODE_NAMES`].
+    pub fn from_name(name: &str) -> Option<Mode> {
+        let i = MODE_NAMES.iter().position(|&n| n == name)?;
+        Some(Mode::ALL[i])
+    }
 }
 
 impl std::fmt::Display for Mode {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            Mode::Literal => "literal",
-            Mode::Multicast => "multicast",
-            Mode::GpgpusimLimited => "gpgpusim-limited",
-        })
+        let i = Mode::ALL
+            .iter()
+            .position(|m| m == self)
+            .expect("every mode");
+        f.write_str(MODE_NAMES[i])
     }
 }
 
@@ -54,7 +83,7 @@ crate::block_params! {
         /// Ports per bank.
         ports: u32 = 1, "P", Allowed::OneOf(&[1, 2, 4]);
         /// Broadcast mode.
-        mode: Mode = Mode::Multicast, "MODE", Allowed::Names(&["literal", "multicast", "gpgpusim-limited"]);
+        mode: Mode = Mode::Multicast, "MODE", Allowed::Names(MODE_NAMES);
         /// Register the outputs (one cycle of latency).
         reg_out: bool = false, "REG_OUT", Allowed::Bool;
     }
@@ -125,6 +154,14 @@ impl BlockParams for Params {
                 Params {
                     mode: Mode::GpgpusimLimited,
                     reg_out: true,
+                    ..ep8.clone()
+                },
+            ),
+            // GPGPU-Sim 4.x's rule (`-gpgpu_shmem_limited_broadcast 1`) at its 4-byte banks.
+            (
+                "ep8_gpgpusim4",
+                Params {
+                    mode: Mode::Gpgpusim4Limited,
                     ..ep8
                 },
             ),
@@ -352,7 +389,21 @@ pub fn logic(
                 .collect();
             max_of_counts(m, &lead, &eqg, dw)
         }
-        Mode::GpgpusimLimited => gpgpusim_degree(m, lanes, a_n, &act, &eqg, size8, dw),
+        Mode::GpgpusimLimited | Mode::Gpgpusim4Limited => {
+            let d = Lanes {
+                addr: lanes,
+                a_n,
+                act: &act,
+                grp: &grp,
+                size8,
+            };
+            let el = elements(m, &d);
+            if p.mode == Mode::GpgpusimLimited {
+                gpgpusim_degree(m, &el, &eqg, dw)
+            } else {
+                gpgpusim4_degree(m, &d, &el, &eqg, dw)
+            }
+        }
     };
     let d = m.wire("d", any.mux(&d, &Expr::lit(1, dw)));
 
@@ -389,18 +440,36 @@ fn max_of_counts(
     max_tree(m, "max", counts)
 }
 
-/// GpgpuSimLimited degree (§1.4): distinct unshared-leader ranks plus shared leaders.
-fn gpgpusim_degree(
-    m: &mut Module,
-    lanes: &[Expr],
+/// Element leaders (§2.2): `eqe[j][l]` (j < l) says lanes j and l address one element, `lead`
+/// marks the first active lane of each element, `shr` the leaders a later active lane shares.
+struct Elements {
+    eqe: Vec<Vec<Option<Expr>>>,
+    lead: Vec<Expr>,
+    shr: Vec<Expr>,
+}
+
+impl Elements {
+    /// Element equality of lanes `j` ≠ `l`.
+    fn eq(&self, j: usize, l: usize) -> Expr {
+        self.eqe[j.min(l)][j.max(l)].clone().expect("j != l")
+    }
+}
+
+/// The decoded lanes (§2.2 step 1) the broadcast-limited modes read.
+struct Lanes<'a> {
+    /// Byte addresses, A bits each.
+    addr: &'a [Expr],
     a_n: usize,
-    act: &[Expr],
-    eqg: &dyn Fn(usize, usize) -> Expr,
-    size8: Option<&Expr>,
-    dw: usize,
-) -> Expr {
+    act: &'a [Expr],
+    grp: &'a [Expr],
+    size8: Option<&'a Expr>,
+}
+
+/// Element equality (a[A-1:3] always; bit 2 unless the element is 8 bytes), leaders and shared
+/// leaders of the active lanes.
+fn elements(m: &mut Module, d: &Lanes) -> Elements {
+    let (lanes, a_n, act, size8) = (d.addr, d.a_n, d.act, d.size8);
     let l_n = act.len();
-    // Element equality: a[A-1:3] always; bit 2 unless the element is 8 bytes.
     let mut eqe = vec![vec![None; l_n]; l_n];
     for (l, al) in lanes.iter().enumerate() {
         for (j, aj) in lanes.iter().enumerate().take(l) {
@@ -413,19 +482,35 @@ fn gpgpusim_degree(
             eqe[j][l] = Some(m.wire(&format!("eqe_{j}_{l}"), e));
         }
     }
-    let eqe = |j: usize, l: usize| eqe[j.min(l)][j.max(l)].clone().expect("j != l");
-    let lead: Vec<Expr> = (0..l_n)
+    let mut el = Elements {
+        eqe,
+        lead: vec![],
+        shr: vec![],
+    };
+    el.lead = (0..l_n)
         .map(|l| {
-            let dup: Vec<Expr> = (0..l).map(|j| &act[j] & &eqe(j, l)).collect();
+            let dup: Vec<Expr> = (0..l).map(|j| &act[j] & &el.eq(j, l)).collect();
             leader(m, l, &act[l], &dup)
         })
         .collect();
-    let shr: Vec<Expr> = (0..l_n)
+    el.shr = (0..l_n)
         .map(|l| {
-            let later: Vec<Expr> = (l + 1..l_n).map(|j| &act[j] & &eqe(l, j)).collect();
-            m.wire(&format!("shr_{l}"), &lead[l] & &or_all(&later, 1))
+            let later: Vec<Expr> = (l + 1..l_n).map(|j| &act[j] & &el.eq(l, j)).collect();
+            m.wire(&format!("shr_{l}"), &el.lead[l] & &or_all(&later, 1))
         })
         .collect();
+    el
+}
+
+/// GpgpuSimLimited degree (§1.4): distinct unshared-leader ranks plus shared leaders.
+fn gpgpusim_degree(
+    m: &mut Module,
+    el: &Elements,
+    eqg: &dyn Fn(usize, usize) -> Expr,
+    dw: usize,
+) -> Expr {
+    let l_n = el.lead.len();
+    let (lead, shr) = (&el.lead, &el.shr);
     let rank_bits = crate::params::bits_for(l_n as u64 - 1);
     let rank: Vec<Expr> = (0..l_n)
         .map(|l| {
@@ -451,8 +536,72 @@ fn gpgpusim_degree(
         })
         .collect();
     let occupied = popcount(&occ).zext(dw);
-    let shared = popcount(&shr).zext(dw);
+    let shared = popcount(&shr[..]).zext(dw);
     m.wire("gs_sum", occupied + shared)
+}
+
+/// Gpgpusim4Limited degree (§1.4, GPGPU-Sim 4.x `generate_mem_accesses`): the largest lane count
+/// of a group, where the lanes after the leader of the first shared element in (group, element)
+/// order are not counted. The first is the shared leader whose key {group, element} is below
+/// every other shared leader's (distinct elements have distinct keys, so one compare per pair);
+/// its followers drop out of the literal per-lane counts.
+fn gpgpusim4_degree(
+    m: &mut Module,
+    d: &Lanes,
+    el: &Elements,
+    eqg: &dyn Fn(usize, usize) -> Expr,
+    dw: usize,
+) -> Expr {
+    let (lanes, a_n, act, grp, size8) = (d.addr, d.a_n, d.act, d.grp, d.size8);
+    let l_n = act.len();
+    // Element order: the address above bit 2, with bit 2 as 0 for 8-byte elements.
+    let keys: Vec<Expr> = lanes
+        .iter()
+        .enumerate()
+        .map(|(l, a)| {
+            let bit2 = match size8 {
+                Some(s8) => a.bit(2) & !s8.clone(),
+                None => a.bit(2),
+            };
+            let key = concat(&[grp[l].clone(), a.slice(3, a_n - 3), bit2]);
+            m.wire(&format!("key_{l}"), key)
+        })
+        .collect();
+    // below[j][l] (j < l): key_j < key_l.
+    let mut below = vec![vec![None; l_n]; l_n];
+    for l in 0..l_n {
+        for j in 0..l {
+            below[j][l] = Some(m.wire(&format!("klt_{j}_{l}"), keys[j].lt(&keys[l])));
+        }
+    }
+    // Whether shared leader j's key is below l's (for j ≠ l, both shared: keys differ).
+    let before = |j: usize, l: usize| match (&below[j.min(l)][j.max(l)], j < l) {
+        (Some(lt), true) => lt.clone(),
+        (Some(lt), false) => !lt.clone(),
+        (None, _) => unreachable!("j != l"),
+    };
+    // The last lane never leads a later one: no `first` for it.
+    let first: Vec<Expr> = (0..l_n - 1)
+        .map(|l| {
+            let earlier: Vec<Expr> = (0..l_n)
+                .filter(|&j| j != l)
+                .map(|j| &el.shr[j] & &before(j, l))
+                .collect();
+            m.wire(&format!("first_{l}"), &el.shr[l] & &!or_all(&earlier, 1))
+        })
+        .collect();
+    let member: Vec<Expr> = (0..l_n)
+        .map(|l| {
+            let absorbed: Vec<Expr> = (0..l).map(|j| &first[j] & &el.eq(j, l)).collect();
+            let value = if absorbed.is_empty() {
+                act[l].clone()
+            } else {
+                &act[l] & &!or_all(&absorbed, 1)
+            };
+            m.wire(&format!("memb_{l}"), value)
+        })
+        .collect();
+    max_of_counts(m, &member, eqg, dw)
 }
 
 /// lead_l = act_l ∧ ¬(any earlier active lane with the same key).

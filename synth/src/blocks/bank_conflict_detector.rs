@@ -12,7 +12,7 @@ use std::sync::Arc;
 /// second.
 pub const EXPECTATIONS: &[&str] = &[
     "Literal is expected to be smallest for every (L, W)",
-    "Multicast and GpgpuSimLimited grow about x4 per doubling of L; Literal about L*B*log2 L",
+    "Multicast and the GPGPU-Sim modes grow about x4 per doubling of L; Literal about L*B*log2 L",
     "about 1e4 two-input gates for Multicast at L = 32 (INFERRED, not a pass criterion)",
     "critical path: comparator -> OR-reduce over L -> popcount (log2 L adder levels) -> max tree (log2 B levels)",
 ];
@@ -23,8 +23,9 @@ pub const EXPECTATIONS: &[&str] = &[
 pub struct Structure {
     /// Lane pairs compared, L(L−1)/2.
     pub lane_pairs: u32,
-    /// Bits compared per lane pair: the b-bit group, plus the T-bit layer tag (Multicast) or the
-    /// A − 2-bit element (GpgpuSimLimited).
+    /// Bits compared per lane pair: the b-bit group, plus the T-bit layer tag (Multicast), the
+    /// A − 2-bit element (GpgpuSimLimited) or the element and the (b + A − 2)-bit
+    /// {group, element} order (Gpgpusim4Limited).
     pub compare_bits_per_pair: u32,
     /// Layer-tag width T = A − b − w.
     pub layer_tag_bits: u32,
@@ -47,6 +48,9 @@ impl Structure {
             Mode::Multicast => (t, l * (l + 1) / 2, l - 1),
             // Prefix ranks (0..l inputs), occupancy and shared-leader counts (L each).
             Mode::GpgpusimLimited => (p.addr_bits - 2, pairs + 2 * l, 0),
+            // The A − 2-bit element compare and the (b + A − 2)-bit {group, element} order;
+            // then Literal's per-lane counts of the lanes not absorbed by the broadcast.
+            Mode::Gpgpusim4Limited => (2 * (p.addr_bits - 2) + b, l * (l + 1) / 2, l - 1),
         };
         Structure {
             lane_pairs: pairs,
@@ -106,13 +110,13 @@ impl SweepOptions {
     }
 }
 
-/// The full §2.3 sweep: L = B ∈ {8, 16, 32} × W ∈ {4, 8} × three modes, P = 1, A = 16,
+/// The full §2.3 sweep: L = B ∈ {8, 16, 32} × W ∈ {4, 8} × four modes, P = 1, A = 16,
 /// REG_OUT = 0.
 pub fn sweep_params() -> Vec<Params> {
     let mut points = vec![];
     for lanes in [8, 16, 32] {
         for layer_bytes in [4, 8] {
-            for mode in [Mode::Literal, Mode::Multicast, Mode::GpgpusimLimited] {
+            for mode in Mode::ALL {
                 points.push(Params {
                     lanes,
                     banks: lanes,
@@ -156,7 +160,7 @@ pub struct Growth {
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct SweepReport {
     pub points: Vec<DetectorCost>,
-    /// One per (L, W) whose three modes were all run.
+    /// One per (L, W) whose four modes were all run.
     pub literal_checks: Vec<LiteralCheck>,
     /// One per (mode, W, L → 2L) with both ends run.
     pub growth: Vec<Growth>,
@@ -192,8 +196,7 @@ fn literal_checks(points: &[DetectorCost]) -> Vec<LiteralCheck> {
     let mut checks = vec![];
     for lanes in [8, 16, 32] {
         for layer_bytes in [4, 8] {
-            let modes = [Mode::Literal, Mode::Multicast, Mode::GpgpusimLimited];
-            let Some(mut cells) = modes
+            let Some(mut cells) = Mode::ALL
                 .iter()
                 .map(|&m| find(points, lanes, layer_bytes, m).map(|c| (m, c.generic.cells)))
                 .collect::<Option<Vec<_>>>()
@@ -215,7 +218,7 @@ fn literal_checks(points: &[DetectorCost]) -> Vec<LiteralCheck> {
 
 fn growth(points: &[DetectorCost]) -> Vec<Growth> {
     let mut out = vec![];
-    for mode in [Mode::Literal, Mode::Multicast, Mode::GpgpusimLimited] {
+    for mode in Mode::ALL {
         for layer_bytes in [4, 8] {
             for (from, to) in [(8u32, 16u32), (16, 32)] {
                 let (Some(a), Some(b)) = (
@@ -291,9 +294,9 @@ mod tests {
     use smrtl_hdl::BlockParams;
 
     #[test]
-    fn sweep_has_eighteen_valid_points() {
+    fn sweep_has_twenty_four_valid_points() {
         let points = sweep_params();
-        assert_eq!(points.len(), 18);
+        assert_eq!(points.len(), 24);
         for p in &points {
             p.validate().unwrap();
         }

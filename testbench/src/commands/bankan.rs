@@ -20,7 +20,8 @@ pub struct BankanArgs {
     /// Print one JSON object: config, accesses (degree, replays, conflicts, ...), totals.
     #[arg(long)]
     pub json: bool,
-    /// Broadcast mode instead of the file's: literal, multicast or gpgpusim-limited.
+    /// Broadcast mode instead of the file's: literal, multicast, gpgpusim-limited or
+    /// gpgpusim4-limited.
     #[arg(long)]
     pub mode: Option<String>,
     /// Bank mode N in bytes instead of the file's `bank_width`: 4 or 8 (up to layer_bytes).

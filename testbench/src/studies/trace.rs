@@ -784,7 +784,12 @@ pub fn random_params(mode: PipeMode) -> impl Strategy<Value = Map<String, Value>
         0u32..=5,
         1u32..=3,
         prop::sample::select(vec![1u32, 2]),
-        prop::sample::select(vec!["multicast", "literal", "gpgpusim-limited"]),
+        prop::sample::select(vec![
+            "multicast",
+            "literal",
+            "gpgpusim-limited",
+            "gpgpusim4-limited",
+        ]),
         prop::sample::select(vec!["mem_first", "nonmem_first"]),
     )
         .prop_map(move |(m, n, q, fe, ports, broadcast, prio)| {

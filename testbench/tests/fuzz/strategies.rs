@@ -19,7 +19,7 @@ pub(crate) fn strings(items: &[&str]) -> Vec<String> {
 }
 
 /// Strings every parser here gives a meaning to (enum names of the params).
-pub(crate) const NAMES: [&str; 22] = [
+pub(crate) const NAMES: [&str; 24] = [
     "unified",
     "split",
     "elastic",
@@ -29,6 +29,8 @@ pub(crate) const NAMES: [&str; 22] = [
     "multicast",
     "gpgpusim-limited",
     "gpgpusim_limited",
+    "gpgpusim4-limited",
+    "gpgpusim4_limited",
     "rr",
     "bcaws",
     "strict",

@@ -20,7 +20,7 @@ pub use entry::{Entry, Layout};
 pub use logic::logic;
 pub use top::{build, build_with_pc, sched_port, PipeIn, PipeOut};
 
-use crate::blocks::bank_conflict_detector::Mode;
+use crate::blocks::bank_conflict_detector::{Mode, MODE_NAMES};
 use crate::netlist::{Dir, Port};
 use crate::params::{bits_for, in_range, Allowed, BlockParams, ParamError};
 use serde::{Deserialize, Serialize};
@@ -143,7 +143,7 @@ crate::block_params! {
         /// directly.
         nonmem_min_age: u32 = 0, "nonmem_min_age", Allowed::Range(0, 16);
         /// Detector broadcast mode (multicast = the paper's DistinctWord).
-        broadcast: Mode = Mode::Multicast, "broadcast", Allowed::Names(&["literal", "multicast", "gpgpusim-limited"]);
+        broadcast: Mode = Mode::Multicast, "broadcast", Allowed::Names(MODE_NAMES);
         /// Word-address bits per lane.
         addr_bits: u32 = 12, "AW", Allowed::Range(2, 30), "at least log2(B)+1";
         /// Entry tag bits (trace mode: stream index).
