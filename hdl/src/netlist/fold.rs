@@ -41,7 +41,7 @@ pub(super) fn bin(op: Op, a: &Expr, b: &Expr) -> Option<Expr> {
             };
             Some(Expr::lit(v, a.width))
         }
-        (Some(c), None) => with_const(op, c, ones, b),
+        (Some(c), None) if op != Op::Sub => with_const(op, c, ones, b),
         (None, Some(c)) if op != Op::Sub || c == 0 => with_const(op, c, ones, a),
         _ => None,
     }
