@@ -201,7 +201,7 @@ fn instance_text(inst: &crate::netlist::Instance, s: &mut String) {
     *s += "    );\n";
 }
 
-/// Dead-net removal (docs/verilog.md "Dead nets"): per net, whether an output, a register, a
+/// Dead-net removal (docs/verilog.md "Constant folding and dead nets"): per net, whether an output, a register, a
 /// memory port or an instance input depends on it. Only the module's own wires are dropped.
 fn live_wires(m: &Module) -> Vec<bool> {
     let nets = m.nets();

@@ -1,4 +1,4 @@
-//! The constant folder (docs/verilog.md "Constant folding"): the expression builders simplify
+//! The constant folder (docs/verilog.md "Constant folding and dead nets"): the expression builders simplify
 //! as they build, so `c ? 2'd2 : 2'd2` is `2'd2`, `x & 1'b1` is `x` and a constant operation
 //! is its value, in the netlist (and so in the evaluator and the Verilog) alike.
 
