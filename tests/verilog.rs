@@ -100,13 +100,15 @@ fn is_mux_chain(line: &str) -> bool {
             && name
                 .chars()
                 .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
-            && rest.strip_suffix(']').is_some_and(|n| n.parse::<u32>().is_ok());
+            && rest
+                .strip_suffix(']')
+                .is_some_and(|n| n.parse::<u32>().is_ok());
         ok.then(|| name.to_string())
     };
     let words: Vec<&str> = line.split_whitespace().collect();
-    words.windows(4).any(|w| {
-        w[0] == "?" && w[2] == ":" && atom(w[1]).is_some_and(|x| atom(w[3]) == Some(x))
-    })
+    words
+        .windows(4)
+        .any(|w| w[0] == "?" && w[2] == ":" && atom(w[1]).is_some_and(|x| atom(w[3]) == Some(x)))
 }
 
 #[test]

@@ -123,7 +123,10 @@ fn module_text(m: &Module) -> String {
         match &items[k] {
             Item::Section(title) => {
                 let fill = 92usize.saturating_sub(title.len() + 12);
-                section = Some(format!("\n    // ---- {title} {}\n", "-".repeat(fill.max(4))));
+                section = Some(format!(
+                    "\n    // ---- {title} {}\n",
+                    "-".repeat(fill.max(4))
+                ));
             }
             Item::Net(id) if dead(*id) => {}
             Item::Net(id) => {

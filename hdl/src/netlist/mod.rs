@@ -25,8 +25,8 @@ mod table;
 pub(crate) use expr::NodeView;
 pub use expr::{concat, concat_wide, or_all, or_tree, replicate, select_onehot, Expr, Op};
 pub(crate) use ir::Item;
-pub use table::Table;
 pub use ir::{
     addr_bits, mask, port_list, words_for, Dir, Instance, InstanceRef, Memory, Module, Net,
     NetKind, Port,
 };
+pub use table::Table;
