@@ -14,31 +14,34 @@ fn run_ok(args: &[&str]) {
     assert!(o.status.success(), "smrtl {args:?}: {err}");
 }
 
-/// Every variable of the VCD at `path`, named as GTKWave names it (`top.scope.name[7:0]`).
-fn vcd_names(path: &Path) -> HashSet<String> {
-    fn walk(items: &[vcd::ScopeItem], path: &str, out: &mut HashSet<String>) {
-        for it in items {
-            match it {
-                vcd::ScopeItem::Var(v) if v.size > 1 => {
-                    out.insert(format!("{path}.{}[{}:0]", v.reference, v.size - 1));
-                }
-                vcd::ScopeItem::Var(v) => {
-                    out.insert(format!("{path}.{}", v.reference));
-                }
-                vcd::ScopeItem::Scope(s) if path.is_empty() => {
-                    walk(&s.children, &s.identifier, out)
-                }
-                vcd::ScopeItem::Scope(s) => {
-                    walk(&s.children, &format!("{path}.{}", s.identifier), out)
-                }
+/// Every variable declared in `items` under the scope path `path`: its id, its dotted path
+/// (`top.scope.name`) and its width.
+fn vcd_vars(items: &[vcd::ScopeItem], path: &str, out: &mut Vec<(vcd::IdCode, String, u32)>) {
+    for it in items {
+        match it {
+            vcd::ScopeItem::Var(v) => out.push((v.code, format!("{path}.{}", v.reference), v.size)),
+            vcd::ScopeItem::Scope(s) if path.is_empty() => {
+                vcd_vars(&s.children, &s.identifier, out)
+            }
+            vcd::ScopeItem::Scope(s) => {
+                vcd_vars(&s.children, &format!("{path}.{}", s.identifier), out)
             }
         }
     }
+}
+
+/// Every variable of the VCD at `path`, named as GTKWave names it (`top.scope.name[7:0]`).
+fn vcd_names(path: &Path) -> HashSet<String> {
     let text = std::fs::read(path).unwrap();
     let header = vcd::Parser::new(&text[..]).parse_header().unwrap();
-    let mut names = HashSet::new();
-    walk(&header.items, "", &mut names);
-    names
+    let mut vars = vec![];
+    vcd_vars(&header.items, "", &mut vars);
+    vars.into_iter()
+        .map(|(_, name, size)| match size {
+            1 => name,
+            _ => format!("{name}[{}:0]", size - 1),
+        })
+        .collect()
 }
 
 /// Checks the save file beside the VCD at `vcd`; returns the signals it shows.
@@ -170,23 +173,13 @@ fn refused_as(ext: &str) {
 /// Every value change of the VCD at `path`: variable (scope path and name, as
 /// [`vcd_names`] spells it without the range) → the value at each timestamp it is set.
 fn vcd_values(path: &Path) -> std::collections::HashMap<String, Vec<(u64, Vec<vcd::Value>)>> {
-    fn ids(items: &[vcd::ScopeItem], path: &str, out: &mut Vec<(vcd::IdCode, String)>) {
-        for it in items {
-            match it {
-                vcd::ScopeItem::Var(v) => out.push((v.code, format!("{path}.{}", v.reference))),
-                vcd::ScopeItem::Scope(s) if path.is_empty() => ids(&s.children, &s.identifier, out),
-                vcd::ScopeItem::Scope(s) => {
-                    ids(&s.children, &format!("{path}.{}", s.identifier), out)
-                }
-            }
-        }
-    }
     let text = std::fs::read(path).unwrap();
     let mut parser = vcd::Parser::new(&text[..]);
     let header = parser.parse_header().unwrap();
-    let mut names = vec![];
-    ids(&header.items, "", &mut names);
-    let by_id: std::collections::HashMap<_, _> = names.into_iter().collect();
+    let mut vars = vec![];
+    vcd_vars(&header.items, "", &mut vars);
+    let by_id: std::collections::HashMap<_, _> =
+        vars.into_iter().map(|(id, name, _)| (id, name)).collect();
     let mut values: std::collections::HashMap<String, Vec<(u64, Vec<vcd::Value>)>> =
         Default::default();
     let mut t = 0;

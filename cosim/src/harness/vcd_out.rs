@@ -139,11 +139,11 @@ pub fn named(slots: &[Slot]) -> Vec<(String, usize)> {
         .collect()
 }
 
-/// Where each variable of [`named`] reads its value: (slot, lowest bit, width, whole port).
-fn sources(slots: &[Slot]) -> Vec<(&Slot, usize, usize, bool)> {
+/// Where each variable of [`named`] reads its value: (slot, lowest bit, width).
+fn sources(slots: &[Slot]) -> Vec<(&Slot, usize, usize)> {
     slots
         .iter()
-        .flat_map(|s| s.shown().map(move |(_, lo, w)| (s, lo, w, w == s.width)))
+        .flat_map(|s| s.shown().map(move |(_, lo, w)| (s, lo, w)))
         .collect()
 }
 
@@ -151,11 +151,11 @@ fn sources(slots: &[Slot]) -> Vec<(&Slot, usize, usize, bool)> {
 fn emit_all<W: Write>(
     w: &mut vcd::Writer<W>,
     vars: &mut [Var],
-    sources: &[(&Slot, usize, usize, bool)],
+    sources: &[(&Slot, usize, usize)],
     buf: &[u64],
 ) -> io::Result<()> {
-    for (var, &(slot, lo, width, whole)) in vars.iter_mut().zip(sources) {
-        if whole {
+    for (var, &(slot, lo, width)) in vars.iter_mut().zip(sources) {
+        if width == slot.width {
             var.emit(w, slot.of(buf))?;
         } else {
             var.emit(w, &[slot.field(buf, lo, width)])?;
