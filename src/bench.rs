@@ -67,7 +67,7 @@ pub fn run_with(o: &Options, m: &ArgMatches) -> Result<ExitCode> {
     let report = match chosen {
         Some(chosen) => {
             let (system, loaded) = chosen
-                .load(o.seed, &parse_sets(&o.sets)?)
+                .load(o.seed, &parse_sets(&o.sets)?, None)
                 .map_err(UsageError)?;
             system_level(loaded.as_ref(), &chosen.label(), system.name())?
         }
@@ -379,6 +379,7 @@ fn block_level(o: &Options) -> Result<Report> {
         block,
         preset: o.preset.clone(),
         sets: o.sets.clone(),
+        gpgpusim_config: None,
     })?;
     let stim = Stimulus::new(&d, first_cycles(&d, o.seed, o.vectors));
     let mut r = Report::new(

@@ -1,7 +1,7 @@
 //! `smrtl cosim`: block-level co-simulation of a block's RTL against its behavioral model.
 
 use crate::output::{read_text, Outputs, WaveRows, Waveform};
-use crate::{design, parse_sets, BlockArgs, Result, RtlBackend, UsageError};
+use crate::{block_sets, design, BlockArgs, Result, RtlBackend, UsageError};
 use smrtl_cosim::harness::backend::{rusthdl::RustHdl, verilator::VerilatorLib};
 use smrtl_cosim::harness::Mismatch;
 use smrtl_testbench::check::{self, RtlFactory};
@@ -73,9 +73,9 @@ fn load_replay(path: &Path, args: &BlockArgs) -> Result<(Design, Case)> {
             args.block
         )));
     }
-    let mut sets = params_as_sets(&file.params);
-    sets.extend(parse_sets(&args.sets)?);
     let entry = smrtl_testbench::block(&args.block).map_err(UsageError)?;
+    let mut sets = params_as_sets(&file.params);
+    sets.extend(block_sets(args, &entry)?);
     let d = (entry.configure)(None, &sets)
         .map_err(|e| UsageError(format!("{}: {e}", path.display())))?;
     let case = file

@@ -14,7 +14,7 @@ mod sweep;
 mod synth;
 
 use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
-use smrtl_testbench::output;
+use smrtl_testbench::{gpgpusim, output};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -43,6 +43,10 @@ pub struct BlockArgs {
     /// Override one parameter, e.g. `--set L=16 --set MODE=literal`.
     #[arg(long = "set", value_name = "KEY=VALUE")]
     pub sets: Vec<String>,
+    /// Take the parameters a GPGPU-Sim configuration maps (`smrtl config --from-gpgpusim
+    /// FILE NAME` shows them); a `--set` of the same parameter wins.
+    #[arg(long, value_name = "FILE")]
+    pub gpgpusim_config: Option<PathBuf>,
 }
 
 /// The RTL backends.
@@ -64,6 +68,9 @@ enum Command {
         /// List the systems (what `smrtl sim`, `bench` and `sweep` run) instead of the blocks.
         #[arg(long)]
         systems: bool,
+        /// Also show what a GPGPU-Sim configuration sets in each (docs/gpgpusim.md).
+        #[arg(long, value_name = "FILE")]
+        gpgpusim_config: Option<PathBuf>,
     },
     /// Write a block's Verilog.
     Gen {
@@ -168,13 +175,31 @@ pub fn parse_sets(sets: &[String]) -> Result<Vec<(String, String)>> {
     Ok(pairs)
 }
 
+/// A block's `--set` pairs after those its `--gpgpusim-config` gives, which they win over.
+pub fn block_sets(
+    args: &BlockArgs,
+    entry: &smrtl_testbench::BlockEntry,
+) -> Result<Vec<(String, String)>> {
+    let sets = parse_sets(&args.sets)?;
+    match &args.gpgpusim_config {
+        None => Ok(sets),
+        Some(path) => {
+            let cfg = gpgpusim::Config::read(path)?;
+            Ok(gpgpusim::with_sets(
+                &cfg,
+                entry.name,
+                &(entry.params)(),
+                &sets,
+            )?)
+        }
+    }
+}
+
 /// Resolves a block with its preset and overrides.
 pub fn design(args: &BlockArgs) -> Result<smrtl_testbench::Design> {
     let entry = smrtl_testbench::block(&args.block).map_err(UsageError)?;
-    Ok((entry.configure)(
-        args.preset.as_deref(),
-        &parse_sets(&args.sets)?,
-    )?)
+    let sets = block_sets(args, &entry)?;
+    Ok((entry.configure)(args.preset.as_deref(), &sets)?)
 }
 
 /// A CLI in a pipeline (`smrtl list | head`) ends quietly when the reader goes away, and an
@@ -297,7 +322,11 @@ fn main() -> ExitCode {
 fn dispatch(command: Command, matches: &clap::ArgMatches) -> Result<ExitCode> {
     let sub = |name: &str| matches.subcommand_matches(name).expect("the command ran");
     match command {
-        Command::List { json, systems } => gen::list(json, systems),
+        Command::List {
+            json,
+            systems,
+            gpgpusim_config,
+        } => gen::list(json, systems, gpgpusim_config.as_deref()),
         Command::Gen { block, output } => gen::gen(&block, &output),
         Command::Cosim {
             block,

@@ -7,7 +7,7 @@
 use crate::cosim::rtl_factory;
 use crate::output::{read_text, Outputs};
 use crate::RtlBackend;
-use crate::{parse_sets, BlockArgs, Result, UsageError};
+use crate::{block_sets, BlockArgs, Result, UsageError};
 use smrtl_cosim::harness::backend::icarus;
 use smrtl_cosim::{Layout, Simulator};
 use smrtl_hdl::progress::Counter;
@@ -191,7 +191,7 @@ fn design(args: &BlockArgs, form: &Form) -> Result<Design> {
         }
         sets = params_as_sets(params);
     }
-    sets.extend(parse_sets(&args.sets)?);
+    sets.extend(block_sets(args, &entry)?);
     Ok((entry.configure)(args.preset.as_deref(), &sets)?)
 }
 

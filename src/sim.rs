@@ -56,6 +56,10 @@ pub struct SimArgs {
     /// Override a parameter of the system (`smrtl list --systems`), e.g. `--set KEY=VALUE`.
     #[arg(long = "set", value_name = "KEY=VALUE")]
     pub sets: Vec<String>,
+    /// Take the parameters a GPGPU-Sim configuration maps (`smrtl config --from-gpgpusim
+    /// FILE SYSTEM` shows them); a `--set` of the same parameter wins.
+    #[arg(long, value_name = "FILE")]
+    pub gpgpusim_config: Option<PathBuf>,
     /// Print the stall breakdown (docs/stall-inspector.md): classes, memory-data sources,
     /// memory-structural reasons, conservation; with an RTL backend the `stall_inspector`
     /// RTL runs in the loop too, compared every cycle and read out at the end.
@@ -80,6 +84,11 @@ pub fn command(c: clap::Command) -> clap::Command {
 pub fn run(o: SimArgs, m: &ArgMatches) -> Result<ExitCode> {
     let sets = parse_sets(&o.sets)?;
     let chosen = cli::choose_sim(m, o.file.clone()).map_err(UsageError)?;
+    let gpgpusim = o
+        .gpgpusim_config
+        .as_deref()
+        .map(smrtl_testbench::gpgpusim::Config::read)
+        .transpose()?;
     // Every output is checked (and reserved) before the input is even read.
     let mut outputs = Outputs::new();
     let records = o.records.as_deref().map(|p| outputs.add(p)).transpose()?;
@@ -101,7 +110,9 @@ pub fn run(o: SimArgs, m: &ArgMatches) -> Result<ExitCode> {
     if let Some(input) = chosen.path() {
         outputs.input(input)?;
     }
-    let (_, loaded) = chosen.load(o.seed, &sets).map_err(UsageError)?;
+    let (_, loaded) = chosen
+        .load(o.seed, &sets, gpgpusim.as_ref())
+        .map_err(UsageError)?;
     let opts = RunOptions {
         backend: o.backend.into(),
         waveform: o.vcd.is_some(),

@@ -11,7 +11,7 @@ pub const MAX_SHARD_BYTES: u64 = 256 << 20;
 pub const MAX_THREADS: usize = 1024;
 use crate::{Result, UsageError};
 use indicatif::{ProgressBar, ProgressStyle};
-use smrtl_testbench::studies::sweep::{self, Shard, Sweep};
+use smrtl_testbench::studies::sweep::{self, Shard, Spec, Sweep};
 use std::io::{IsTerminal, Write};
 use std::num::NonZeroUsize;
 use std::path::PathBuf;
@@ -54,6 +54,10 @@ pub struct SweepArgs {
     /// Slurm's SLURM_ARRAY_TASK_ID with --array=0-(N-1). Join the slices with `smrtl merge`.
     #[arg(long, value_name = "I/N", allow_hyphen_values = true)]
     pub shard: Option<String>,
+    /// Take the parameters a GPGPU-Sim configuration maps for the spec's system, as one-value
+    /// params axes ahead of the spec's (which win over them; docs/gpgpusim.md).
+    #[arg(long, value_name = "FILE")]
+    pub gpgpusim_config: Option<PathBuf>,
 }
 
 #[derive(clap::Args)]
@@ -85,7 +89,13 @@ pub fn run(args: SweepArgs) -> Result<ExitCode> {
     let out = args.output.as_deref().map(|p| outputs.add(p)).transpose()?;
     outputs.input(path)?;
     let text = read_text(path, MAX_SPEC_BYTES)?;
-    let sweep = Sweep::parse(&text).map_err(|e| UsageError(format!("{}: {e}", path.display())))?;
+    let at = |e: String| UsageError(format!("{}: {e}", path.display()));
+    let mut spec = Spec::parse(&text).map_err(at)?;
+    if let Some(file) = &args.gpgpusim_config {
+        let cfg = smrtl_testbench::gpgpusim::Config::read(file)?;
+        spec = spec.with_gpgpusim(&cfg)?;
+    }
+    let sweep = Sweep::new(spec).map_err(at)?;
     // The spec's input files are inputs too (read now, written never).
     outputs.inputs(&sweep.spec().inputs)?;
     let shard = match &args.shard {

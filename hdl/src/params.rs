@@ -72,6 +72,90 @@ pub struct ParamInfo {
     /// A cross-parameter limit or the literal `--set` form, in words.
     #[serde(skip)]
     pub note: Option<&'static str>,
+    /// The GPGPU-Sim quantity the parameter is, if any (`--gpgpusim-config`).
+    #[serde(skip)]
+    pub gpgpusim: Option<Gpgpusim>,
+    /// The allowed values as declared.
+    #[serde(skip)]
+    pub kind: Allowed,
+}
+
+impl ParamInfo {
+    /// Whether `text` (a value as `--set` takes it) is one of the declared values; a
+    /// structured value is left to the block's own check.
+    pub fn admits(&self, text: &str) -> bool {
+        let num = text.parse::<u64>().ok();
+        match (self.kind, num) {
+            (Allowed::OneOf(v), Some(x)) => v.contains(&x),
+            (Allowed::Range(lo, hi), Some(x)) => (lo..=hi).contains(&x),
+            (Allowed::Pow2(lo, hi), Some(x)) => x.is_power_of_two() && (lo..=hi).contains(&x),
+            (Allowed::OneOf(_) | Allowed::Range(..) | Allowed::Pow2(..), None) => false,
+            (Allowed::Bool, _) => matches!(text, "false" | "true"),
+            (Allowed::Names(n), _) => n.contains(&text),
+            (Allowed::Json(_) | Allowed::As(_), _) => true,
+        }
+    }
+
+    /// The largest declared number, if the values are numbers.
+    pub fn max(&self) -> Option<u64> {
+        match self.kind {
+            Allowed::OneOf(v) => v.iter().copied().max(),
+            Allowed::Range(_, hi) | Allowed::Pow2(_, hi) => Some(hi),
+            _ => None,
+        }
+    }
+}
+
+/// The GPGPU-Sim quantity a parameter is (docs/gpgpusim.md): `--gpgpusim-config FILE` sets
+/// every parameter so tagged from the knobs that give the quantity. Declared beside the
+/// parameter (`=> Gpgpusim::ShmemBanks` in [`block_params!`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Gpgpusim {
+    /// Shared-memory banks (`-gpgpu_shmem_num_banks`).
+    ShmemBanks,
+    /// Bytes per bank word (GPGPU-Sim's built-in `WORD_SIZE`, 4).
+    ShmemBankBytes,
+    /// The broadcast rule as a mode name (`-gpgpu_shmem_limited_broadcast`).
+    Broadcast,
+    /// Lanes per shared-memory access: warp size / `-gpgpu_shmem_warp_parts`.
+    LanesPerAccess,
+    /// Parts of a warp's shared-memory access (`-gpgpu_shmem_warp_parts`).
+    WarpParts,
+    /// Threads per warp (`-gpgpu_shader_core_pipeline`'s second field).
+    WarpSize,
+    /// Warp slots per SM: threads per SM / warp size.
+    WarpSlots,
+    /// Threads per SM (`-gpgpu_shader_core_pipeline`'s first field).
+    ThreadsPerSm,
+    /// Thread-block slots per SM (`-gpgpu_shader_cta`).
+    TbSlots,
+    /// 32-bit registers per SM (`-gpgpu_shader_registers`).
+    Registers,
+    /// Shared-memory bytes per SM (`-gpgpu_shmem_size`).
+    ShmemBytes,
+    /// Warp schedulers per SM (`-gpgpu_num_sched_per_core`).
+    Schedulers,
+    /// Instructions an SM issues per cycle: schedulers × `-gpgpu_max_insn_issue_per_warp`.
+    IssueSlots,
+    /// The warp scheduler's policy as a name (`-gpgpu_scheduler`).
+    Scheduler,
+    /// Active warps of `two_level_active:N` (`-gpgpu_scheduler`).
+    TwoLevelActive,
+    /// L1D sets, ways, set-index function, MSHR entries, merges per MSHR and miss-queue
+    /// entries (`-gpgpu_cache:dl1`).
+    L1dSets,
+    L1dWays,
+    L1dSetIndex,
+    L1dMshrs,
+    L1dMerge,
+    L1dMissQueue,
+    /// L1 banks (`-gpgpu_l1_banks`).
+    L1Banks,
+    /// Kernels an SM runs at once: 1 unless `-gpgpu_concurrent_kernel_sm`, then
+    /// `-gpgpu_max_concurrent_kernel` up to the parameter's largest value.
+    KernelSlots,
+    /// SMs: `-gpgpu_n_clusters` × `-gpgpu_n_cores_per_cluster`.
+    Sms,
 }
 
 /// The values a parameter may take, as declared once beside the field.
@@ -107,6 +191,8 @@ pub struct ParamDecl {
     /// of a structured value, in words.
     pub note: Option<&'static str>,
     pub default: serde_json::Value,
+    /// The GPGPU-Sim quantity it is, if any.
+    pub gpgpusim: Option<Gpgpusim>,
 }
 
 impl ParamDecl {
@@ -127,6 +213,7 @@ impl ParamDecl {
                     },
                     note: self.note.or(d.note),
                     default: self.default.clone(),
+                    gpgpusim: self.gpgpusim.or(d.gpgpusim),
                     ..d
                 }
             }
@@ -241,6 +328,8 @@ impl ParamDecl {
             default: self.default.clone(),
             values: self.values_text(),
             note: d.note,
+            gpgpusim: d.gpgpusim,
+            kind: d.allowed,
         }
     }
 }
@@ -445,9 +534,10 @@ pub fn declared_by<P: Declared>() -> Vec<ParamDecl> {
 
 /// Declares a block's params struct once: each field with its doc comment (the meaning), its
 /// default, its name on the command line and its allowed values (and optionally a note on a
-/// cross-parameter limit). Generates the serde struct, `Default` and [`Declared`];
-/// [`BlockParams::validate`] checks every declared range, then the block's own
-/// [`BlockParams::check`]. A leading `..field: Type;` flattens another block's params in.
+/// cross-parameter limit, and after `=>` the [`Gpgpusim`] quantity it is). Generates the serde
+/// struct, `Default` and [`Declared`]; [`BlockParams::validate`] checks every declared range,
+/// then the block's own [`BlockParams::check`]. A leading `..field: Type;` flattens another
+/// block's params in.
 ///
 /// ```ignore
 /// block_params! {
@@ -455,7 +545,7 @@ pub fn declared_by<P: Declared>() -> Vec<ParamDecl> {
 ///     #[serde(deny_unknown_fields)]
 ///     pub struct Params {
 ///         /// Lanes per access.
-///         lanes: u32 = 32, "L", Allowed::OneOf(&[8, 16, 32]);
+///         lanes: u32 = 32, "L", Allowed::OneOf(&[8, 16, 32]) => Gpgpusim::LanesPerAccess;
 ///     }
 /// }
 /// ```
@@ -467,7 +557,7 @@ macro_rules! block_params {
             $(.. $flat:ident : $flat_ty:ty ;)?
             $(
                 $(#[doc = $doc:literal])*
-                $field:ident : $ty:ty = $default:expr, $pname:literal, $allowed:expr $(, $note:literal)? ;
+                $field:ident : $ty:ty = $default:expr, $pname:literal, $allowed:expr $(, $note:literal)? $(=> $gpu:expr)? ;
             )*
         }
     ) => {
@@ -535,6 +625,7 @@ macro_rules! block_params {
                         allowed: $allowed,
                         note: None $(.or(Some($note)))?,
                         default: ::serde_json::to_value(&d.$field).expect("params serialize"),
+                        gpgpusim: None $(.or(Some($gpu)))?,
                     });
                 )*
                 v

@@ -7,6 +7,7 @@ pub mod check;
 pub mod commands;
 pub mod conformance;
 pub mod design;
+pub mod gpgpusim;
 pub mod listing;
 pub mod output;
 pub mod registry;

@@ -7,7 +7,7 @@
 
 use crate::netlist::{concat, or_all, Expr, Module};
 use crate::params::module_name;
-use crate::params::{bits_for, in_range, log2, Allowed, BlockParams, ParamError};
+use crate::params::{bits_for, in_range, log2, Allowed, BlockParams, Gpgpusim, ParamError};
 use serde::{Deserialize, Serialize};
 
 /// Broadcast mode (spec §1.4).
@@ -73,17 +73,17 @@ crate::block_params! {
     #[serde(deny_unknown_fields)]
     pub struct Params {
         /// Lanes per access.
-        lanes: u32 = 32, "L", Allowed::OneOf(&[8, 16, 32]);
+        lanes: u32 = 32, "L", Allowed::OneOf(&[8, 16, 32]) => Gpgpusim::LanesPerAccess;
         /// Banks.
-        banks: u32 = 32, "B", Allowed::OneOf(&[8, 16, 32]);
+        banks: u32 = 32, "B", Allowed::OneOf(&[8, 16, 32]) => Gpgpusim::ShmemBanks;
         /// Layer width in bytes (W = 8 adds the mode8 / size8 inputs).
-        layer_bytes: u32 = 8, "W", Allowed::OneOf(&[4, 8]);
+        layer_bytes: u32 = 8, "W", Allowed::OneOf(&[4, 8]) => Gpgpusim::ShmemBankBytes;
         /// Byte-address bits per lane.
         addr_bits: u32 = 16, "A", Allowed::Range(2, 32), "at least log2(B*W)+1";
         /// Ports per bank.
         ports: u32 = 1, "P", Allowed::OneOf(&[1, 2, 4]);
         /// Broadcast mode.
-        mode: Mode = Mode::Multicast, "MODE", Allowed::Names(MODE_NAMES);
+        mode: Mode = Mode::Multicast, "MODE", Allowed::Names(MODE_NAMES) => Gpgpusim::Broadcast;
         /// Register the outputs (one cycle of latency).
         reg_out: bool = false, "REG_OUT", Allowed::Bool;
     }

@@ -8,7 +8,7 @@
 //! lookup is combinational in the decision cycle); its valid and MRU bits are flip-flops, which
 //! `clear` (kernel_start) zeroes in one cycle.
 
-use crate::params::{bits_for, log2, one_of, Allowed, BlockParams, ParamError};
+use crate::params::{bits_for, log2, one_of, Allowed, BlockParams, Gpgpusim, ParamError};
 use serde::{Deserialize, Serialize};
 
 /// What the counter loads when an SMEM warp is scheduled (§5.4, D18).
@@ -45,11 +45,11 @@ crate::block_params! {
         /// PC bits (the cache key).
         pc_bits: u32 = 14, "PCW", Allowed::Range(1, 32), "at least log2(hc_sets)+1";
         /// Warp size (threads); DW = log2 WS is the width of stored degrees and the counter.
-        warp_size: u32 = 32, "WS", Allowed::OneOf(&[8, 16, 32, 64, 128]);
+        warp_size: u32 = 32, "WS", Allowed::OneOf(&[8, 16, 32, 64, 128]) => Gpgpusim::WarpSize;
         /// Warp contexts.
-        warps: u32 = 32, "W", Allowed::Range(1, 64);
+        warps: u32 = 32, "W", Allowed::Range(1, 64) => Gpgpusim::WarpSlots;
         /// SIMD lanes (S = WS / L; acc_svc_m1 is lg L bits).
-        lanes: u32 = 8, "L", Allowed::OneOf(&[8, 16, 32]), "at most WS";
+        lanes: u32 = 8, "L", Allowed::OneOf(&[8, 16, 32]), "at most WS" => Gpgpusim::LanesPerAccess;
         /// Counter load value.
         counter_mode: CounterMode = CounterMode::LoadPred, "counter_mode", Allowed::Names(&["load_pred", "load_pred_plus_sm1"]);
         /// Hold the counter while fe_hold.

@@ -12,7 +12,7 @@ use crate::blocks::milg::{self, Mode};
 use crate::blocks::qbmi_arb;
 use crate::blocks::sharing::bus;
 use crate::netlist::{replicate, Expr, Module};
-use crate::params::{declared_by, module_name, Allowed, BlockParams, ParamError};
+use crate::params::{declared_by, module_name, Allowed, BlockParams, Gpgpusim, ParamError};
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 
@@ -76,7 +76,7 @@ crate::block_params! {
     #[serde(deny_unknown_fields)]
     pub struct Params {
         /// Kernel slots per SM.
-        n: u32 = 2, "N", Allowed::Range(1, 3);
+        n: u32 = 2, "N", Allowed::Range(1, 3) => Gpgpusim::KernelSlots;
         /// Memory-issue scheme: Baseline, Rbmi, Qbmi, Smil, Dmil or QbmiDmil (QBMI + DMIL).
         scheme: Scheme = Scheme::Dmil, "scheme", Allowed::Names(&["Baseline", "Rbmi", "Qbmi", "Smil", "Dmil", "QbmiDmil"]);
         ratio0_policy: milg::Ratio0Policy = milg::Ratio0Policy::Unlimited, "ratio0_policy", Allowed::As(declared_by::<milg::Params>);

@@ -22,7 +22,7 @@
 
 use crate::blocks::sharing::bus;
 use crate::netlist::{concat, or_all, replicate, Expr, Module};
-use crate::params::{allowed_of, bits_for, Allowed, BlockParams, ParamError};
+use crate::params::{allowed_of, bits_for, Allowed, BlockParams, Gpgpusim, ParamError};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::str::FromStr;
@@ -132,7 +132,7 @@ crate::block_params! {
     #[serde(deny_unknown_fields)]
     pub struct Params {
         /// Concurrent kernels (kernel slots) sharing the SM's memory-issue slot.
-        n: u32 = 2, "N", Allowed::Range(1, 3);
+        n: u32 = 2, "N", Allowed::Range(1, 3) => Gpgpusim::KernelSlots;
         /// Largest requests-per-memory-instruction value an rpm register holds (clamp).
         rpm_max: u32 = 32, "rpm_max", Allowed::Range(1, 32);
         /// Rounding of rpm := round(2^reqcnt_bits / c).

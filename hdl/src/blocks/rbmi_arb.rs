@@ -13,7 +13,7 @@
 
 use crate::blocks::sharing::bus;
 use crate::netlist::{or_tree, replicate, select_onehot, Expr, Module};
-use crate::params::{bits_for, Allowed, BlockParams};
+use crate::params::{bits_for, Allowed, BlockParams, Gpgpusim};
 
 crate::block_params! {
     /// RbmiArb parameters (spec §3.1, §5).
@@ -21,7 +21,7 @@ crate::block_params! {
     #[serde(deny_unknown_fields)]
     pub struct Params {
         /// Concurrent kernels (kernel slots) sharing the SM's memory-issue slot.
-        n: u32 = 2, "N", Allowed::Range(1, 3);
+        n: u32 = 2, "N", Allowed::Range(1, 3) => Gpgpusim::KernelSlots;
     }
 }
 

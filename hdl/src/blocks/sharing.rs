@@ -9,7 +9,7 @@
 //! `R` have one meaning, one default and one range everywhere.
 
 use crate::netlist::{concat_wide, Expr, Module};
-use crate::params::{bits_for, Allowed, ParamError};
+use crate::params::{bits_for, Allowed, Gpgpusim, ParamError};
 use serde::{Deserialize, Serialize};
 
 crate::block_params! {
@@ -19,15 +19,15 @@ crate::block_params! {
     #[serde(deny_unknown_fields)]
     pub struct Shape {
         /// TB slots per SM (paper: 16).
-        slots: u32 = 16, "T", Allowed::Range(2, 32);
+        slots: u32 = 16, "T", Allowed::Range(2, 32) => Gpgpusim::TbSlots;
         /// Warp slots per SM, max threads / 32 (paper: 96); a multiple of NSCHED.
-        warps: u32 = 96, "W", Allowed::Range(1, 128), "a multiple of NSCHED";
+        warps: u32 = 96, "W", Allowed::Range(1, 128), "a multiple of NSCHED" => Gpgpusim::WarpSlots;
         /// Threads per warp (paper: 32).
-        lanes: u32 = 32, "LANES", Allowed::OneOf(&[1, 2, 4, 8, 16, 32]);
+        lanes: u32 = 32, "LANES", Allowed::OneOf(&[1, 2, 4, 8, 16, 32]) => Gpgpusim::WarpSize;
         /// Schedulers = issue ports; warp w goes to scheduler w mod NSCHED (paper: 4).
-        nsched: u32 = 4, "NSCHED", Allowed::OneOf(&[1, 2, 4]);
+        nsched: u32 = 4, "NSCHED", Allowed::OneOf(&[1, 2, 4]) => Gpgpusim::Schedulers;
         /// Scratchpad bytes per SM (paper: 16384); AW = ceil(log2 R) offset bits.
-        smem: u32 = 16384, "R", Allowed::Range(64, 262_144);
+        smem: u32 = 16384, "R", Allowed::Range(64, 262_144) => Gpgpusim::ShmemBytes;
     }
 }
 

@@ -11,7 +11,7 @@
 use crate::blocks::elastic_pipeline::{self as pipe, Kind, PipeMode};
 use crate::blocks::history_cache::{self as hc, BcawsPolicy, CounterMode};
 use crate::netlist::{concat, or_all, select_onehot, Dir, Expr, Module, Port};
-use crate::params::{allowed_of, declared_by, Allowed, BlockParams, ParamError};
+use crate::params::{allowed_of, declared_by, Allowed, BlockParams, Gpgpusim, ParamError};
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 
@@ -134,7 +134,7 @@ crate::block_params! {
     pub struct Params {
         ..pipe: pipe::Params;
         /// Warp scheduler.
-        sched: Sched = Sched::Bcaws, "sched", Allowed::Names(&["rr", "bcaws"]);
+        sched: Sched = Sched::Bcaws, "sched", Allowed::Names(&["rr", "bcaws"]) => Gpgpusim::Scheduler;
         bcaws_policy: BcawsPolicy = BcawsPolicy::Strict, "bcaws_policy", Allowed::As(declared_by::<hc::Params>);
         counter_mode: CounterMode = CounterMode::LoadPred, "counter_mode", Allowed::As(declared_by::<hc::Params>);
         bcaws_freeze_on_stall: bool = true, "bcaws_freeze_on_stall", Allowed::As(declared_by::<hc::Params>);
@@ -142,7 +142,7 @@ crate::block_params! {
         hc_ways: u32 = 2, "hc_ways", Allowed::As(declared_by::<hc::Params>);
         pc_bits: u32 = 14, "PCW", Allowed::As(declared_by::<hc::Params>);
         /// Warp contexts.
-        warps: u32 = 32, "W", Allowed::Range(1, 64), "tag_bits at least lg W + lg S + 1";
+        warps: u32 = 32, "W", Allowed::Range(1, 64), "tag_bits at least lg W + lg S + 1" => Gpgpusim::WarpSlots;
         /// Global-load completion.
         gmem_return: GmemReturn = GmemReturn::Icnt(400), "gmem_return", Allowed::Json("at_writeback, {\"icnt\":N} with N in 1..=100000, {\"dram\":{...}} with base, channels, banks, cores, window, t_burst, core_mhz, dram_mhz in 1..=100000 (seed, t_rp_rcd, t_cl any), row_bytes a power of 2 >= 128"), "e.g. --set 'gmem_return={\"dram\":{\"seed\":2}}'";
     }

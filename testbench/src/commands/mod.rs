@@ -1,11 +1,12 @@
 //! The mechanism commands of `smrtl` that belong to one mechanism (the launch calculator, the
 //! relssp compiler pass, the static bank-conflict analyzer, batch bank-conflict degrees, the
-//! memory kernels' calibration and TB partitions): each brings its clap command and its run
+//! memory kernels' calibration and TB partitions, GPGPU-Sim configurations): each brings its clap command and its run
 //! function, and the CLI adds every command of [`commands`] as it is. Adding one is its file in
 //! this folder and one line in [`commands`].
 
 pub mod bankan;
 pub mod calibrate;
+pub mod config;
 pub mod conflict;
 pub mod launch;
 pub mod partition;
@@ -46,6 +47,7 @@ pub fn commands() -> Vec<CommandEntry> {
     vec![
         CommandEntry::of::<bankan::BankanArgs>("bankan", |m| bankan::run(args(m)?)),
         CommandEntry::of::<calibrate::CalibrateArgs>("calibrate", |m| calibrate::run(args(m)?)),
+        CommandEntry::of::<config::ConfigArgs>("config", |m| config::run(args(m)?)),
         CommandEntry::of::<conflict::ConflictArgs>("conflict", |m| conflict::run(args(m)?)),
         CommandEntry::of::<launch::LaunchArgs>("launch", |m| launch::run(args(m)?)),
         CommandEntry::of::<partition::PartitionArgs>("partition", |m| partition::run(args(m)?)),

@@ -427,11 +427,18 @@ impl Chosen {
 
     /// Reads and recognises the input and loads it on its system with the params overridden
     /// by `sets` (each a param of the system); `seed` draws a profile.
+    /// With `gpgpusim`, the parameters that configuration maps come first (`sets` win over
+    /// them; docs/gpgpusim.md).
     pub fn load(
         &self,
         seed: u64,
         sets: &[(String, String)],
+        gpgpusim: Option<&crate::gpgpusim::Config>,
     ) -> Result<(&'static dyn System, Box<dyn Loaded>), String> {
+        let with = |system: &'static dyn System| match gpgpusim {
+            Some(cfg) => crate::gpgpusim::with_sets(cfg, system.name(), &system.params(), sets),
+            None => Ok(sets.to_vec()),
+        };
         match self {
             Chosen::Profile {
                 system,
@@ -439,7 +446,7 @@ impl Chosen {
                 waves,
                 ..
             } => {
-                let sets = check_sets(*system, sets)?;
+                let sets = check_sets(*system, &with(*system)?)?;
                 let input = Input::Profile {
                     name,
                     seed,
@@ -461,7 +468,7 @@ impl Chosen {
                         (s, k, text)
                     }
                 };
-                let sets = check_sets(system, sets)?;
+                let sets = check_sets(system, &with(system)?)?;
                 let input = Input::File {
                     kind,
                     name: &name,

@@ -3,7 +3,7 @@
 //! Defaults are the paper's Table I (one SM fewer than the 4×4 mesh's 16 nodes: 15 SMs).
 
 use serde::{Deserialize, Serialize};
-use smrtl_hdl::params::{Allowed, BlockParams, ParamError};
+use smrtl_hdl::params::{Allowed, BlockParams, Gpgpusim, ParamError};
 
 /// GPU-side coherence protocol (spec §6, [P §VI-B]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -24,21 +24,21 @@ smrtl_hdl::block_params! {
         /// Coherence protocol of the GPU L1s and stashes (spec §6).
         protocol: Protocol = Protocol::Gpu, "protocol", Allowed::Names(&["gpu", "denovo"]);
         /// SMs, placed on mesh nodes 0..sms (Table I: 15; the implicit study uses 1).
-        sms: u32 = 15, "sms", Allowed::Range(1, 16);
+        sms: u32 = 15, "sms", Allowed::Range(1, 16) => Gpgpusim::Sms;
         /// Warp slots per SM (Table I, GTX 480: 48).
-        warps: u32 = 48, "warps", Allowed::Range(1, 128);
+        warps: u32 = 48, "warps", Allowed::Range(1, 128) => Gpgpusim::WarpSlots;
         /// L1 sets (Table I: 32 KB / 128 B / 8 ways = 32).
-        l1_sets: u32 = 32, "l1_sets", Allowed::Pow2(1, 1024);
+        l1_sets: u32 = 32, "l1_sets", Allowed::Pow2(1, 1024) => Gpgpusim::L1dSets;
         /// L1 ways (Table I).
-        l1_ways: u32 = 8, "l1_ways", Allowed::Range(1, 32);
+        l1_ways: u32 = 8, "l1_ways", Allowed::Range(1, 32) => Gpgpusim::L1dWays;
         /// L1 banks: lines of one access in the same bank serialise (Table I).
-        l1_banks: u32 = 8, "l1_banks", Allowed::Pow2(1, 64);
+        l1_banks: u32 = 8, "l1_banks", Allowed::Pow2(1, 64) => Gpgpusim::L1Banks;
         /// MSHR entries per SM, shared by L1 misses, stash misses and DMA requests ([P §V]).
-        mshrs: u32 = 32, "mshrs", Allowed::Range(1, 4096);
+        mshrs: u32 = 32, "mshrs", Allowed::Range(1, 4096) => Gpgpusim::L1dMshrs;
         /// Accesses per MSHR entry, the allocating one included.
-        max_merge: u32 = 8, "max_merge", Allowed::Range(1, 64);
+        max_merge: u32 = 8, "max_merge", Allowed::Range(1, 64) => Gpgpusim::L1dMerge;
         /// L1 miss-queue slots (one request leaves per cycle).
-        mq_depth: u32 = 8, "mq_depth", Allowed::Range(1, 1024);
+        mq_depth: u32 = 8, "mq_depth", Allowed::Range(1, 1024) => Gpgpusim::L1dMissQueue;
         /// Store-buffer entries (lines), write-combining ([P §V]: 32).
         sb_entries: u32 = 32, "sb_entries", Allowed::Range(1, 4096);
         /// DeNovo owned lines an SM keeps (the L1's capacity in lines by default).

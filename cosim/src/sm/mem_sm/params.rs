@@ -7,7 +7,7 @@ pub use smrtl_hdl::blocks::mem_issue_ctl::Scheme;
 use smrtl_hdl::blocks::milg::Ratio0Policy;
 use smrtl_hdl::blocks::qbmi_arb::{RpmInit, RpmRound};
 use smrtl_hdl::netlist::mask;
-use smrtl_hdl::params::{declared_by, Allowed, BlockParams, ParamError};
+use smrtl_hdl::params::{declared_by, Allowed, BlockParams, Gpgpusim, ParamError};
 
 /// Warp order within a scheduler (§2 `sched`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -37,21 +37,21 @@ smrtl_hdl::block_params! {
         /// Memory-issue scheme (§5): who grants the memory-issue slot and gates kernels.
         scheme: Scheme = Scheme::Baseline, "scheme", Allowed::As(declared_by::<CtlParams>);
         /// Warp order within each of the 4 schedulers (§2).
-        sched: Sched = Sched::Gto, "sched", Allowed::Names(&["gto", "lrr"]);
+        sched: Sched = Sched::Gto, "sched", Allowed::Names(&["gto", "lrr"]) => Gpgpusim::Scheduler;
         /// Compute-instruction latency: a dependent instruction issues alu_lat cycles later (§8.3).
         alu_lat: u32 = 4, "alu_lat", Allowed::Range(1, 64);
         /// L1D sets (§1.1: 24 KB / 128 B / 6 ways = 32).
-        l1d_sets: u32 = 32, "l1d_sets", Allowed::Pow2(1, 1024);
+        l1d_sets: u32 = 32, "l1d_sets", Allowed::Pow2(1, 1024) => Gpgpusim::L1dSets;
         /// L1D ways (§1.1).
-        l1d_ways: u32 = 6, "l1d_ways", Allowed::Range(1, 32);
+        l1d_ways: u32 = 6, "l1d_ways", Allowed::Range(1, 32) => Gpgpusim::L1dWays;
         /// L1D set-index function (§1.1).
-        set_index: SetIndex = SetIndex::Xor, "set_index", Allowed::Names(&["xor", "linear"]);
+        set_index: SetIndex = SetIndex::Xor, "set_index", Allowed::Names(&["xor", "linear"]) => Gpgpusim::L1dSetIndex;
         /// MSHR entries (§1.1).
-        mshrs: u32 = 128, "mshrs", Allowed::Range(1, 4096);
+        mshrs: u32 = 128, "mshrs", Allowed::Range(1, 4096) => Gpgpusim::L1dMshrs;
         /// Accesses per MSHR entry, the allocating one included (§1.1).
-        max_merge: u32 = 8, "max_merge", Allowed::Range(1, 64);
+        max_merge: u32 = 8, "max_merge", Allowed::Range(1, 64) => Gpgpusim::L1dMerge;
         /// Miss-queue slots (§1.1).
-        mq_depth: u32 = 8, "mq_depth", Allowed::Range(1, 1024);
+        mq_depth: u32 = 8, "mq_depth", Allowed::Range(1, 1024) => Gpgpusim::L1dMissQueue;
         /// Miss-queue slots a read must leave free: fails when occupancy + mq_reserve ≥ mq_depth (§1.4).
         mq_reserve: u32 = 1, "mq_reserve", Allowed::Range(0, 1023), "less than mq_depth";
         /// Lower-memory read latency from service start to fill (§1.6).
@@ -61,15 +61,15 @@ smrtl_hdl::block_params! {
         /// Whether HIT_RESERVED counts as a miss in l1d_miss_rate (§1.7).
         miss_counts_pending: bool = false, "miss_counts_pending", Allowed::Bool;
         /// Threads per SM (§1.1).
-        max_threads: u32 = 3072, "max_threads", Allowed::Range(32, 65_536);
+        max_threads: u32 = 3072, "max_threads", Allowed::Range(32, 65_536) => Gpgpusim::ThreadsPerSm;
         /// Warp slots per SM (§1.1).
-        max_warps: u32 = 96, "max_warps", Allowed::Range(1, 1024);
+        max_warps: u32 = 96, "max_warps", Allowed::Range(1, 1024) => Gpgpusim::WarpSlots;
         /// TB slots per SM (§1.1).
-        max_tbs: u32 = 16, "max_tbs", Allowed::Range(1, 256);
+        max_tbs: u32 = 16, "max_tbs", Allowed::Range(1, 256) => Gpgpusim::TbSlots;
         /// 32-bit registers per SM (§1.1).
-        max_regs: u32 = 65_536, "max_regs", Allowed::Range(1, 1 << 24);
+        max_regs: u32 = 65_536, "max_regs", Allowed::Range(1, 1 << 24) => Gpgpusim::Registers;
         /// Shared-memory bytes per SM (§1.1: 96 KB).
-        max_smem: u32 = 98_304, "max_smem", Allowed::Range(0, 1 << 24);
+        max_smem: u32 = 98_304, "max_smem", Allowed::Range(0, 1 << 24) => Gpgpusim::ShmemBytes;
         /// MILG in-flight counter width (§4.3).
         inflight_bits: u32 = 7, "inflight_bits", Allowed::As(declared_by::<CtlParams>);
         /// MILG failure counter width, saturating (§4.3).

@@ -22,7 +22,7 @@ pub use top::{build, build_with_pc, sched_port, PipeIn, PipeOut};
 
 use crate::blocks::bank_conflict_detector::{Mode, MODE_NAMES};
 use crate::netlist::{Dir, Port};
-use crate::params::{bits_for, in_range, Allowed, BlockParams, ParamError};
+use crate::params::{bits_for, in_range, Allowed, BlockParams, Gpgpusim, ParamError};
 use serde::{Deserialize, Serialize};
 
 /// Backend wiring (spec §2 table).
@@ -132,18 +132,18 @@ crate::block_params! {
         /// Ports per bank.
         ports: u32 = 1, "P", Allowed::OneOf(&[1, 2, 4]);
         /// Subwarps per warp.
-        subwarps: u32 = 4, "S", Allowed::OneOf(&[1, 2, 4]);
+        subwarps: u32 = 4, "S", Allowed::OneOf(&[1, 2, 4]) => Gpgpusim::WarpParts;
         /// SIMD lanes.
-        lanes: u32 = 8, "L", Allowed::OneOf(&[8, 16, 32]);
+        lanes: u32 = 8, "L", Allowed::OneOf(&[8, 16, 32]) => Gpgpusim::LanesPerAccess;
         /// Shared-memory banks.
-        banks: u32 = 8, "B", Allowed::OneOf(&[8, 16, 32]);
+        banks: u32 = 8, "B", Allowed::OneOf(&[8, 16, 32]) => Gpgpusim::ShmemBanks;
         /// MEM_last vs NONMEM head at WB.
         wb_priority: WbPriority = WbPriority::MemFirst, "wb_priority", Allowed::Names(&["mem_first", "nonmem_first"]);
         /// Debug: NQ head eligible for WB only at this age (0 = ASAP); EXE never writes back
         /// directly.
         nonmem_min_age: u32 = 0, "nonmem_min_age", Allowed::Range(0, 16);
         /// Detector broadcast mode (multicast = the paper's DistinctWord).
-        broadcast: Mode = Mode::Multicast, "broadcast", Allowed::Names(MODE_NAMES);
+        broadcast: Mode = Mode::Multicast, "broadcast", Allowed::Names(MODE_NAMES) => Gpgpusim::Broadcast;
         /// Word-address bits per lane.
         addr_bits: u32 = 12, "AW", Allowed::Range(2, 30), "at least log2(B)+1";
         /// Entry tag bits (trace mode: stream index).

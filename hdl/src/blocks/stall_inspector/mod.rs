@@ -20,7 +20,9 @@ pub use classes::{Class, CycleOrder, Scope, WarpOrder};
 pub use parts::{classifier, counter_bank, find_first, mux_tree, popcount, PREDICATES};
 
 use crate::netlist::{concat, mask, Expr, Module};
-use crate::params::{allowed_of, bits_for, module_name, Allowed, BlockParams, ParamError};
+use crate::params::{
+    allowed_of, bits_for, module_name, Allowed, BlockParams, Gpgpusim, ParamError,
+};
 use crate::ports::elem_name;
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -92,13 +94,13 @@ crate::block_params! {
     #[serde(deny_unknown_fields)]
     pub struct Params {
         /// Warp slots: per-warp predicate bits and blame counters.
-        nw: u32 = 8, "NW", Allowed::Range(1, 128), "above 64, rd_addr is 8 bits and blame sits at 0x80 + w";
+        nw: u32 = 8, "NW", Allowed::Range(1, 128), "above 64, rd_addr is 8 bits and blame sits at 0x80 + w" => Gpgpusim::WarpSlots;
         /// Counter width: the class, sub-class, cycle and issue counters saturate at 2^CW - 1.
         cw: u32 = 32, "CW", Allowed::Range(8, 64), "at least BW; rd_data holds the 8 status bits";
         /// Blame counter width: blame saturates at 2^BW - 1.
         bw: u32 = 16, "BW", Allowed::Range(1, 64), "at most CW";
         /// Issue slots: n_issued is ceil(log2(IW+1)) bits.
-        iw: u32 = 1, "IW", Allowed::Range(1, 16);
+        iw: u32 = 1, "IW", Allowed::Range(1, 16) => Gpgpusim::IssueSlots;
         /// Count LOCAL_SPM writebacks (src 5) apart from L1, in md_sub[5].
         split_local: bool = false, "split_local", Allowed::Bool;
         /// Per-class warp counters: wc[c] adds the number of warps of class c every counted cycle.

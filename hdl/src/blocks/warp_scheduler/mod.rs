@@ -17,7 +17,7 @@ use crate::blocks::sharing::{Class, Rank, Sched, Shape, TWO_LEVEL_GROUP};
 mod two_level_active;
 
 use crate::netlist::{concat, or_tree, select_onehot, Expr, Module};
-use crate::params::{bits_for, declared_by, Allowed, BlockParams, ParamError};
+use crate::params::{bits_for, declared_by, Allowed, BlockParams, Gpgpusim, ParamError};
 
 crate::block_params! {
     /// Scheduler parameters (spec §0, §4): W and NSCHED from [`Shape`] (WS = W/NSCHED warps
@@ -28,7 +28,7 @@ crate::block_params! {
         warps: u32 = Shape::default().warps, "W", Allowed::As(declared_by::<Shape>);
         nsched: u32 = Shape::default().nsched, "NSCHED", Allowed::As(declared_by::<Shape>);
         /// Scheduling policy: Owner Warp First or a baseline.
-        sched: Sched = Sched::Owf, "SCHED", Allowed::Names(&["OWF", "LRR", "GTO", "TWO_LEVEL", "TWO_LEVEL_ACTIVE"]);
+        sched: Sched = Sched::Owf, "SCHED", Allowed::Names(&["OWF", "LRR", "GTO", "TWO_LEVEL", "TWO_LEVEL_ACTIVE"]) => Gpgpusim::Scheduler;
         /// OWF's class → priority map.
         rank: Rank = Rank::Owf3, "RANK", Allowed::Names(&["OWF3", "OWF2", "UWF"]);
         /// OWF keeps the last warp while it is ready and in the best ready class.
@@ -37,7 +37,7 @@ crate::block_params! {
         age_w: u32 = 16, "AGE_W", Allowed::Range(2, 32);
         /// TWO_LEVEL_ACTIVE: active warps per scheduler (GPGPU-Sim's `two_level_active:N`; a
         /// scheduler of fewer warps keeps all of them active).
-        tl_active: u32 = 6, "TL_ACTIVE", Allowed::Range(1, 128);
+        tl_active: u32 = 6, "TL_ACTIVE", Allowed::Range(1, 128) => Gpgpusim::TwoLevelActive;
     }
 }
 

@@ -136,6 +136,23 @@ fn uints(at: &str, v: Value, range: std::ops::RangeInclusive<u64>) -> Result<Vec
 }
 
 impl Spec {
+    /// The spec with the parameters `cfg` maps for its system as one-value axes ahead of its
+    /// own params, which win over them (`smrtl sweep --gpgpusim-config`, docs/gpgpusim.md).
+    pub fn with_gpgpusim(mut self, cfg: &crate::gpgpusim::Config) -> Result<Spec, String> {
+        let system = self.system();
+        let own: Vec<String> = self.params.iter().map(|a| a.name.clone()).collect();
+        let m = crate::gpgpusim::map(cfg, system.name(), &system.params(), &own)?;
+        let axes = m.settings.into_iter().map(|s| Axis {
+            name: s.param.to_string(),
+            values: vec![s
+                .value
+                .parse::<u64>()
+                .map_or_else(|_| Value::String(s.value.clone()), Value::from)],
+        });
+        self.params = axes.chain(self.params).collect();
+        Ok(self)
+    }
+
     /// Parses and checks a spec's JSON (names and shapes; [`Sweep::new`] checks the params'
     /// values). Errors are one line.
     pub fn parse(text: &str) -> Result<Spec, String> {
