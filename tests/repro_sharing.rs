@@ -1,25 +1,27 @@
 //! `smrtl repro scratchpad-sharing` and `smrtl sim --kernel-profile` through the CLI
-//! (docs/scratchpad-sharing.md §8): the whole reproduction once (every target evaluated, the
-//! plot written), and one-line refusals.
+//! (docs/scratchpad-sharing.md §8): the whole reproduction at two waves per kernel (every target
+//! evaluated, the plot written), at the paper's sizes in the slow tier, and one-line refusals.
 
 mod common;
 
 use common::{assert_usage_error, smrtl, stdout};
 use serde_json::Value;
 
+/// `smrtl repro scratchpad-sharing ARGS --json`, checked to exit 0, as JSON.
+fn repro(args: &[&str]) -> Value {
+    let o = smrtl(&[&["repro", "scratchpad-sharing", "--json"], args].concat());
+    assert_eq!(o.status.code(), Some(0), "{}", common::stderr(&o));
+    serde_json::from_str(&stdout(&o)).unwrap()
+}
+
+/// Every kernel × configuration × seed at two waves of each shared launch (the paper's sizes
+/// take the slow tier, below): the rows, the plot, the trend targets, the spread over three
+/// seeds and the comparison with Table 11.
 #[test]
 fn repro_runs_every_kernel_and_configuration_and_writes_the_plot() {
     let dir = tempfile::tempdir().unwrap();
     let plot = dir.path().join("sharing.svg");
-    let o = smrtl(&[
-        "repro",
-        "scratchpad-sharing",
-        "--json",
-        "--plot",
-        plot.to_str().unwrap(),
-    ]);
-    assert_eq!(o.status.code(), Some(0), "{}", common::stderr(&o));
-    let v: Value = serde_json::from_str(&stdout(&o)).unwrap();
+    let v = repro(&["--waves", "2", "--plot", plot.to_str().unwrap()]);
     let rows = v["rows"].as_array().unwrap();
     assert_eq!(rows.len(), 14 * 7);
     assert!(rows.iter().all(|r| r["cycles"].as_u64().unwrap() > 0));
@@ -36,24 +38,11 @@ fn repro_runs_every_kernel_and_configuration_and_writes_the_plot() {
     assert!(targets.iter().all(|t| t.1), "{targets:?}");
     let svg = std::fs::read_to_string(&plot).unwrap();
     assert_eq!(svg.matches("class=\"bar\"").count(), 14 * 4);
-    // Issue 27: paper-sized runs, three seeds, the convergence check, Table 11 beside ours.
-    let sizing = v["sizing"].as_array().unwrap();
-    assert_eq!(sizing.len(), 14);
-    let dct3 = sizing.iter().find(|z| z["kernel"] == "DCT3").unwrap();
-    assert_eq!(dct3["grid"], 18, "Table 4: 32,768 threads / 128 / 14 SMs");
+    assert_eq!(v["sizing"].as_array().unwrap().len(), 14);
     assert_eq!(v["seeds"], serde_json::json!([1, 2, 3]));
-    for (s, paper) in v["spread"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .zip([0.1901, 0.1773, 0.1808])
-    {
+    for s in v["spread"].as_array().unwrap() {
         assert_eq!(s["per_seed"].as_array().unwrap().len(), 3);
-        let mean = s["mean"].as_f64().unwrap();
-        assert!(
-            (mean - paper).abs() <= 0.02,
-            "{s}: within 2 pp of the paper's {paper}"
-        );
+        assert!(s["mean"].as_f64().unwrap() > 0.1, "{s}: sharing gains");
     }
     assert_eq!(v["convergence"].as_array().unwrap().len(), 3);
     let cmp = &v["comparison"];
@@ -63,7 +52,7 @@ fn repro_runs_every_kernel_and_configuration_and_writes_the_plot() {
         "{}",
         cmp["correlation"]
     );
-    let text = stdout(&smrtl(&["repro", "scratchpad-sharing"]));
+    let text = stdout(&smrtl(&["repro", "scratchpad-sharing", "--waves", "2"]));
     for needle in [
         "geomean per seed",
         "half length",
@@ -72,6 +61,40 @@ fn repro_runs_every_kernel_and_configuration_and_writes_the_plot() {
     ] {
         assert!(text.contains(needle), "{needle}");
     }
+}
+
+/// Issue 27 at the paper's sizes (Table 4's TBs per SM; 294 runs, about 3 minutes of both
+/// cores): the geomean of each seed-averaged configuration within 2 points of Table 11's.
+#[test]
+#[ignore = "slow tier: cargo test --release --test repro_sharing -- --ignored"]
+fn repro_at_the_papers_sizes_gives_the_papers_averages() {
+    let v = repro(&[]);
+    let dct3 = v["sizing"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|z| z["kernel"] == "DCT3")
+        .cloned()
+        .unwrap();
+    assert_eq!(dct3["grid"], 18, "Table 4: 32,768 threads / 128 / 14 SMs");
+    for (s, paper) in v["spread"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .zip([0.1901, 0.1773, 0.1808])
+    {
+        let mean = s["mean"].as_f64().unwrap();
+        assert!(
+            (mean - paper).abs() <= 0.02,
+            "{s}: within 2 pp of the paper's {paper}"
+        );
+    }
+    assert!(v["targets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|t| t["holds"] == true));
+    assert!(v["comparison"]["correlation"][0].as_f64().unwrap() > 0.9);
 }
 
 #[test]

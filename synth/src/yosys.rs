@@ -121,6 +121,70 @@ pub struct GenericReport {
     pub seconds: f64,
 }
 
+/// The design as elaborated (`proc`, no synthesis): what the conformance suite checks on the
+/// presets it does not synthesize in CI (docs/blocks.md §5). A latch is made by `proc` or not
+/// at all, so `latches` is the synthesized design's.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ElaboratedReport {
+    /// Coarse cells after `proc`, whole design.
+    pub cells: u64,
+    /// Register bits as written in the RTL (see [`GenericReport::rtl_flip_flops`]).
+    pub rtl_flip_flops: u64,
+    /// Memory bits in the RTL.
+    pub memory_bits: u64,
+    /// Latch cells by type (`$dlatch`, `$sr`, …); empty for a clean design.
+    pub latches: BTreeMap<String, u64>,
+    /// Wall-clock seconds Yosys took.
+    pub seconds: f64,
+}
+
+/// Elaborates `verilog` (`read_verilog`, `hierarchy`, `proc`) and reports its coarse cells,
+/// register and memory bits and latches, in seconds where [`generic`] takes minutes on the
+/// largest configurations.
+pub fn elaborate(verilog: &str, top: &str) -> Result<ElaboratedReport, ToolError> {
+    let yosys = require(TOOL)?;
+    let staged = stage(TOOL, verilog, top)?;
+    let dir = staged.path();
+    let script = format!(
+        "read_verilog {top}.v\n\
+         hierarchy -check -top {top}\n\
+         proc\n\
+         {RTL_STAT}"
+    );
+    let flow = dir.join("flow.ys");
+    std::fs::write(&flow, script).map_err(|e| ToolError::path("write", &flow, &e, TMP_REMEDY))?;
+    let start = Instant::now();
+    run(
+        TOOL,
+        Command::new(yosys)
+            .current_dir(dir)
+            .args(["-q", "-l", "yosys.log", "-s", "flow.ys"]),
+    )?;
+    let rtl = parse_stat_json(&read(dir, "rtl.json")?, top)?.totals();
+    Ok(ElaboratedReport {
+        cells: rtl.cells,
+        rtl_flip_flops: rtl
+            .cells_by_type
+            .iter()
+            .filter(|(t, _)| is_generic_ff(t))
+            .map(|(t, n)| n * width_suffix(t).unwrap_or(1))
+            .sum(),
+        memory_bits: rtl.memory_bits,
+        latches: rtl
+            .cells_by_type
+            .iter()
+            .filter(|(t, _)| is_latch(t))
+            .map(|(t, n)| (t.clone(), *n))
+            .collect(),
+        seconds: start.elapsed().as_secs_f64(),
+    })
+}
+
+/// The RTL statistics after `proc` (memory write ports' enable flip-flops dropped, as they are
+/// part of the memory): `rtl.json`.
+const RTL_STAT: &str = "delete w:$memwr$* %ci1 t:$dff %i\n\
+                        tee -q -o rtl.json stat -width -json\n";
+
 /// Result of `synth_ice40 -noflatten -top <top>`.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Ice40Report {
@@ -703,8 +767,7 @@ fn synthesize(
         "read_verilog {top}.v\n\
          hierarchy -check -top {top}\n\
          proc\n\
-         delete w:$memwr$* %ci1 t:$dff %i\n\
-         tee -q -o rtl.json stat -width -json\n\
+         {RTL_STAT}\
          {}\n\
          tee -q -o stat.json stat -json\n\
          flatten\n\

@@ -67,6 +67,26 @@ pub fn targets(only: Option<&[String]>) -> Result<Vec<Target>, String> {
         .collect())
 }
 
+/// The preset of `entry` whose Verilog is the smallest (the first of equals): what the external
+/// tools check on every CI run, the others in rotation (docs/blocks.md §5).
+pub fn smallest_preset(entry: &BlockEntry) -> &'static str {
+    (entry.presets)()
+        .into_iter()
+        .map(|(preset, _)| {
+            let t = Target {
+                entry: entry.clone(),
+                preset,
+            };
+            (
+                smrtl_hdl::rusthdl::emit_verilog(&t.design().module).len(),
+                preset,
+            )
+        })
+        .min_by_key(|&(len, _)| len)
+        .expect("a block has presets")
+        .1
+}
+
 /// The RTL backends random co-simulation runs on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Backend {

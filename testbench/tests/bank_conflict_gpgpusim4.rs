@@ -142,7 +142,7 @@ fn kepler_examples() {
 }
 
 /// Random accesses (spec §2.4 (3) strategy), model against RTL: rust-hdl on four configurations
-/// (4- and 8-byte layers, P = 2, REG_OUT), Verilator on two.
+/// (4- and 8-byte layers, P = 2, REG_OUT), Verilator on the two `ep8` ones.
 #[test]
 fn random_accesses_model_vs_rtl() {
     let mode = ("MODE", "gpgpusim4-limited");
@@ -159,7 +159,8 @@ fn random_accesses_model_vs_rtl() {
     if !verilator() {
         return;
     }
-    for (i, (preset, sets)) in configs[..2].iter().chain(&configs[3..]).enumerate() {
+    // Kepler's 32 x 32 detector is verilated by `kepler_examples` already (a build is 10 s).
+    for (i, (preset, sets)) in configs[..2].iter().enumerate() {
         let d = Design::new(&params(preset, sets));
         let rtl = Backend::Verilator.factory(&d).expect("verilator builds");
         let r = check::random(&d, &rtl, 20_000, 50 + i as u64);

@@ -218,3 +218,19 @@ fn svg_is_well_formed_fig6() {
         assert!((b - want).abs() < 1e-5, "{k}: {b} vs {want}");
     }
 }
+
+/// Through the result cache: the first run computes every job, the second reuses all of them
+/// and gives the same report (docs/elastic-pipeline.md §8).
+#[test]
+fn the_result_cache_gives_the_same_report() {
+    let dir = tempfile::tempdir().unwrap();
+    let first = repro::run_cached(SMALL, Some(dir.path())).unwrap();
+    let again = repro::run_cached(SMALL, Some(dir.path())).unwrap();
+    let (reused, computed) = first.cache;
+    assert_eq!(reused, 0);
+    assert!(computed > 0);
+    assert_eq!(again.cache, (computed, 0));
+    let json = |r: &Report| serde_json::to_string(r).unwrap();
+    assert_eq!(json(&first), json(&again));
+    assert_eq!(json(&first), json(report()));
+}

@@ -116,7 +116,7 @@ pub fn experiments() -> Vec<Experiment> {
             plot: "elastic-pipeline: stall categories, cf. seed 000 Fig. 6",
             waves: "repetitions per warp context of each profile's body (elastic-pipeline)",
             default_waves: Some(repro::Options::default().waves),
-            options: &[WAVES],
+            options: &[WAVES, NO_CACHE],
             single_plot: true,
             run: elastic_pipeline,
         },
@@ -183,11 +183,12 @@ fn failed(targets: &[repro::Target]) -> Vec<String> {
 
 fn elastic_pipeline(q: &Request) -> Result<Outcome, Failure> {
     let waves = q.waves.unwrap_or(repro::Options::default().waves);
-    let r = repro::run(repro::Options {
+    let opts = repro::Options {
         seed: q.seed,
         waves,
-    })
-    .map_err(Failure::Run)?;
+    };
+    let r = repro::run_cached(opts, q.cache.as_deref()).map_err(Failure::Run)?;
+    let (reused, computed) = r.cache;
     Ok(Outcome {
         json: serde_json::to_string_pretty(&r).map_err(|e| Failure::Run(e.to_string()))?,
         text: repro::text(&r),
@@ -198,8 +199,21 @@ fn elastic_pipeline(q: &Request) -> Result<Outcome, Failure> {
         },
         csv: None,
         failed: failed(&r.targets),
-        note: None,
+        note: Some(cache_note("elastic-pipeline", q, reused, computed)),
     })
+}
+
+/// The line a cached study prints on stderr: whether the cache was on and what it gave back.
+fn cache_note(study: &str, q: &Request, reused: u64, computed: u64) -> String {
+    let state = if q.cache.is_some() {
+        "on"
+    } else {
+        "off (--no-cache)"
+    };
+    format!(
+        "{study}: cache {state}: reused {reused} of {} runs",
+        reused + computed
+    )
 }
 
 fn scratchpad_sharing(q: &Request) -> Result<Outcome, Failure> {
@@ -221,14 +235,6 @@ fn scratchpad_sharing(q: &Request) -> Result<Outcome, Failure> {
         },
         csv: None,
         failed: failed(&r.targets),
-        note: Some(format!(
-            "scratchpad-sharing: cache {}: reused {reused} of {} runs",
-            if q.cache.is_some() {
-                "on"
-            } else {
-                "off (--no-cache)"
-            },
-            reused + computed
-        )),
+        note: Some(cache_note("scratchpad-sharing", q, reused, computed)),
     })
 }

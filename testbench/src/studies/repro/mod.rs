@@ -6,12 +6,14 @@
 //! Workloads and configurations are set only through the JSON params (spec names).
 
 use crate::blocks::sm_core::workload_from_value;
+use crate::studies::cache::{Cache, Tally};
 use crate::studies::profiles::{profiles, Profile, LANES, SUBWARPS};
 use crate::studies::sweep::par_map;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use smrtl_cosim::sm::elastic_sm::{run_stats, Outcome, SmCore, SmStats, Workload};
 use smrtl_hdl::blocks::elastic_pipeline::Kind;
+use std::path::Path;
 
 mod spread;
 mod targets;
@@ -315,6 +317,9 @@ pub struct Report {
     pub paper: PaperFigures,
     pub targets: Vec<Target>,
     pub notes: Vec<String>,
+    /// Jobs the result cache gave back and jobs computed.
+    #[serde(skip)]
+    pub cache: (u64, u64),
 }
 
 impl Report {
@@ -343,6 +348,7 @@ impl Report {
 }
 
 /// One main run: the stats and a breakdown of its `bank_conflict` stalls.
+#[derive(Serialize, Deserialize)]
 struct Run {
     stats: SmStats,
     bank_conflict_first_wave: u64,
@@ -412,15 +418,25 @@ enum Job {
 /// The headline configurations, in [`spread::headline`]'s order.
 const HEADLINE: [Config; 3] = [Config::UnifiedRr, Config::ElasticRr, Config::ElasticBcaws];
 
+/// A job's result, as the result cache keeps it.
+#[derive(Serialize, Deserialize)]
 enum JobOut {
     Main(Run),
     Extra(u64, u64),
-    ConflictFree(ConflictFreeRow),
+    /// Cycles of Unified+RR, Elastic+RR and Elastic+BCAWS, and whether the two Elastic traces
+    /// are identical.
+    ConflictFree(u64, u64, u64, bool),
     NoIcnt(u64),
 }
 
-/// Runs the reproduction (deterministic in `opts.seed`).
+/// Runs the reproduction (deterministic in `opts.seed`), without the result cache.
 pub fn run(opts: Options) -> Result<Report, String> {
+    run_cached(opts, None)
+}
+
+/// [`run`] through the result cache in `cache` (docs/elastic-pipeline.md §8): each job is
+/// computed once per code version, seed and waves.
+pub fn run_cached(opts: Options, cache: Option<&Path>) -> Result<Report, String> {
     crate::studies::profiles::check_waves(opts.waves)?;
     let profs = profiles();
     let workload = |seed: u64, waves: u32, p: &Profile| {
@@ -444,8 +460,20 @@ pub fn run(opts: Options) -> Result<Report, String> {
             jobs.extend(HEADLINE.map(|c| Job::Extra(v, i, c)));
         }
     }
-    // Every core, results in job order (the sweep engine's parallel map).
-    let outs = par_map(&jobs, None, |job| -> Result<JobOut, String> {
+    let store = Cache::open(cache, "elastic-pipeline")?;
+    let tally = Tally::default();
+    // What decides a job's result, for the cache.
+    let key = |job: &Job| -> Value {
+        let (kind, i, c, (seed, waves)) = match *job {
+            Job::Main(i, c) => ("main", i, Some(c), (opts.seed, opts.waves)),
+            Job::Extra(v, i, c) => ("extra", i, Some(c), extra[v]),
+            Job::NoIcnt(i, c) => ("no_icnt", i, Some(c), (opts.seed, opts.waves)),
+            Job::ConflictFree(i) => ("conflict_free", i, None, (opts.seed, opts.waves)),
+        };
+        serde_json::json!({"job": kind, "profile": profs[i].name, "config": c.map(Config::key),
+                           "seed": seed, "waves": waves})
+    };
+    let compute = |job: &Job| -> Result<JobOut, String> {
         match *job {
             Job::Main(i, c) => {
                 let mut w = workloads[i].clone();
@@ -478,16 +506,15 @@ pub fn run(opts: Options) -> Result<Report, String> {
                 let u = run_stats(&parse(Config::UnifiedRr)?)?.cycles;
                 let (same, rr, b) =
                     lockstep(&parse(Config::ElasticRr)?, &parse(Config::ElasticBcaws)?)?;
-                Ok(JobOut::ConflictFree(ConflictFreeRow {
-                    kernel: profs[i].name,
-                    cycles_unified_rr: u,
-                    cycles_elastic_rr: rr,
-                    cycles_elastic_bcaws: b,
-                    trace_identical: same,
-                    cycles_vs_unified: b as f64 / u.max(1) as f64 - 1.0,
-                }))
+                Ok(JobOut::ConflictFree(u, rr, b, same))
             }
         }
+    };
+    // Every core, results in job order (the sweep engine's parallel map).
+    let outs = par_map(&jobs, None, |job| -> Result<JobOut, String> {
+        store
+            .get_or(&key(job), &tally, || compute(job))
+            .map(|(out, _)| out)
     });
     let mut runs: Vec<Vec<Option<Run>>> = profs
         .iter()
@@ -509,7 +536,15 @@ pub fn run(opts: Options) -> Result<Report, String> {
                 let k = HEADLINE.iter().position(|x| x == c).expect("config");
                 extra_out[*v][*i][k] = (cy, st);
             }
-            (_, JobOut::ConflictFree(row)) => conflict_free_rows.push(row),
+            (Job::ConflictFree(i), JobOut::ConflictFree(u, rr, b, same)) => conflict_free_rows
+                .push(ConflictFreeRow {
+                    kernel: profs[*i].name,
+                    cycles_unified_rr: u,
+                    cycles_elastic_rr: rr,
+                    cycles_elastic_bcaws: b,
+                    trace_identical: same,
+                    cycles_vs_unified: b as f64 / u.max(1) as f64 - 1.0,
+                }),
             _ => unreachable!("job and result kinds match"),
         }
     }
@@ -553,6 +588,7 @@ pub fn run(opts: Options) -> Result<Report, String> {
         paper: PaperFigures::get(),
         targets: Vec::new(),
         notes: Vec::new(),
+        cache: tally.get(),
     };
     report.targets = targets::targets(&report, &profs);
     report.notes = text::notes(&report, &profs);
