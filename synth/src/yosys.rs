@@ -163,19 +163,9 @@ pub fn elaborate(verilog: &str, top: &str) -> Result<ElaboratedReport, ToolError
     let rtl = parse_stat_json(&read(dir, "rtl.json")?, top)?.totals();
     Ok(ElaboratedReport {
         cells: rtl.cells,
-        rtl_flip_flops: rtl
-            .cells_by_type
-            .iter()
-            .filter(|(t, _)| is_generic_ff(t))
-            .map(|(t, n)| n * width_suffix(t).unwrap_or(1))
-            .sum(),
+        rtl_flip_flops: rtl.register_bits(),
         memory_bits: rtl.memory_bits,
-        latches: rtl
-            .cells_by_type
-            .iter()
-            .filter(|(t, _)| is_latch(t))
-            .map(|(t, n)| (t.clone(), *n))
-            .collect(),
+        latches: rtl.latches(),
         seconds: start.elapsed().as_secs_f64(),
     })
 }
@@ -252,6 +242,7 @@ pub fn generic(verilog: &str, top: &str) -> Result<GenericReport, ToolError> {
     let out = synthesize(verilog, top, Target::Generic, false)?;
     let totals = out.totals();
     let rtl_totals = out.rtl.totals();
+    let latches = totals.latches();
     let by_type = totals.cells_by_type;
     Ok(GenericReport {
         cells: totals.cells,
@@ -260,18 +251,9 @@ pub fn generic(verilog: &str, top: &str) -> Result<GenericReport, ToolError> {
             .filter(|(t, _)| is_generic_ff(t))
             .map(|(_, n)| n)
             .sum(),
-        rtl_flip_flops: rtl_totals
-            .cells_by_type
-            .iter()
-            .filter(|(t, _)| is_generic_ff(t))
-            .map(|(t, n)| n * width_suffix(t).unwrap_or(1))
-            .sum(),
+        rtl_flip_flops: rtl_totals.register_bits(),
         memory_bits: rtl_totals.memory_bits,
-        latches: by_type
-            .iter()
-            .filter(|(t, _)| is_latch(t))
-            .map(|(t, n)| (t.clone(), *n))
-            .collect(),
+        latches,
         logic_depth: out.depth,
         cells_by_type: by_type,
         rtl_cells_by_type: rtl_totals.cells_by_type,
@@ -507,6 +489,26 @@ struct Totals {
     cells: u64,
     cells_by_type: BTreeMap<String, u64>,
     memory_bits: u64,
+}
+
+impl Totals {
+    /// Flip-flop bits of `stat -width` coarse cells (`$dff_4` is 4).
+    fn register_bits(&self) -> u64 {
+        self.cells_by_type
+            .iter()
+            .filter(|(t, _)| is_generic_ff(t))
+            .map(|(t, n)| n * width_suffix(t).unwrap_or(1))
+            .sum()
+    }
+
+    /// Latch cells by type.
+    fn latches(&self) -> BTreeMap<String, u64> {
+        self.cells_by_type
+            .iter()
+            .filter(|(t, _)| is_latch(t))
+            .map(|(t, n)| (t.clone(), *n))
+            .collect()
+    }
 }
 
 /// A `stat -json` output as a hierarchy.

@@ -107,6 +107,15 @@ fn ignored_rows(cfg: &Config) -> (Vec<[Vec<String>; 3]>, serde_json::Value) {
     (rows, json)
 }
 
+/// `title` and `rows` as an indented table after a blank line.
+fn section<const N: usize>(title: &str, rows: &[[Vec<String>; N]]) -> String {
+    let mut out = format!("\n{title}:\n");
+    for line in table(rows) {
+        out += &format!("  {line}\n");
+    }
+    out
+}
+
 fn header(cfg: &Config) -> String {
     let given = knobs::MAPPED
         .iter()
@@ -161,14 +170,11 @@ fn all(cfg: &Config, quantities: &[Quantity], json: bool) -> String {
         ]);
     }
     let mut out = header(cfg);
-    out += "\nknob -> quantity -> parameters (`smrtl config --from-gpgpusim FILE NAME` for one):\n";
-    for line in table(&rows) {
-        out += &format!("  {line}\n");
-    }
-    out += &format!("\nignored knobs ({}):\n", ignored.len());
-    for line in table(&ignored) {
-        out += &format!("  {line}\n");
-    }
+    out += &section(
+        "knob -> quantity -> parameters (`smrtl config --from-gpgpusim FILE NAME` for one)",
+        &rows,
+    );
+    out += &section(&format!("ignored knobs ({})", ignored.len()), &ignored);
     out
 }
 
@@ -210,7 +216,6 @@ fn one(
         return format!("{}\n", serde_json::to_string_pretty(&v).expect("JSON"));
     }
     let mut out = header(cfg);
-    out += &format!("\nknob -> {name} parameter -> value:\n");
     let mut rows = vec![[
         vec!["knob".to_string()],
         vec!["parameter".into()],
@@ -220,9 +225,7 @@ fn one(
         let from = s.from.iter().map(|u| u.to_string()).collect();
         rows.push([from, vec![s.param.to_string()], vec![s.value.clone()]]);
     }
-    for line in table(&rows) {
-        out += &format!("  {line}\n");
-    }
+    out += &section(&format!("knob -> {name} parameter -> value"), &rows);
     if !m.kept.is_empty() {
         out += "\nparameters kept at their preset's value:\n";
         for (p, why) in &m.kept {
@@ -240,18 +243,12 @@ fn one(
                 }
             }
         }
-        out += &format!("\nmapped knobs {name} has no parameter for:\n");
         let rows: Vec<[Vec<String>; 2]> = by_knob
             .into_iter()
             .map(|(k, whats)| [vec![k], wrap(&whats.join("; "), 64)])
             .collect();
-        for line in table(&rows) {
-            out += &format!("  {line}\n");
-        }
+        out += &section(&format!("mapped knobs {name} has no parameter for"), &rows);
     }
-    out += &format!("\nignored knobs ({}):\n", ignored.len());
-    for line in table(&ignored) {
-        out += &format!("  {line}\n");
-    }
+    out += &section(&format!("ignored knobs ({})", ignored.len()), &ignored);
     out
 }
