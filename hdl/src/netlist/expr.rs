@@ -121,7 +121,7 @@ impl Expr {
             panic!("only nets can be indexed; assign the expression to a wire first")
         };
         assert!(
-            (1..=64).contains(&width) && width <= pitch && self.width % pitch == 0,
+            (1..=64).contains(&width) && width <= pitch && self.width.is_multiple_of(pitch),
             "{} bits are no array of {width}-bit elements {pitch} bits apart",
             self.width
         );
