@@ -569,7 +569,10 @@ fn stall_inspector_planted_faults_fail_with_counterexamples() {
         let mut short = gsi_proof(&p);
         short.bmc_depth = 2;
         let r = prove::prove(&verilog, &m.name, &m.ports(), &short).unwrap();
-        let cex = r.counterexample.as_ref().expect("a counterexample at depth 2");
+        let cex = r
+            .counterexample
+            .as_ref()
+            .expect("a counterexample at depth 2");
         eprintln!(
             "{} at depth 2: {:?} fail at step {}",
             fault.name, cex.properties, cex.step
