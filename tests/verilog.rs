@@ -88,6 +88,29 @@ fn header_command_regenerates_the_same_file_and_names_are_stable() {
     assert_eq!(modules(&v), ["bank_conflict_detector"]);
 }
 
+/// Whether `line` has `? x[N] : x[M]`: a 2:1 mux between two constant bit selects of one net, the node of
+/// a hand-unrolled select where an indexed select `x[i]` would do (docs/verilog.md "Indexed
+/// selects").
+fn is_mux_chain(line: &str) -> bool {
+    // The net name of a constant bit select `name[N]`.
+    let atom = |t: &str| -> Option<String> {
+        let t = t.trim_end_matches([';', ')', ',']);
+        let (name, rest) = t.split_once('[')?;
+        let ok = !name.is_empty()
+            && name
+                .chars()
+                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
+            && rest
+                .strip_suffix(']')
+                .is_some_and(|n| n.parse::<u32>().is_ok());
+        ok.then(|| name.to_string())
+    };
+    let words: Vec<&str> = line.split_whitespace().collect();
+    words
+        .windows(4)
+        .any(|w| w[0] == "?" && w[2] == ":" && atom(w[1]).is_some_and(|x| atom(w[3]) == Some(x)))
+}
+
 #[test]
 fn every_preset_emits_short_lines() {
     let list: serde_json::Value =
@@ -104,6 +127,9 @@ fn every_preset_emits_short_lines() {
                 longest <= 300,
                 "{name} {preset}: a line of {longest} characters"
             );
+            if let Some(line) = v.lines().find(|l| is_mux_chain(l)) {
+                panic!("{name} {preset}: a select unrolled as a mux tree: {line}");
+            }
             files += 1;
         }
     }

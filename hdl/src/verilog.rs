@@ -112,21 +112,29 @@ fn module_text(m: &Module) -> String {
     }
 
     let items = m.items();
+    let live = live_wires(m);
+    let dead = |id: usize| m.nets()[id].kind == NetKind::Wire && !live[id];
+    // A section's comment is written with its first line, so a section left empty by dead-net
+    // removal leaves no trace.
+    let mut section: Option<String> = None;
     let mut k = 0;
     while k < items.len() {
+        let mut piece = String::new();
         match &items[k] {
             Item::Section(title) => {
-                let _ = write!(s, "\n    // ---- {title} ");
                 let fill = 92usize.saturating_sub(title.len() + 12);
-                s += &"-".repeat(fill.max(4));
-                s += "\n";
+                section = Some(format!(
+                    "\n    // ---- {title} {}\n",
+                    "-".repeat(fill.max(4))
+                ));
             }
+            Item::Net(id) if dead(*id) => {}
             Item::Net(id) => {
                 let n = &m.nets()[*id];
                 match n.kind {
                     NetKind::Input | NetKind::Output => {}
                     NetKind::Reg { .. } | NetKind::ReadData => {
-                        let _ = writeln!(s, "    reg  {}{};", range(n.width), n.name);
+                        let _ = writeln!(piece, "    reg  {}{};", range(n.width), n.name);
                     }
                     NetKind::Wire => {
                         // A wire whose driver comes next is declared with its value.
@@ -134,25 +142,26 @@ fn module_text(m: &Module) -> String {
                             let (t, e) = m.assign_at(*a);
                             if *t == *id {
                                 let lhs = format!("    wire {}{} = ", range(n.width), n.name);
-                                let _ = writeln!(s, "{lhs}{};", w.expr(e, 8));
-                                k += 2;
-                                continue;
+                                let _ = writeln!(piece, "{lhs}{};", w.expr(e, 8));
+                                k += 1;
                             }
                         }
-                        let _ = writeln!(s, "    wire {}{};", range(n.width), n.name);
+                        if piece.is_empty() {
+                            let _ = writeln!(piece, "    wire {}{};", range(n.width), n.name);
+                        }
                     }
                 }
             }
             Item::Assign(a) => {
                 let (t, e) = m.assign_at(*a);
-                if !w.is_clock_binding(*t) {
-                    let _ = writeln!(s, "    assign {} = {};", w.net_name(*t), w.expr(e, 8));
+                if !w.is_clock_binding(*t) && !dead(*t) {
+                    let _ = writeln!(piece, "    assign {} = {};", w.net_name(*t), w.expr(e, 8));
                 }
             }
             Item::Memory(id) => {
                 let mem = &m.memories()[*id];
                 let _ = writeln!(
-                    s,
+                    piece,
                     "    reg  {}{} [0:{}];  // {} x {} bits, no reset",
                     range(mem.width),
                     mem.name,
@@ -161,25 +170,11 @@ fn module_text(m: &Module) -> String {
                     mem.width
                 );
             }
-            Item::Instance(i) => {
-                let inst = &m.instances()[*i];
-                let ports = inst.module.ports();
-                let _ = writeln!(s, "    // instance {} of {}", inst.name, inst.module.name);
-                for p in ports.iter().filter(|p| !is_clock(&p.name)) {
-                    let _ = writeln!(s, "    wire {}{}_{};", range(p.width), inst.name, p.name);
-                }
-                let _ = writeln!(s, "    {} {} (", inst.module.name, inst.name);
-                for (j, p) in ports.iter().enumerate() {
-                    let comma = if j + 1 < ports.len() { "," } else { "" };
-                    let conn = if is_clock(&p.name) {
-                        p.name.clone()
-                    } else {
-                        format!("{}_{}", inst.name, p.name)
-                    };
-                    let _ = writeln!(s, "        .{}({conn}){comma}", p.name);
-                }
-                s += "    );\n";
-            }
+            Item::Instance(i) => instance_text(&m.instances()[*i], &mut piece),
+        }
+        if !piece.is_empty() {
+            s += &section.take().unwrap_or_default();
+            s += &piece;
         }
         k += 1;
     }
@@ -187,6 +182,70 @@ fn module_text(m: &Module) -> String {
     w.memory_ports(&mut s);
     s += "endmodule\n";
     s
+}
+
+/// An instance: a wire per port (clock and reset excepted) and the instantiation.
+fn instance_text(inst: &crate::netlist::Instance, s: &mut String) {
+    let ports = inst.module.ports();
+    let _ = writeln!(s, "    // instance {} of {}", inst.name, inst.module.name);
+    for p in ports.iter().filter(|p| !is_clock(&p.name)) {
+        let _ = writeln!(s, "    wire {}{}_{};", range(p.width), inst.name, p.name);
+    }
+    let _ = writeln!(s, "    {} {} (", inst.module.name, inst.name);
+    for (j, p) in ports.iter().enumerate() {
+        let comma = if j + 1 < ports.len() { "," } else { "" };
+        let conn = if is_clock(&p.name) {
+            p.name.clone()
+        } else {
+            format!("{}_{}", inst.name, p.name)
+        };
+        let _ = writeln!(s, "        .{}({conn}){comma}", p.name);
+    }
+    *s += "    );\n";
+}
+
+/// Dead-net removal (docs/verilog.md "Constant folding and dead nets"): per net, whether an output, a register, a
+/// memory port or an instance input depends on it. Only the module's own wires are dropped.
+fn live_wires(m: &Module) -> Vec<bool> {
+    let nets = m.nets();
+    let mut driver = vec![None; nets.len()];
+    for (i, (t, _)) in m.assigns().iter().enumerate() {
+        driver[*t] = Some(i);
+    }
+    let mut live = vec![false; nets.len()];
+    let mut stack: Vec<usize> = nets
+        .iter()
+        .enumerate()
+        .filter(|(_, n)| match n.owner {
+            None => matches!(n.kind, NetKind::Output | NetKind::Reg { .. }),
+            Some(_) => n.kind == NetKind::Input,
+        })
+        .map(|(id, _)| id)
+        .collect();
+    stack.extend(m.regs().iter().map(|&(_, d)| d));
+    for w in m.writes() {
+        stack.extend([w.addr, w.data, w.en]);
+    }
+    for r in m.sync_reads() {
+        stack.extend([r.addr, r.en]);
+    }
+    while let Some(id) = stack.pop() {
+        if std::mem::replace(&mut live[id], true) {
+            continue;
+        }
+        let n = &nets[id];
+        if n.owner.is_some() && n.kind != NetKind::Input {
+            continue;
+        }
+        if let Some(a) = driver[id] {
+            m.assigns()[a].1.visit_nets(&mut |x| {
+                if !live[x] {
+                    stack.push(x);
+                }
+            });
+        }
+    }
+    live
 }
 
 fn is_clock(name: &str) -> bool {
@@ -283,6 +342,7 @@ impl Writer<'_> {
     /// A sub-expression, parenthesised unless atomic.
     fn paren(&self, e: &crate::netlist::Expr, ind: usize) -> String {
         match Module::node_view(e) {
+            NodeView::Index { idx, count, .. } if !guarded(idx, count) => self.expr(e, ind),
             NodeView::Net(_)
             | NodeView::Const(..)
             | NodeView::Slice(..)
@@ -329,11 +389,42 @@ impl Writer<'_> {
             NodeView::MemRead(mem, a) => {
                 format!("{}[{}]", self.m.memories()[mem].name, self.flat(a))
             }
+            NodeView::Index {
+                net,
+                idx,
+                pitch,
+                count,
+                default,
+            } => {
+                let sel = self.index_select(net, idx, e.width(), pitch);
+                if guarded(idx, count) {
+                    let bound = format!("{}'d{count}", idx.width());
+                    format!("({} < {bound}) ? {sel} : {}", fp(idx), fp(default))
+                } else {
+                    sel
+                }
+            }
+        }
+    }
+
+    /// `x[i]` (one-bit elements, an index of exactly the bits the net needs, zero-extended when
+    /// narrower) or `x[i*P +: W]` (docs/verilog.md "Indexed selects").
+    fn index_select(&self, net: usize, idx: &crate::netlist::Expr, w: usize, p: usize) -> String {
+        let name = self.net_name(net);
+        let i = self.flat_paren(idx);
+        let need = crate::netlist::addr_bits(self.m.nets()[net].width.next_power_of_two());
+        if p == 1 && idx.width() == need {
+            format!("{name}[{i}]")
+        } else if p == 1 && idx.width() < need {
+            format!("{name}[{{{}'d0, {i}}}]", need - idx.width())
+        } else {
+            format!("{name}[{i}*{p} +: {w}]")
         }
     }
 
     fn flat_paren(&self, e: &crate::netlist::Expr) -> String {
         match Module::node_view(e) {
+            NodeView::Index { idx, count, .. } if !guarded(idx, count) => self.flat(e),
             NodeView::Net(_)
             | NodeView::Const(..)
             | NodeView::Slice(..)
@@ -405,6 +496,12 @@ impl Writer<'_> {
             );
         }
     }
+}
+
+/// Whether an index can pass the last of `count` elements: then the select is guarded by
+/// `i < count` so Verilog reads the default where the netlist does (docs/verilog.md).
+fn guarded(idx: &crate::netlist::Expr, count: usize) -> bool {
+    idx.width() < usize::BITS as usize && (1usize << idx.width()) > count
 }
 
 fn associative(op: Op) -> bool {

@@ -228,6 +228,8 @@ const REG_INDEX_BITS: usize = 6;
 /// (`{name}{k}_q`) holds sets 64k..64k+63; with 64 sets or fewer there is one, `{name}_q`.
 struct SetBits {
     regs: Vec<Expr>,
+    /// All the bits, set 0 lowest: the register, or a wire `{name}` packing the registers.
+    all: Expr,
     /// Set-index bits: log2 sets.
     ib: usize,
 }
@@ -245,9 +247,17 @@ impl SetBits {
                 };
                 m.reg(&name, per, 0)
             })
-            .collect();
+            .collect::<Vec<_>>();
+        let all = match regs.as_slice() {
+            [one] => one.clone(),
+            _ => {
+                let msb_first: Vec<Expr> = regs.iter().rev().cloned().collect();
+                m.wire(name, crate::netlist::concat_wide(&msb_first))
+            }
+        };
         SetBits {
             regs,
+            all,
             ib: sets.trailing_zeros() as usize,
         }
     }
@@ -263,34 +273,15 @@ impl SetBits {
         (hi > 0).then(|| pc.slice(lo, hi).equals(&Expr::lit(k as u64, hi)))
     }
 
-    /// The bit of the set of `pc`, as wire `name`: the register by the high index bits
-    /// (AND-OR), then a mux tree halving it by the low index bits (`{name}_{half}` wires).
+    /// The bit of the set of `pc`, as wire `name`: an indexed select by the set index
+    /// (docs/verilog.md "Indexed selects").
     fn read(&self, m: &mut Module, name: &str, pc: &Expr) -> Expr {
-        let width = self.regs[0].width();
-        let mut v = if self.regs.len() == 1 {
-            self.regs[0].clone()
+        let bit = if self.ib == 0 {
+            self.all.clone()
         } else {
-            let terms = (0..self.regs.len())
-                .map(|k| {
-                    let hit = self.in_reg(pc, k).expect("several registers");
-                    hit.mux(&self.regs[k], &Expr::lit(0, width))
-                })
-                .collect();
-            m.wire(&format!("{name}_{width}"), or_tree(terms, width))
+            self.all.index(&pc.slice(0, self.ib), 1)
         };
-        for b in (0..self.lo_bits()).rev() {
-            let half = 1 << b;
-            let value = pc.bit(b).mux(&v.slice(half, half), &v.slice(0, half));
-            v = if b == 0 {
-                m.wire(name, value)
-            } else {
-                m.wire(&format!("{name}_{half}"), value)
-            };
-        }
-        if self.lo_bits() == 0 {
-            v = m.wire(name, v);
-        }
-        v
+        m.wire(name, bit)
     }
 
     /// The registers' next values: 0 on `clear`, else `write(reg)` for the register the set of

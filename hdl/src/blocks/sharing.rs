@@ -8,7 +8,7 @@
 //! `Allowed::As(declared_by::<Shape>)` for the shared ones, so `T`, `W`, `LANES`, `NSCHED` and
 //! `R` have one meaning, one default and one range everywhere.
 
-use crate::netlist::{concat_wide, Expr, Module};
+use crate::netlist::{concat_wide, Expr, Module, Table};
 use crate::params::{bits_for, Allowed, Gpgpusim, ParamError};
 use serde::{Deserialize, Serialize};
 
@@ -99,35 +99,17 @@ pub fn ceil_log2(x: u32) -> usize {
     (32 - x.saturating_sub(1).leading_zeros()).max(1) as usize
 }
 
-/// `items[index]` as a balanced tree of 2:1 multiplexers on the bits of `index` (a net or a
-/// slice of one), `default` for an index past the end: the table reads of spec §0's
-/// out-of-range rules (a slot id ≥ T reads ShTB as NONE, a pair index ≥ KP a free lock).
-/// Subtrees wholly past the end are the constant itself; levels are named
-/// `{name}_{level}_{i}`.
+/// `items[index]`, `default` for an index past the end: the table reads of spec §0's
+/// out-of-range rules (a slot id ≥ T reads ShTB as NONE, a pair index ≥ KP a free lock). An
+/// indexed select of a [`Table`] (docs/verilog.md "Indexed selects"): the net the items are
+/// elements of, or a wire `{name}_tbl` packing them; entries past the index's reach are dropped.
 pub fn index_mux(m: &mut Module, name: &str, index: &Expr, items: &[Expr], default: &Expr) -> Expr {
-    // `None`: every entry below is past the end.
-    let mut level: Vec<Option<Expr>> = (0..1usize << index.width())
-        .map(|i| items.get(i).cloned())
-        .collect();
-    for b in 0..index.width() {
-        let sel = index.bit(b);
-        level = level
-            .chunks(2)
-            .enumerate()
-            .map(|(i, pair)| match pair {
-                [None, None] => None,
-                [lo, hi] => {
-                    let (lo, hi) = (
-                        lo.as_ref().unwrap_or(default),
-                        hi.as_ref().unwrap_or(default),
-                    );
-                    Some(m.wire(&format!("{name}_{b}_{i}"), sel.mux(hi, lo)))
-                }
-                _ => unreachable!("a power of two of entries"),
-            })
-            .collect();
+    let reach = items.len().min(1usize << index.width().min(32));
+    let items = &items[..reach];
+    if items.is_empty() {
+        return default.clone();
     }
-    level.pop().flatten().unwrap_or_else(|| default.clone())
+    Table::new(m, &format!("{name}_tbl"), items).read(index, default)
 }
 
 /// The packed bus of `items`, element 0 in the lowest bits (the convention of every

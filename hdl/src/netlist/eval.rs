@@ -184,6 +184,17 @@ enum Ins {
         shift: usize,
         src: usize,
     },
+    /// dst = element v[idx] of the `width`-bit elements `pitch` bits apart at `src`, or
+    /// v[default] past `count`.
+    Index {
+        dst: usize,
+        src: usize,
+        idx: usize,
+        width: usize,
+        pitch: usize,
+        count: usize,
+        default: usize,
+    },
     /// dst = v[base + (addr & amask)].
     MemRead {
         dst: usize,
@@ -346,6 +357,26 @@ impl Program {
                 self.ins.push(Ins::Any(d, a));
                 d
             }
+            Node::Index {
+                net,
+                idx,
+                pitch,
+                count,
+                default,
+            } => {
+                let (idx, default) = (self.expr(m, idx, None), self.expr(m, default, None));
+                let d = out(self);
+                self.ins.push(Ins::Index {
+                    dst: d,
+                    src: m.nets[*net].offset,
+                    idx,
+                    width: e.width,
+                    pitch: *pitch,
+                    count: *count,
+                    default,
+                });
+                d
+            }
             Node::MemRead(mem, a) => {
                 let addr = self.expr(m, a, None);
                 let d = out(self);
@@ -365,13 +396,22 @@ impl Program {
         for ins in &self.ins {
             match *ins {
                 Ins::Copy(d, s) => v[d] = v[s],
-                Ins::Slice { dst, src, lo, mask } => {
-                    let (word, bit) = (src + lo / 64, lo % 64);
-                    let mut x = v[word] >> bit;
-                    if bit != 0 && bit + (64 - mask.leading_zeros() as usize) > 64 {
-                        x |= v[word + 1] << (64 - bit);
-                    }
-                    v[dst] = x & mask;
+                Ins::Slice { dst, src, lo, mask } => v[dst] = bits(v, src, lo, mask),
+                Ins::Index {
+                    dst,
+                    src,
+                    idx,
+                    width,
+                    pitch,
+                    count,
+                    default,
+                } => {
+                    let i = v[idx] as usize;
+                    v[dst] = if i < count {
+                        bits(v, src, i * pitch, mask(width))
+                    } else {
+                        v[default]
+                    };
                 }
                 Ins::Not(d, a, m) => v[d] = !v[a] & m,
                 Ins::Bin(op, d, a, b, m) => {
@@ -407,4 +447,14 @@ impl Program {
             }
         }
     }
+}
+
+/// Bits `[lo +: width]` (`mask` = the low `width` bits) of the multi-word value at `src`.
+fn bits(v: &[u64], src: usize, lo: usize, mask: u64) -> u64 {
+    let (word, bit) = (src + lo / 64, lo % 64);
+    let mut x = v[word] >> bit;
+    if bit != 0 && bit + (64 - mask.leading_zeros() as usize) > 64 {
+        x |= v[word + 1] << (64 - bit);
+    }
+    x & mask
 }

@@ -34,6 +34,15 @@ pub(super) enum Node {
     Any(Box<Expr>),
     /// Asynchronous read of a memory word at an address.
     MemRead(usize, Box<Expr>),
+    /// Element `idx` of a net of `count` elements `pitch` bits apart (bits
+    /// `[idx*pitch +: width]`, element 0 lowest); the default past the last element.
+    Index {
+        net: usize,
+        idx: Box<Expr>,
+        pitch: usize,
+        count: usize,
+        default: Box<Expr>,
+    },
 }
 
 /// A width-checked expression over the nets of one module (at most 64 bits wide).
@@ -92,8 +101,60 @@ impl Expr {
         self.slice(i, 1)
     }
 
+    /// Element `i` of a net of equal `width`-bit elements, element 0 in the lowest bits: bits
+    /// `[i*width +: width]`, and 0 for an index past the last element (docs/verilog.md
+    /// "Indexed selects").
+    pub fn index(&self, i: &Expr, width: usize) -> Expr {
+        self.index_or(i, width, &Expr::lit(0, width))
+    }
+
+    /// [`Expr::index`] reading `default` (an expression of `width` bits) past the last element.
+    pub fn index_or(&self, i: &Expr, width: usize, default: &Expr) -> Expr {
+        self.index_pitch(i, width, width, default)
+    }
+
+    /// Element `i` of a net of `width`-bit elements `pitch` bits apart (bits
+    /// `[i*pitch +: width]`), `default` past the last element. A power-of-two pitch is what
+    /// Yosys turns into a plain multiplexer tree (docs/verilog.md "Indexed selects").
+    pub fn index_pitch(&self, i: &Expr, width: usize, pitch: usize, default: &Expr) -> Expr {
+        let Node::Net(net) = self.node else {
+            panic!("only nets can be indexed; assign the expression to a wire first")
+        };
+        assert!(
+            (1..=64).contains(&width) && width <= pitch && self.width.is_multiple_of(pitch),
+            "{} bits are no array of {width}-bit elements {pitch} bits apart",
+            self.width
+        );
+        assert_eq!(default.width, width, "index default width");
+        assert!(i.width <= 32, "index of {} bits", i.width);
+        let count = self.width / pitch;
+        if let Node::Const(c) = i.node {
+            return match usize::try_from(c) {
+                Ok(c) if c < count => self.slice(c * pitch, width),
+                _ => default.clone(),
+            };
+        }
+        if count == 1 {
+            let first = self.slice(0, width);
+            return i.equals(&Expr::lit(0, i.width)).mux(&first, default);
+        }
+        Expr {
+            node: Node::Index {
+                net,
+                idx: Box::new(i.clone()),
+                pitch,
+                count,
+                default: Box::new(default.clone()),
+            },
+            width,
+        }
+    }
+
     fn bin(op: Op, a: &Expr, b: &Expr) -> Expr {
         assert_eq!(a.width, b.width, "{op:?} on unequal widths");
+        if let Some(folded) = super::fold::bin(op, a, b) {
+            return folded;
+        }
         let width = match op {
             Op::Eq | Op::Lt => 1,
             _ => a.width,
@@ -116,6 +177,9 @@ impl Expr {
     pub fn mux(&self, t: &Expr, f: &Expr) -> Expr {
         assert_eq!(self.width, 1, "mux select must be one bit");
         assert_eq!(t.width, f.width, "mux arms of unequal width");
+        if let Some(folded) = super::fold::mux(self, t, f) {
+            return folded;
+        }
         Expr {
             node: Node::Mux(
                 Box::new(self.clone()),
@@ -128,6 +192,9 @@ impl Expr {
 
     /// OR of all bits.
     pub fn any(&self) -> Expr {
+        if let Some(folded) = super::fold::any(self) {
+            return folded;
+        }
         Expr {
             node: Node::Any(Box::new(self.clone())),
             width: 1,
@@ -148,11 +215,12 @@ impl Expr {
 pub fn concat(parts: &[Expr]) -> Expr {
     let width = parts.iter().map(|p| p.width).sum();
     assert!((1..=64).contains(&width), "concat width {width}");
+    let parts = super::fold::concat_parts(parts);
     if parts.len() == 1 {
         return parts[0].clone();
     }
     Expr {
-        node: Node::Concat(parts.to_vec()),
+        node: Node::Concat(parts),
         width,
     }
 }
@@ -165,7 +233,7 @@ pub fn concat_wide(parts: &[Expr]) -> Expr {
         return concat(parts);
     }
     Expr {
-        node: Node::Concat(parts.to_vec()),
+        node: Node::Concat(super::fold::concat_parts(parts)),
         width,
     }
 }
@@ -191,6 +259,29 @@ pub fn or_tree(items: Vec<Expr>, width: usize) -> Expr {
             or_tree(items, width) | or_tree(right, width)
         }
     }
+}
+
+/// The net whose first consecutive equal-width elements, element 0 in the lowest bits, are
+/// `items` (so `items[i]` is `net.index(i, width)`), if there is one. The returned handle is
+/// `items.len()` elements wide even if the net is wider: only for [`Expr::index`].
+pub(crate) fn array_of(items: &[Expr]) -> Option<Expr> {
+    let w = items.first()?.width;
+    let mut net = None;
+    for (k, item) in items.iter().enumerate() {
+        let (id, lo) = match item.node {
+            Node::Net(id) => (id, 0),
+            Node::Slice(id, lo) => (id, lo),
+            _ => return None,
+        };
+        if item.width != w || lo != k * w || net.is_some_and(|n| n != id) {
+            return None;
+        }
+        net = Some(id);
+    }
+    Some(Expr {
+        node: Node::Net(net?),
+        width: w * items.len(),
+    })
 }
 
 /// `bit` repeated `width` times (for AND-masking a `width`-bit value).
@@ -237,6 +328,9 @@ binop_impl!(Sub, sub, Op::Sub);
 impl ops::Not for Expr {
     type Output = Expr;
     fn not(self) -> Expr {
+        if let Some(folded) = super::fold::not(&self) {
+            return folded;
+        }
         let width = self.width;
         Expr {
             node: Node::Not(Box::new(self)),
@@ -264,6 +358,19 @@ impl Module {
             Node::Concat(p) => NodeView::Concat(p),
             Node::Any(a) => NodeView::Any(a),
             Node::MemRead(mem, a) => NodeView::MemRead(*mem, a),
+            Node::Index {
+                net,
+                idx,
+                pitch,
+                count,
+                default,
+            } => NodeView::Index {
+                net: *net,
+                idx,
+                pitch: *pitch,
+                count: *count,
+                default,
+            },
         }
     }
 }
@@ -291,6 +398,19 @@ impl Expr {
             Node::Mux(c, t, f) => Node::Mux(r(c), r(t), r(f)),
             Node::Concat(p) => Node::Concat(p.iter().map(|e| e.remap(nets, mems)).collect()),
             Node::MemRead(m, a) => Node::MemRead(m + mems, r(a)),
+            Node::Index {
+                net,
+                idx,
+                pitch,
+                count,
+                default,
+            } => Node::Index {
+                net: net + nets,
+                idx: r(idx),
+                pitch: *pitch,
+                count: *count,
+                default: r(default),
+            },
         };
         Expr {
             node,
@@ -299,7 +419,7 @@ impl Expr {
     }
 
     /// Calls `f` with every net the expression reads.
-    pub(super) fn visit_nets(&self, f: &mut impl FnMut(usize)) {
+    pub(crate) fn visit_nets(&self, f: &mut impl FnMut(usize)) {
         match &self.node {
             Node::Net(id) | Node::Slice(id, _) => f(*id),
             Node::Const(_) => {}
@@ -314,6 +434,13 @@ impl Expr {
                 e.visit_nets(f);
             }
             Node::Concat(parts) => parts.iter().for_each(|p| p.visit_nets(f)),
+            Node::Index {
+                net, idx, default, ..
+            } => {
+                f(*net);
+                idx.visit_nets(f);
+                default.visit_nets(f);
+            }
         }
     }
 }
@@ -329,4 +456,11 @@ pub(crate) enum NodeView<'a> {
     Concat(&'a [Expr]),
     Any(&'a Expr),
     MemRead(usize, &'a Expr),
+    Index {
+        net: usize,
+        idx: &'a Expr,
+        pitch: usize,
+        count: usize,
+        default: &'a Expr,
+    },
 }

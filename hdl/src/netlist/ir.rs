@@ -605,6 +605,11 @@ impl Module {
         &self.items
     }
 
+    /// Every combinational assignment (the instances' included), in construction order.
+    pub(crate) fn assigns(&self) -> &[(usize, Expr)] {
+        &self.assigns
+    }
+
     pub(crate) fn assign_at(&self, i: usize) -> &(usize, Expr) {
         &self.assigns[i]
     }

@@ -18,7 +18,9 @@
 
 mod eval;
 mod expr;
+mod fold;
 mod ir;
+mod table;
 
 pub(crate) use expr::NodeView;
 pub use expr::{concat, concat_wide, or_all, or_tree, replicate, select_onehot, Expr, Op};
@@ -27,3 +29,4 @@ pub use ir::{
     addr_bits, mask, port_list, words_for, Dir, Instance, InstanceRef, Memory, Module, Net,
     NetKind, Port,
 };
+pub use table::Table;

@@ -4,7 +4,7 @@
 //! find-first-set, population count).
 
 use super::classes::{Class, WarpOrder};
-use crate::netlist::{concat, mask, Expr, Module};
+use crate::netlist::{concat, mask, Expr, Module, Table};
 
 /// The classifier's one-bit predicate inputs, in port order (docs/stall-inspector.md §3.2).
 pub const PREDICATES: [&str; 8] = [
@@ -104,9 +104,9 @@ pub fn counter_bank(name: &str, cw: usize, amt_bits: usize, indices: &[u64]) -> 
     m
 }
 
-/// `items[sel]` (`None` reads 0) as a binary tree of 2:1 muxes over `sel`'s bits, LSB first,
-/// one wire per node (`<name>_<level>_<i>`); subtrees of absent items are pruned. `sel` must be
-/// a net or a slice of one.
+/// `items[sel]` (`None`, and an address past the items, reads 0): an indexed select of a
+/// [`Table`] `<name>_tbl` (docs/verilog.md "Indexed selects"). `sel` must be a net or a slice of
+/// one.
 pub fn mux_tree(
     m: &mut Module,
     name: &str,
@@ -119,33 +119,14 @@ pub fn mux_tree(
         "{name}: more items than addresses"
     );
     let zero = Expr::lit(0, width);
-    let mut level: Vec<Option<Expr>> = items.to_vec();
-    for b in 0..sel.width() {
-        if level.len() <= 1 {
-            // The address bits above the items select nothing: they must be 0.
-            let high = sel.slice(b, sel.width() - b);
-            let none = high.equals(&Expr::lit(0, sel.width() - b));
-            return match level.pop().flatten() {
-                Some(x) => m.wire(&format!("{name}_hi"), none.mux(&x, &zero)),
-                None => zero,
-            };
-        }
-        let s = sel.bit(b);
-        let mut next = Vec::with_capacity(level.len().div_ceil(2));
-        for (i, pair) in level.chunks(2).enumerate() {
-            let lo = pair[0].clone();
-            let hi = pair.get(1).cloned().flatten();
-            let node = match (lo, hi) {
-                (None, None) => None,
-                (Some(a), None) => Some(s.mux(&zero, &a)),
-                (None, Some(b)) => Some(s.mux(&b, &zero)),
-                (Some(a), Some(b)) => Some(s.mux(&b, &a)),
-            };
-            next.push(node.map(|e| m.wire(&format!("{name}_{b}_{i}"), e)));
-        }
-        level = next;
+    if items.iter().all(Option::is_none) {
+        return zero;
     }
-    level.pop().flatten().unwrap_or(zero)
+    let items: Vec<Expr> = items
+        .iter()
+        .map(|x| x.clone().unwrap_or_else(|| zero.clone()))
+        .collect();
+    Table::new(m, &format!("{name}_tbl"), &items).read(sel, &zero)
 }
 
 /// The lowest `i` with `bits[i]` set, as `width` bits (0 when none), and whether any is set: a

@@ -30,8 +30,9 @@ use smrtl_hdl::blocks::stall_inspector::{Class, Params, PREDICATES};
 use smrtl_hdl::ports::elem_name;
 use smrtl_synth::prove::{pick, zext, Def, Proof, Property};
 
-/// BMC steps from reset: a flush needs a charged cycle and a writeback (the planted faults
-/// fail at step 1 or 2); every property is inductive at k = 1.
+/// BMC steps from reset: a flush needs a charged cycle and a writeback (the planted faults'
+/// shortest counterexamples fail at step 1, though `sat` may return a longer one within the
+/// depth); every property is inductive at k = 1.
 pub const BMC_DEPTH: u32 = 4;
 
 /// The largest NW at which I9 is proven.
