@@ -33,41 +33,42 @@ fn sorted(mut v: Vec<(String, String)>) -> Vec<(String, String)> {
     v
 }
 
-fn pairs(list: &[(&str, &str)]) -> Vec<(String, String)> {
-    sorted(
-        list.iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect(),
-    )
+/// What `file` sets in `target` is exactly `expected` (in any order).
+fn assert_sets(file: &str, target: &str, expected: &[(&str, &str)]) {
+    let expected = expected
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    assert_eq!(sorted(settings(file, target)), sorted(expected), "{target}");
 }
 
 #[test]
 fn the_shipped_configurations_map_knob_by_knob() {
     // Fermi: 32 banks of GPGPU-Sim's 4-byte words, unlimited broadcast, whole-warp accesses.
-    assert_eq!(
-        sorted(settings(GTX480, "bank_conflict_detector")),
-        pairs(&[("B", "32"), ("L", "32"), ("MODE", "multicast"), ("W", "4")])
+    assert_sets(
+        GTX480,
+        "bank_conflict_detector",
+        &[("B", "32"), ("L", "32"), ("MODE", "multicast"), ("W", "4")],
     );
-    assert_eq!(
-        sorted(settings(GTX480, "sharing_sm")),
-        pairs(&[
+    assert_sets(
+        GTX480,
+        "sharing_sm",
+        &[
             ("LANES", "32"),
             ("NSCHED", "2"),
             ("R", "49152"),
             ("SCHED", "GTO"),
             ("T", "8"),
-            ("W", "48")
-        ])
+            ("W", "48"),
+        ],
     );
-    assert_eq!(
-        sorted(settings(GTX480, "stall_inspector")),
-        pairs(&[("IW", "2"), ("NW", "48")])
-    );
+    assert_sets(GTX480, "stall_inspector", &[("IW", "2"), ("NW", "48")]);
     // No -gpgpu_concurrent_kernel_sm: GPGPU-Sim's default runs one kernel per SM.
-    assert_eq!(settings(GTX480, "mem_issue_ctl"), pairs(&[("N", "1")]));
-    assert_eq!(
-        sorted(settings(GTX480, "coh_sm")),
-        pairs(&[
+    assert_sets(GTX480, "mem_issue_ctl", &[("N", "1")]);
+    assert_sets(
+        GTX480,
+        "coh_sm",
+        &[
             ("l1_banks", "1"),
             ("l1_sets", "32"),
             ("l1_ways", "4"),
@@ -75,13 +76,14 @@ fn the_shipped_configurations_map_knob_by_knob() {
             ("mq_depth", "8"),
             ("mshrs", "64"),
             ("sms", "15"),
-            ("warps", "48")
-        ])
+            ("warps", "48"),
+        ],
     );
     // Kepler: the sector L1D string with its fifth field, four schedulers issuing two each.
-    assert_eq!(
-        sorted(settings(KEPLER, "mem_sm")),
-        pairs(&[
+    assert_sets(
+        KEPLER,
+        "mem_sm",
+        &[
             ("l1d_sets", "4"),
             ("l1d_ways", "32"),
             ("max_merge", "8"),
@@ -93,13 +95,10 @@ fn the_shipped_configurations_map_knob_by_knob() {
             ("mq_depth", "16"),
             ("mshrs", "256"),
             ("sched", "gto"),
-            ("set_index", "linear")
-        ])
+            ("set_index", "linear"),
+        ],
     );
-    assert_eq!(
-        sorted(settings(KEPLER, "stall_inspector")),
-        pairs(&[("IW", "8"), ("NW", "64")])
-    );
+    assert_sets(KEPLER, "stall_inspector", &[("IW", "8"), ("NW", "64")]);
 }
 
 #[test]

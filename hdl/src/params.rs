@@ -84,15 +84,10 @@ impl ParamInfo {
     /// Whether `text` (a value as `--set` takes it) is one of the declared values; a
     /// structured value is left to the block's own check.
     pub fn admits(&self, text: &str) -> bool {
-        let num = text.parse::<u64>().ok();
-        match (self.kind, num) {
-            (Allowed::OneOf(v), Some(x)) => v.contains(&x),
-            (Allowed::Range(lo, hi), Some(x)) => (lo..=hi).contains(&x),
-            (Allowed::Pow2(lo, hi), Some(x)) => x.is_power_of_two() && (lo..=hi).contains(&x),
-            (Allowed::OneOf(_) | Allowed::Range(..) | Allowed::Pow2(..), None) => false,
-            (Allowed::Bool, _) => matches!(text, "false" | "true"),
-            (Allowed::Names(n), _) => n.contains(&text),
-            (Allowed::Json(_) | Allowed::As(_), _) => true,
+        match self.kind {
+            Allowed::Bool => matches!(text, "false" | "true"),
+            Allowed::Names(n) => n.contains(&text),
+            kind => kind.admits_number(text.parse().ok()),
         }
     }
 
@@ -178,6 +173,21 @@ pub enum Allowed {
     As(fn() -> Vec<ParamDecl>),
 }
 
+impl Allowed {
+    /// Whether a number `x` (`None`: not a non-negative integer) is among the declared numbers;
+    /// values that are not numbers are the other kinds' to judge (serde or the block's check),
+    /// so those kinds admit anything here.
+    pub fn admits_number(self, x: Option<u64>) -> bool {
+        match (self, x) {
+            (Allowed::OneOf(v), Some(x)) => v.contains(&x),
+            (Allowed::Range(lo, hi), Some(x)) => (lo..=hi).contains(&x),
+            (Allowed::Pow2(lo, hi), Some(x)) => x.is_power_of_two() && (lo..=hi).contains(&x),
+            (Allowed::OneOf(_) | Allowed::Range(..) | Allowed::Pow2(..), None) => false,
+            _ => true,
+        }
+    }
+}
+
 /// One parameter's declaration: the single source of its name, meaning, allowed values and
 /// default, from which `smrtl list`, `--set` errors and range validation all come.
 #[derive(Clone, Debug)]
@@ -248,14 +258,7 @@ impl ParamDecl {
     /// Checks `value` (the parameter as serialized) against the declared values.
     pub fn check(&self, value: &serde_json::Value) -> Result<(), ParamError> {
         let d = self.resolved();
-        let ok = match (d.allowed, value.as_u64()) {
-            (Allowed::OneOf(v), Some(x)) => v.contains(&x),
-            (Allowed::Range(lo, hi), Some(x)) => (lo..=hi).contains(&x),
-            (Allowed::Pow2(lo, hi), Some(x)) => x.is_power_of_two() && (lo..=hi).contains(&x),
-            (Allowed::OneOf(_) | Allowed::Range(..) | Allowed::Pow2(..), None) => false,
-            _ => true,
-        };
-        if ok {
+        if d.allowed.admits_number(value.as_u64()) {
             Ok(())
         } else {
             Err(ParamError::Range {

@@ -142,15 +142,34 @@ pub struct ElaboratedReport {
 /// register and memory bits and latches, in seconds where [`generic`] takes minutes on the
 /// largest configurations.
 pub fn elaborate(verilog: &str, top: &str) -> Result<ElaboratedReport, ToolError> {
-    let yosys = require(TOOL)?;
     let staged = stage(TOOL, verilog, top)?;
     let dir = staged.path();
-    let script = format!(
+    let seconds = run_flow(dir, &elaboration(top))?;
+    let rtl = parse_stat_json(&read(dir, "rtl.json")?, top)?.totals();
+    Ok(ElaboratedReport {
+        cells: rtl.cells,
+        rtl_flip_flops: rtl.register_bits(),
+        memory_bits: rtl.memory_bits,
+        latches: rtl.latches(),
+        seconds,
+    })
+}
+
+/// The flow's start: read, elaborate (`proc`) and write the RTL statistics to `rtl.json`
+/// (memory write ports' enable flip-flops dropped, as they are part of the memory).
+fn elaboration(top: &str) -> String {
+    format!(
         "read_verilog {top}.v\n\
          hierarchy -check -top {top}\n\
          proc\n\
-         {RTL_STAT}"
-    );
+         delete w:$memwr$* %ci1 t:$dff %i\n\
+         tee -q -o rtl.json stat -width -json\n"
+    )
+}
+
+/// Writes `script` as `flow.ys` in `dir` and runs Yosys on it there; the seconds it took.
+fn run_flow(dir: &Path, script: &str) -> Result<f64, ToolError> {
+    let yosys = require(TOOL)?;
     let flow = dir.join("flow.ys");
     std::fs::write(&flow, script).map_err(|e| ToolError::path("write", &flow, &e, TMP_REMEDY))?;
     let start = Instant::now();
@@ -160,20 +179,8 @@ pub fn elaborate(verilog: &str, top: &str) -> Result<ElaboratedReport, ToolError
             .current_dir(dir)
             .args(["-q", "-l", "yosys.log", "-s", "flow.ys"]),
     )?;
-    let rtl = parse_stat_json(&read(dir, "rtl.json")?, top)?.totals();
-    Ok(ElaboratedReport {
-        cells: rtl.cells,
-        rtl_flip_flops: rtl.register_bits(),
-        memory_bits: rtl.memory_bits,
-        latches: rtl.latches(),
-        seconds: start.elapsed().as_secs_f64(),
-    })
+    Ok(start.elapsed().as_secs_f64())
 }
-
-/// The RTL statistics after `proc` (memory write ports' enable flip-flops dropped, as they are
-/// part of the memory): `rtl.json`.
-const RTL_STAT: &str = "delete w:$memwr$* %ci1 t:$dff %i\n\
-                        tee -q -o rtl.json stat -width -json\n";
 
 /// Result of `synth_ice40 -noflatten -top <top>`.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -762,18 +769,14 @@ fn synthesize(
     target: Target,
     netlist: bool,
 ) -> Result<Synthesized, ToolError> {
-    let yosys = require(TOOL)?;
     let staged = stage(TOOL, verilog, top)?;
     let dir = staged.path();
     let mut script = format!(
-        "read_verilog {top}.v\n\
-         hierarchy -check -top {top}\n\
-         proc\n\
-         {RTL_STAT}\
-         {}\n\
+        "{}{}\n\
          tee -q -o stat.json stat -json\n\
          flatten\n\
          tee -q -o ltp.txt ltp -noff\n",
+        elaboration(top),
         target.synth_command(top)
     );
     if netlist {
@@ -781,17 +784,8 @@ fn synthesize(
             "delete -port {top}/i:* {top}/o:* %u {top}/w:clock %d\nwrite_json {PNR_JSON}\n"
         );
     }
-    let flow = dir.join("flow.ys");
-    std::fs::write(&flow, script).map_err(|e| ToolError::path("write", &flow, &e, TMP_REMEDY))?;
-    let start = Instant::now();
     smrtl_hdl::progress::status(&format!("synth {top}: yosys {}", target.synth_command(top)));
-    run(
-        TOOL,
-        Command::new(yosys)
-            .current_dir(dir)
-            .args(["-q", "-l", "yosys.log", "-s", "flow.ys"]),
-    )?;
-    let seconds = start.elapsed().as_secs_f64();
+    let seconds = run_flow(dir, &script)?;
     let stat = parse_stat_json(&read(dir, "stat.json")?, top)?;
     let rtl = parse_stat_json(&read(dir, "rtl.json")?, top)?;
     let depth = parse_ltp(&read(dir, "ltp.txt")?);
