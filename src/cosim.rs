@@ -5,6 +5,7 @@ use crate::{block_sets, design, BlockArgs, Result, RtlBackend, UsageError};
 use smrtl_cosim::harness::backend::{rusthdl::RustHdl, verilator::VerilatorLib};
 use smrtl_cosim::harness::Mismatch;
 use smrtl_testbench::check::{self, RtlFactory};
+use smrtl_testbench::coverage::{self, Coverage};
 use smrtl_testbench::stimulus_file::{params_as_sets, StimulusFile};
 use smrtl_testbench::{Case, Design};
 use std::path::{Path, PathBuf};
@@ -27,6 +28,7 @@ pub struct Options {
     pub vcd: Option<PathBuf>,
     pub replay: Option<PathBuf>,
     pub save_failure: Option<PathBuf>,
+    pub coverage: bool,
     pub json: bool,
 }
 
@@ -217,10 +219,22 @@ pub fn run(o: Options) -> Result<ExitCode> {
         }
     }
     outputs.commit()?;
+    // The stimulus's coverage, of a passing run (docs/coverage.md).
+    let coverage = (o.coverage && failure.is_none()).then(|| match &replay_case {
+        Some(case) => {
+            let mut counter = d.coverage_counter();
+            counter.observe(case);
+            Coverage {
+                cycles: case.len() as u64,
+                points: counter.points(),
+            }
+        }
+        None => coverage::measure(&d, o.cycles, o.seed),
+    });
 
     let mismatch: Option<&Mismatch> = failure.as_ref().map(|f| &f.0);
     if o.json {
-        let v = serde_json::json!({
+        let mut v = serde_json::json!({
             "block": d.name,
             "backend": backend,
             "params": d.params,
@@ -234,6 +248,11 @@ pub fn run(o: Options) -> Result<ExitCode> {
             "failure_stimulus": saved,
             "vcd": vcd_path,
         });
+        if let Some(c) = &coverage {
+            let (hit, reachable) = c.score();
+            v["coverage"] =
+                serde_json::json!({"points": c.points, "hit": hit, "reachable": reachable});
+        }
         println!("{}", serde_json::to_string_pretty(&v)?);
     } else {
         match &failure {
@@ -253,6 +272,10 @@ pub fn run(o: Options) -> Result<ExitCode> {
                     println!("replay: smrtl cosim {} --backend {backend} --replay {}", d.name, sp.display());
                 }
             }
+        }
+        if let Some(c) = &coverage {
+            println!("{}", c.summary());
+            c.unreachable_lines().for_each(|l| println!("{l}"));
         }
         if let Some(vp) = &vcd_path {
             println!("vcd: {}", vp.display());

@@ -96,14 +96,18 @@ pub fn list(json: bool, systems: bool, gpgpusim: Option<&Path>) -> Result<ExitCo
             println!("    {line}");
         }
         println!("  presets (first is the default):");
-        let presets = (b.presets)();
+        let (presets, infos) = ((b.presets)(), (b.params)());
         let name_w = presets.iter().map(|(n, _)| n.len()).max().unwrap_or(0);
         for (name, params) in presets {
+            let shown = |k: &str, v| match infos.iter().find(|i| i.name == k) {
+                Some(info) => info.shown_value(v),
+                None => value_text(v),
+            };
             let words: Vec<String> = params
                 .as_object()
                 .map(|o| {
                     o.iter()
-                        .map(|(k, v)| format!("{k}={}", value_text(v)))
+                        .map(|(k, v)| format!("{k}={}", shown(k, v)))
                         .collect()
                 })
                 .unwrap_or_default();

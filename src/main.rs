@@ -87,7 +87,7 @@ enum Command {
         #[arg(long, value_enum, default_value = "rusthdl")]
         backend: RtlBackend,
         /// Random cycles to run.
-        #[arg(value_parser = cosim::cycles_arg, long, default_value_t = 100_000)]
+        #[arg(value_parser = cosim::cycles_arg, long, default_value_t = smrtl_testbench::check::COSIM_CYCLES)]
         cycles: u64,
         #[arg(value_parser = smrtl_testbench::arg_values::any_u64, long, default_value_t = 1)]
         seed: u64,
@@ -102,6 +102,10 @@ enum Command {
         /// (not with --replay).
         #[arg(long)]
         save_failure: Option<PathBuf>,
+        /// Count the block's coverpoints over the run's stimulus and list those never hit
+        /// (docs/coverage.md).
+        #[arg(long)]
+        coverage: bool,
         #[arg(long)]
         json: bool,
     },
@@ -336,6 +340,7 @@ fn dispatch(command: Command, matches: &clap::ArgMatches) -> Result<ExitCode> {
             vcd,
             replay,
             save_failure,
+            coverage,
             json,
         } => {
             if replay.is_some() && save_failure.is_some() {
@@ -351,6 +356,7 @@ fn dispatch(command: Command, matches: &clap::ArgMatches) -> Result<ExitCode> {
                 vcd,
                 replay,
                 save_failure,
+                coverage,
                 json,
             })
         }

@@ -83,6 +83,19 @@ pub struct ParamInfo {
 impl ParamInfo {
     /// Whether `text` (a value as `--set` takes it) is one of the declared values; a
     /// structured value is left to the block's own check.
+    /// `v` as the command line spells it: a name as declared (`gpgpusim-limited`, where the
+    /// serialized value is `gpgpusim_limited`), anything else as [`value_text`] writes it.
+    pub fn shown_value(&self, v: &serde_json::Value) -> String {
+        let text = value_text(v);
+        match self.kind {
+            Allowed::Names(names) => names
+                .iter()
+                .find(|n| n.replace('-', "_") == text)
+                .map_or(text, |n| n.to_string()),
+            _ => text,
+        }
+    }
+
     pub fn admits(&self, text: &str) -> bool {
         match self.kind {
             Allowed::Bool => matches!(text, "false" | "true"),

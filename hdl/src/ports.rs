@@ -166,6 +166,8 @@ pub trait HasPorts {
     fn io(&self, layout: &Layout) -> Self::Io;
     /// Writes `inputs` into an input buffer.
     fn encode(io: &Self::Io, inputs: &Self::Inputs, buf: &mut [u64]);
+    /// Reads an input buffer into `inputs` (what functional coverage looks at).
+    fn decode_inputs(io: &Self::Io, buf: &[u64], inputs: &mut Self::Inputs);
     /// Reads an output buffer into `outputs`.
     fn read_outputs(io: &Self::Io, buf: &[u64], outputs: &mut Self::Outputs);
 }
@@ -347,6 +349,9 @@ macro_rules! ports {
             }
             fn encode(io: &port::Io, inputs: &port::Inputs, buf: &mut [u64]) {
                 io.write_inputs(inputs, buf)
+            }
+            fn decode_inputs(io: &port::Io, buf: &[u64], inputs: &mut port::Inputs) {
+                io.read_inputs(buf, inputs)
             }
             fn read_outputs(io: &port::Io, buf: &[u64], outputs: &mut port::Outputs) {
                 io.read_outputs(buf, outputs)

@@ -74,6 +74,10 @@ pub fn first_cycles(design: &Design, seed: u64, n: usize) -> Case {
     case
 }
 
+/// Random cycles of `smrtl cosim` unless `--cycles` says otherwise: the length at which the
+/// stimulus must hit every reachable coverpoint (docs/coverage.md).
+pub const COSIM_CYCLES: u64 = 100_000;
+
 /// Co-simulates at least `cycles` random cycles; shrinks the first failure.
 pub fn random(design: &Design, rtl: &RtlFactory, cycles: u64, seed: u64) -> Report {
     let mut runner = runner(seed);

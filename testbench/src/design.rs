@@ -9,6 +9,7 @@
 //! register inventory) and [`Bench`] (`testbench/`: the summary, the random stimulus as typed
 //! cycles, proofs).
 
+use crate::coverage::{self, Counter, Cover};
 use proptest::strategy::{BoxedStrategy, Strategy};
 use smrtl_cosim::{BlockModel, Layout, Simulator};
 use smrtl_hdl::tools::ToolError;
@@ -40,6 +41,11 @@ pub trait Bench: Block + BlockCost + PartialEq + Send + Sync + 'static {
     fn proof_configs() -> Vec<Self> {
         Self::presets().into_iter().map(|(_, p)| p).collect()
     }
+    /// The block's coverpoints at these params (docs/coverage.md): each rule of its spec that
+    /// the random stimulus must exercise, or why no legal stimulus can.
+    fn coverpoints(&self) -> Vec<Cover<Self>> {
+        vec![]
+    }
 }
 
 /// The input buffers of `cycles` in `layout` (each cycle from idle: a port a cycle does not
@@ -64,6 +70,7 @@ pub struct Design {
     pub layout: Layout,
     model: Box<dyn Fn() -> Box<dyn Simulator + Send> + Send + Sync>,
     cases: BoxedStrategy<Case>,
+    counter: Box<dyn Fn() -> Box<dyn Counter> + Send + Sync>,
     notes: Box<dyn Fn() -> Result<Notes, ToolError> + Send + Sync>,
     /// The block's proof at these params ([`Bench::properties`]).
     pub proof: Option<Proof>,
@@ -104,7 +111,7 @@ impl Design {
         let module = Arc::new(module);
         let layout = Layout::new(&module.ports());
         let (pm, lm, pn, pc) = (p.clone(), layout.clone(), p.clone(), p.clone());
-        let lc = layout.clone();
+        let (lc, pv, lv) = (layout.clone(), p.clone(), layout.clone());
         Design {
             name: P::BLOCK,
             params: serde_json::to_value(p).expect("params serialize"),
@@ -115,6 +122,7 @@ impl Design {
                 .stimulus()
                 .prop_map(move |cycles| encode(&pc, &lc, &cycles))
                 .boxed(),
+            counter: Box::new(move || coverage::counter(&pv, &lv)),
             notes: Box::new(move || pn.cost_notes()),
             proof: p.properties(),
             inventory: p.register_inventory(),
@@ -128,6 +136,11 @@ impl Design {
 
     pub fn cases(&self) -> BoxedStrategy<Case> {
         self.cases.clone()
+    }
+
+    /// A fresh counter of the block's coverpoints ([`Bench::coverpoints`]).
+    pub fn coverage_counter(&self) -> Box<dyn Counter> {
+        (self.counter)()
     }
 
     /// The block's own lines in `smrtl synth` (may run Yosys).

@@ -6,6 +6,7 @@ pub mod blocks;
 pub mod check;
 pub mod commands;
 pub mod conformance;
+pub mod coverage;
 pub mod design;
 pub mod gpgpusim;
 pub mod listing;

@@ -11,14 +11,18 @@
 //! them; the small presets (8-request intervals) end one every few cycles. SMIL limits are drawn
 //! per case (0 and all ones included) and sometimes change; resets are rare.
 
+use crate::coverage::Cover;
 use crate::design::Bench;
 use proptest::prelude::*;
 use smrtl_cosim::blocks::milg::{Milg, MilgCfg, MilgEvents, Model};
-use smrtl_hdl::blocks::milg::port::{self, Inputs};
+use smrtl_hdl::blocks::milg::port::{self, Inputs, Outputs};
 use smrtl_hdl::blocks::milg::{Mode, Params, Ratio0Policy};
 use smrtl_hdl::netlist::mask;
 use smrtl_hdl::BlockParams;
 use smrtl_synth::prove::{Proof, Property};
+
+/// This block's coverpoints (docs/coverage.md).
+type Point = Cover<Params>;
 
 /// Longest random case for `p`: six intervals and a bit (6208 cycles at the paper's 1024
 /// requests), at least 320 (dozens of 8-request intervals). A failing case shrinks from at
@@ -41,6 +45,9 @@ pub const ACC_FAIL: [(u32, u32); 10] = [
     (25, 231),
     (0, 0),
 ];
+/// The mixes (indices into [`ACC_FAIL`]) a steady case holds: no failures, and 2.3, 3.3 and
+/// 4.7 failures per request (the largest ratio, and saturation, inside one case).
+const STEADY_MIXES: [usize; 4] = [1, 4, 5, 6];
 /// Chance (in 256ths) that the kernel wants to issue, when the gate is open.
 const ISSUE: [u32; 4] = [230, 128, 40, 0];
 /// Chances (in 256ths) of one and of two completions (capped by what is in flight).
@@ -61,8 +68,9 @@ fn raw() -> impl Strategy<Value = Raw> {
 }
 
 /// A case's start: profile indices (acc/fail, issue, done), the SMIL limit kind and value,
-/// `smil_unl`.
-type Start = (usize, usize, usize, u8, u32, bool);
+/// `smil_unl`, and whether the case is steady: its full length on one profile (so that a
+/// 1024-request interval sees one mix: no failures, or failures up to saturation).
+type Start = (usize, usize, usize, u8, u32, bool, bool);
 
 fn start() -> impl Strategy<Value = Start> {
     (
@@ -72,6 +80,7 @@ fn start() -> impl Strategy<Value = Start> {
         0..8u8,
         any::<u32>(),
         prop::bool::weighted(0.25),
+        prop::bool::weighted(0.5),
     )
 }
 
@@ -90,13 +99,24 @@ fn limit(p: &Params, kind: u8, bits: u32) -> u32 {
 pub fn cycles(p: &Params, max: usize) -> impl Strategy<Value = Vec<Inputs>> {
     let p = p.clone();
     (start(), prop::collection::vec(raw(), 1..=max)).prop_map(
-        move |((mut af, mut is, mut dn, kind, bits, unl), raws)| {
+        move |((mut af, mut is, mut dn, kind, bits, unl, sticky), raws)| {
             let cfg = MilgCfg::of(&p);
             let mut g = Milg::new(&cfg);
             let mut smil_limit = limit(&p, kind, bits);
             let mut smil_unl = unl;
-            let mut out = Vec::with_capacity(raws.len());
-            for (a, i, d, (switch, sbits), reset) in raws {
+            // A steady case runs the whole length on one profile, from the mixes that end
+            // intervals with no failures or with failures up to saturation.
+            let len = if sticky { max } else { raws.len() };
+            if sticky {
+                af = STEADY_MIXES[af % STEADY_MIXES.len()];
+            }
+            let mut out = Vec::with_capacity(len);
+            for (a, i, d, (mut switch, sbits), mut reset) in raws.into_iter().cycle().take(len) {
+                // A steady case neither switches nor resets (a reset every 500 cycles or so
+                // would end every paper-sized interval early).
+                if sticky {
+                    (switch, reset) = (u8::MAX, false);
+                }
                 // A new phase about every 100 cycles: one of the profiles, or the SMIL config.
                 if switch < 3 {
                     let s = usize::from(sbits);
@@ -182,6 +202,83 @@ impl Bench for Params {
             }
         }
         all
+    }
+
+    /// docs/memory-issue-control.md §4: issue and completion (two at once, with an issue), the
+    /// gate closed by the guard and by the limit, a drained and a peaked count, failures and
+    /// their saturation, every interval boundary (ratio 0, 1 and the largest), reset; per mode
+    /// the limit's sources.
+    fn coverpoints(&self) -> Vec<Point> {
+        let mut v = vec![
+            Point::point("issue", "§4.2", |_, i: &Inputs, _, _| i.issue),
+            Point::point("done_two", "§4.2", |_, i, _, _| i.done == 2),
+            Point::point("issue_and_done", "§4.3", |_, i, _, _| {
+                i.issue && i.done > 0
+            }),
+            Point::point("drained", "§4.3", |_, _, o, _| o.inflight == 0),
+            Point::point("peak_above_inflight", "§4.3", |_, _, o, _| {
+                o.peak > o.inflight
+            }),
+            Point::point("gate_closed_at_guard", "§4.2", |p, _, o, _| {
+                !o.mem_ok && o.inflight == mask(p.inflight_bits as usize)
+            }),
+            Point::point("fail", "§4.3", |_, i, _, _| i.fail),
+            Point::point("rsfail_saturated", "§4.3", |p, _, o, _| {
+                o.rsfail == mask(p.rsfail_bits as usize)
+            }),
+            Point::point("boundary", "§4.3", |_, _, o, _| o.boundary),
+            Point::point("reset_in_flight", "§4.3", |_, i, o, _| {
+                i.reset && o.inflight > 0
+            }),
+        ];
+        let limit_closes = |p: &Params, o: &Outputs| {
+            !o.mem_ok && !o.unl && o.inflight < mask(p.inflight_bits as usize)
+        };
+        match self.mode {
+            Mode::Dmil => {
+                let top = mask(self.ratio_bits());
+                v.extend([
+                    Point::point("boundary_ratio_0", "§4.1", |p, i, o, _| {
+                        o.boundary && ratio(p, i, o) == 0
+                    }),
+                    Point::point("boundary_ratio_1", "§4", |p, i, o, _| {
+                        o.boundary && ratio(p, i, o) == 1
+                    }),
+                    Point::point("boundary_ratio_max", "§4", move |p, i, o, _| {
+                        o.boundary && ratio(p, i, o) == top
+                    }),
+                    Point::point("gate_closed_by_limit", "§4.2", move |p, _, o, _| {
+                        limit_closes(p, o)
+                    }),
+                    Point::point("limit_1", "§4", |_, _, o, _| !o.unl && o.mil == 1),
+                ]);
+                v.push(match self.ratio0_policy {
+                    Ratio0Policy::Unlimited => {
+                        Point::point("unlimited", "§4.1", |_, _, o, _| o.unl)
+                    }
+                    Ratio0Policy::Increment => {
+                        Point::point("increment_to_max", "§4.1", |p, _, o, _| {
+                            !o.unl && o.mil == mask(p.inflight_bits as usize)
+                        })
+                    }
+                });
+            }
+            Mode::Smil => v.extend([
+                Point::point("gate_closed_by_limit", "§4.4", move |p, _, o, _| {
+                    limit_closes(p, o)
+                }),
+                Point::point("smil_unlimited", "§4.4", |_, i, _, _| i.smil_unl),
+                Point::point("smil_limit_0", "§4.4", |_, i, _, _| {
+                    !i.smil_unl && i.smil_limit == 0
+                }),
+            ]),
+            Mode::Off => v.push(Point::unreachable(
+                "gate_closed_by_limit",
+                "§4.4",
+                "mode Off ties unl to 1: only the guard closes the gate",
+            )),
+        }
+        v
     }
 }
 
@@ -332,4 +429,9 @@ pub fn properties(p: &Params, sig: &dyn Fn(&str) -> String, tag: &str) -> Vec<Pr
             format!("{since} || !past_{boundary} || {peak} == {inflight}"),
         ),
     ]
+}
+
+/// Failures per request at a boundary: `min(rsfail + fail, max) >> reqcnt_bits` (§4.3).
+fn ratio(p: &Params, i: &Inputs, o: &Outputs) -> u64 {
+    (o.rsfail + u64::from(i.fail)).min(mask(p.rsfail_bits as usize)) >> p.reqcnt_bits
 }

@@ -6,14 +6,18 @@
 //! same cycle, so rpm changes coincide with refills (spec §3.4: the refill uses the
 //! start-of-cycle rpm). A rare reset restarts the state mid-case.
 
+use crate::coverage::Cover;
 use crate::design::Bench;
 use proptest::prelude::*;
 use smrtl_cosim::blocks::qbmi_arb::{eligible, Model, Qbmi, QbmiCfg};
 use smrtl_cosim::blocks::rbmi_arb::{kernels, mask};
-use smrtl_hdl::blocks::qbmi_arb::port::{self, Inputs};
+use smrtl_hdl::blocks::qbmi_arb::port::{self, Inputs, Outputs};
 use smrtl_hdl::blocks::qbmi_arb::Params;
 use smrtl_hdl::BlockParams;
 use smrtl_synth::prove::Proof;
+
+/// This block's coverpoints (docs/coverage.md).
+type Point = Cover<Params>;
 
 /// One cycle in which the kernels of `mask` request (bit k = kernel k), no MIL gate, slot
 /// free, no first access, no sample.
@@ -103,13 +107,46 @@ pub fn cycles(p: &Params, max: usize) -> impl Strategy<Value = Vec<Inputs>> {
         )
 }
 
+/// Most cycles of a [`starve`] case.
+const STARVE_MAX: usize = 1 << 13;
+
+/// A case that saturates kernel 0's quota (§3.2), when one of at most [`STARVE_MAX`] cycles
+/// can: the first cycle samples kernel 0 over a full interval (rpm 1, the largest base) and the
+/// last kernel over one request (rpm clamped to `rpm_max`, base 1); then only the last kernel
+/// requests, so every grant refills and adds kernel 0's base, `rpm_max`, to its quota. A
+/// varying `slot_free` keeps it random.
+fn starve(p: &Params) -> Option<impl Strategy<Value = Vec<Inputs>>> {
+    let (n, p) = (p.kernels(), p.clone());
+    let quota_max = smrtl_hdl::netlist::mask(p.quota_bits as usize) as usize;
+    let len = quota_max.div_ceil(p.rpm_max as usize) * 2 + 16;
+    (n > 1 && len <= STARVE_MAX).then(|| {
+        prop::collection::vec(prop::bool::weighted(0.9), len..=len).prop_map(move |free| {
+            let mut cycles: Vec<Inputs> = free
+                .into_iter()
+                .map(|slot_free| {
+                    let mut c = req(&p, 1 << (n - 1));
+                    c.slot_free = slot_free;
+                    c
+                })
+                .collect();
+            cycles[0].sample[0] = true;
+            cycles[0].sample[n - 1] = true;
+            cycles[0].first[n - 1] = true;
+            cycles
+        })
+    })
+}
+
 impl Bench for Params {
     type Model = Model;
     const SUMMARY: &'static str =
         "QBMI: quota-based memory-issue arbiter, quotas LCM(rpm)/rpm_k, run-time Req/Minst sampling (seed 004)";
 
     fn stimulus(&self) -> BoxedStrategy<Vec<Inputs>> {
-        cycles(self, CASE_CYCLES).boxed()
+        match starve(self) {
+            Some(long) => prop_oneof![19 => cycles(self, CASE_CYCLES), 1 => long].boxed(),
+            None => cycles(self, CASE_CYCLES).boxed(),
+        }
     }
 
     fn properties(&self) -> Option<Proof> {
@@ -128,6 +165,84 @@ impl Bench for Params {
                 .map(|name| Params::resolve(Some(name), &[]).expect("a preset")),
         );
         all
+    }
+
+    /// docs/memory-issue-control.md §3.2–3.4: every kernel granted and sampled, ties and
+    /// quota-led picks, refills (with a sample in the same cycle), saturation of a quota, a
+    /// sample of a full interval (c = I) and one clamped to rpm_max, reset.
+    fn coverpoints(&self) -> Vec<Point> {
+        let n = self.kernels();
+        let mut v: Vec<Point> = Vec::new();
+        for k in 0..n {
+            v.push(Point::point(
+                format!("grant_{k}"),
+                "§3.2",
+                move |_, _, o: &Outputs, _| o.grant[k],
+            ));
+            v.push(Point::point(
+                format!("sample_{k}"),
+                "§3.3",
+                move |_, i: &Inputs, _, _| i.sample[k],
+            ));
+        }
+        v.extend([
+            Point::point("refill", "§3.2", |_, _, o, _| refill(o)),
+            Point::point("sample_in_refill", "§3.4", |_, i, o, _| {
+                refill(o) && i.sample.iter().any(|&s| s)
+            }),
+            if n == 1 && self.quota_bits > 1 {
+                Point::unreachable(
+                    "quota_saturated",
+                    "§3.2",
+                    "N = 1: the base is 1, so the quota is 1 at every cycle's start",
+                )
+            } else if starve(self).is_none() && n > 1 {
+                Point::unreachable(
+                    "quota_saturated",
+                    "§3.2",
+                    "quota_bits too wide to saturate within a random case (docs/coverage.md)",
+                )
+            } else {
+                Point::point("quota_saturated", "§3.2", |p, _, o, _| {
+                    o.quota
+                        .iter()
+                        .any(|&q| q == smrtl_hdl::netlist::mask(p.quota_bits as usize))
+                })
+            },
+            Point::point("sample_full_interval", "§3.3", |p, i, o, _| {
+                (0..p.kernels()).any(|k| i.sample[k] && interval_count(p, i, o, k) == 0)
+            }),
+            if (1u64 << self.reqcnt_bits) <= u64::from(self.rpm_max) {
+                Point::unreachable(
+                    "sample_clamped",
+                    "§3.3",
+                    "I = 2^reqcnt_bits ≤ rpm_max: I / c never exceeds rpm_max",
+                )
+            } else {
+                Point::point("sample_clamped", "§3.3", |p, i, o, _| {
+                    (0..p.kernels())
+                        .any(|k| i.sample[k] && sampled_rpm(p, i, o, k) > u64::from(p.rpm_max))
+                })
+            },
+            Point::point("reset", "§3.2", |_, i, _, _| i.reset),
+        ]);
+        if n == 1 {
+            let why = "N = 1: one kernel, no contention";
+            v.push(Point::unreachable("tie_to_lowest", "§3.2", why));
+            v.push(Point::unreachable("quota_beats_order", "§3.2", why));
+        } else {
+            v.push(Point::point("tie_to_lowest", "§3.2", |_, i, o, _| {
+                let e = elig(i);
+                let g = o.grant.iter().position(|&g| g);
+                g.is_some_and(|g| (g + 1..e.len()).any(|k| e[k] && o.quota[k] == o.quota[g]))
+            }));
+            v.push(Point::point("quota_beats_order", "§3.2", |_, i, o, _| {
+                let e = elig(i);
+                let g = o.grant.iter().position(|&g| g);
+                g.is_some_and(|g| (0..g).any(|k| e[k]))
+            }));
+        }
+        v
     }
 }
 
@@ -215,5 +330,35 @@ pub fn proof_sampled_by(p: &Params, sample: &str) -> Proof {
         properties: props,
         bmc_depth: 6,
         induction_depth: 2,
+    }
+}
+
+/// Each kernel's eligibility this cycle (docs/memory-issue-control.md §3).
+fn elig(i: &Inputs) -> Vec<bool> {
+    (i.mem_req.iter().zip(&i.mem_ok))
+        .map(|(&r, &ok)| r && ok && i.slot_free)
+        .collect()
+}
+
+/// Whether this cycle's grant refills the quotas: the granted kernel held quota 1 (§3.2).
+fn refill(o: &Outputs) -> bool {
+    (o.grant.iter().zip(&o.quota)).any(|(&g, &q)| g && q == 1)
+}
+
+/// Kernel `k`'s interval count with this cycle's `first`: `(minst + first) mod I` (§3.3).
+fn interval_count(p: &Params, i: &Inputs, o: &Outputs, k: usize) -> u64 {
+    (o.minst[k] + u64::from(i.first[k])) % (1 << p.reqcnt_bits)
+}
+
+/// The rpm a sample of kernel `k` computes before the clamp: `round(I / c)` (§3.3).
+fn sampled_rpm(p: &Params, i: &Inputs, o: &Outputs, k: usize) -> u64 {
+    let big_i = 1u64 << p.reqcnt_bits;
+    let c = match interval_count(p, i, o, k) {
+        0 => big_i,
+        c => c,
+    };
+    match p.rpm_round {
+        smrtl_hdl::blocks::qbmi_arb::RpmRound::Nearest => (2 * big_i + c) / (2 * c),
+        smrtl_hdl::blocks::qbmi_arb::RpmRound::Floor => big_i / c,
     }
 }

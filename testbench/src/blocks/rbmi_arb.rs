@@ -3,12 +3,16 @@
 //! an ineligible kernel both happen often; `mem_ok` is mostly open, `slot_free` mostly set, and
 //! a rare reset puts the pointer back mid-case.
 
+use crate::coverage::Cover;
 use crate::design::Bench;
 use proptest::prelude::*;
 use smrtl_cosim::blocks::rbmi_arb::{kernels, Model};
-use smrtl_hdl::blocks::rbmi_arb::port::{self, Inputs};
+use smrtl_hdl::blocks::rbmi_arb::port::{self, Inputs, Outputs};
 use smrtl_hdl::blocks::rbmi_arb::Params;
 use smrtl_synth::prove::{Def, Proof};
+
+/// This block's coverpoints (docs/coverage.md).
+type Point = Cover<Params>;
 
 /// One cycle in which the kernels of `mask` request (bit k = kernel k), no MIL gate, slot free.
 pub fn req(p: &Params, mask: u8) -> Inputs {
@@ -67,6 +71,48 @@ impl Bench for Params {
 
     fn properties(&self) -> Option<Proof> {
         Some(proof(self))
+    }
+
+    /// docs/memory-issue-control.md §3.1: every kernel granted, a skip past an ineligible
+    /// kernel, contention, a request the gate or a busy slot holds back, reset.
+    fn coverpoints(&self) -> Vec<Point> {
+        let n = self.kernels();
+        let elig = |i: &Inputs| -> Vec<bool> {
+            (i.mem_req.iter().zip(&i.mem_ok))
+                .map(|(&r, &ok)| r && ok && i.slot_free)
+                .collect()
+        };
+        let mut v: Vec<Point> = (0..n)
+            .map(|k| {
+                Point::point(
+                    format!("grant_{k}"),
+                    "§3.1",
+                    move |_, _, o: &Outputs, _| o.grant[k],
+                )
+            })
+            .collect();
+        v.push(Point::point("held_back", "§3.1", |_, i, o, _| {
+            i.mem_req.iter().any(|&r| r) && !o.grant.iter().any(|&g| g)
+        }));
+        v.push(Point::point("reset", "§3.1", |_, i, _, _| i.reset));
+        if n == 1 {
+            let why = "N = 1: one kernel, nothing to rotate past or contend with";
+            v.push(Point::unreachable("contention", "§3.1", why));
+            v.push(Point::unreachable("skip_ineligible", "§3.1", why));
+        } else {
+            v.push(Point::point("contention", "§3.1", move |_, i, _, _| {
+                elig(i).iter().filter(|&&e| e).count() >= 2
+            }));
+            v.push(Point::point(
+                "skip_ineligible",
+                "§3.1",
+                move |_, _, o, _| {
+                    let next = (o.last as usize + 1) % n;
+                    o.grant.iter().any(|&g| g) && !o.grant[next]
+                },
+            ));
+        }
+        v
     }
 }
 
