@@ -6,6 +6,7 @@
 //! run (the generator steps the behavioral model to know `pend`); `done` / `tb_empty` toggle as
 //! levels (mostly `tb_empty ⇒ done`); rare lock presets and resets.
 
+use crate::coverage::Cover;
 use crate::design::Bench;
 use proptest::prelude::*;
 use smrtl_cosim::blocks::lock_table::{LockTable, Model};
@@ -15,6 +16,9 @@ use smrtl_hdl::blocks::sharing::Policy;
 use smrtl_hdl::netlist::mask;
 use smrtl_hdl::BlockParams;
 use smrtl_synth::prove::{field, pick, zext, Def, Proof, Property};
+
+/// This block's coverpoints (docs/coverage.md).
+type Point = Cover<Params>;
 
 /// Longest random case; a failing case shrinks from at most this many cycles.
 pub const CASE_CYCLES: usize = 64;
@@ -221,6 +225,76 @@ impl Bench for Params {
         }
         all.push(Params { slots: 6, ..small });
         all
+    }
+
+    /// docs/scratchpad-sharing.md §2.4: acquire, a grant to the owner, an access needing no
+    /// lock, NACK, a race for a free pair, one slot on two ports, the drain holding a release,
+    /// release by freeing and by transfer, completions, `cfg_lock` writes, an idle slot, both
+    /// error flags, reset.
+    fn coverpoints(&self) -> Vec<Point> {
+        let table = LockTable::new(self);
+        let asks = |i: &Inputs, q: usize| i.rq_valid[q] && i.needs_lock[q];
+        let mut v = vec![
+            Point::point("acquire", "§2.4", |_, _, o, _| o.acq.iter().any(|&a| a)),
+            Point::point("grant_to_owner", "§2.4", move |_, i, o, _| {
+                (0..o.gnt.len()).any(|q| asks(i, q) && o.gnt[q] && !o.acq[q])
+            }),
+            Point::point("grant_without_lock", "§2.4", |_, i, o, _| {
+                (0..o.gnt.len()).any(|q| i.rq_valid[q] && !i.needs_lock[q] && o.gnt[q])
+            }),
+            Point::point("nack", "§2.4", |_, _, o, _| o.nack.iter().any(|&n| n)),
+            Point::point("drain_holds_release", "§2.4", |p, i, o, _| {
+                (o.lock_valid.iter().zip(&o.lock_owner)).any(|(&held, &s)| {
+                    let s = s as usize;
+                    held && s < p.slots as usize && i.done[s] && o.pend[s] > 0 && !o.rel_fire[s]
+                })
+            }),
+            Point::point("release_free", "§2.4", |_, _, o, _| {
+                (o.rel_fire.iter().zip(&o.xfer)).any(|(&r, &x)| r && !x)
+            }),
+            Point::point("completion", "§2.4", |_, i, _, _| {
+                i.cpl_valid.iter().any(|&c| c)
+            }),
+            Point::point("cfg_lock_write", "§2.4", |_, i, _, _| i.cfg_lock_we),
+            Point::point("slot_idle", "§2.4", |_, _, o, _| {
+                o.slot_idle.iter().any(|&s| s)
+            }),
+            Point::point("err_proto", "§2.4", |_, _, o, _| o.err_proto),
+            Point::point("err_pend", "§2.4", |_, _, o, _| o.err_pend),
+            Point::point("reset", "§2.1", |_, i, _, _| i.reset),
+        ];
+        v.push(match self.policy {
+            Policy::Transfer => {
+                Point::point("transfer", "§2.4", |_, _, o, _| o.xfer.iter().any(|&x| x))
+            }
+            Policy::Free => Point::unreachable("transfer", "§2.4", "POLICY = FREE always frees"),
+        });
+        if self.nsched == 1 {
+            let why = "NSCHED = 1: one port, so no two requests meet";
+            v.push(Point::unreachable("race_for_a_free_pair", "§2.4", why));
+            v.push(Point::unreachable("one_slot_on_two_ports", "§2.4", why));
+            return v;
+        }
+        v.push(Point::point(
+            "race_for_a_free_pair",
+            "§2.4",
+            move |_, i, o, _| {
+                let pair = |q: usize| table.pair(i, i.rq_slot[q]);
+                let n = o.acq.len();
+                (0..n).any(|a| o.acq[a] && (0..n).any(|q| o.nack[q] && pair(q) == pair(a)))
+            },
+        ));
+        v.push(Point::point(
+            "one_slot_on_two_ports",
+            "§2.4",
+            |_, i, o, _| {
+                let n = o.acq.len();
+                (0..n).any(|a| {
+                    o.acq[a] && (a + 1..n).any(|b| o.acq[b] && i.rq_slot[a] == i.rq_slot[b])
+                })
+            },
+        ));
+        v
     }
 }
 

@@ -5,13 +5,17 @@
 //! random writes, ShSM / `u` writes and rare resets mixed in, so the registered table passes
 //! through half-built states on its way to a valid pairing.
 
+use crate::coverage::Cover;
 use crate::design::Bench;
 use proptest::prelude::*;
 use smrtl_cosim::blocks::share_cfg::{Model, Table};
-use smrtl_hdl::blocks::share_cfg::port::Inputs;
+use smrtl_hdl::blocks::share_cfg::port::{Inputs, Outputs};
 use smrtl_hdl::blocks::share_cfg::Params;
 use smrtl_hdl::blocks::sharing::Shape;
 use smrtl_hdl::netlist::mask;
+
+/// This block's coverpoints (docs/coverage.md).
+type Point = Cover<Params>;
 
 /// How a random table is made.
 #[derive(Clone, Copy, Debug)]
@@ -195,4 +199,73 @@ impl Bench for Params {
     fn stimulus(&self) -> BoxedStrategy<Vec<Inputs>> {
         writes(&self.shape()).boxed()
     }
+    /// docs/scratchpad-sharing.md §2.2: each write (a pairing, an unshared slot, a dropped
+    /// slot), all three at once, reset over a write, a valid table and each cause of `err_cfg`.
+    fn coverpoints(&self) -> Vec<Point> {
+        let s = self.shape();
+        let (t, none, kp) = (u64::from(self.slots), s.none(), s.kp() as u64);
+        let writes = |i: &Inputs| i.cfg_shsm_we || i.cfg_u_we || i.cfg_slot_we;
+        let slot_write = move |i: &Inputs| !i.reset && i.cfg_slot_we && i.cfg_slot < t;
+        let mut v = vec![
+            Point::point("write_shsm", "§2.2", |_, i, _, _| {
+                !i.reset && i.cfg_shsm_we
+            }),
+            Point::point("write_u", "§2.2", |_, i, _, _| !i.reset && i.cfg_u_we),
+            Point::point("write_partner", "§2.2", move |_, i, _, _| {
+                slot_write(i) && i.cfg_partner != none
+            }),
+            Point::point("write_unshared", "§2.2", move |_, i, _, _| {
+                slot_write(i) && i.cfg_partner == none
+            }),
+            Point::point("three_writes_at_once", "§2.2", |_, i, _, _| {
+                i.cfg_shsm_we && i.cfg_u_we && i.cfg_slot_we
+            }),
+            Point::point("reset_wins_over_a_write", "§2.2", move |_, i, _, _| {
+                i.reset && writes(i)
+            }),
+            Point::point("valid_pairing", "§2.2", move |_, _, o, _| {
+                !o.err_cfg && shared(o, none).next().is_some()
+            }),
+            Point::point("err_self_pair", "§2.2", move |_, _, o, _| {
+                shared(o, none).any(|(k, e)| e == k)
+            }),
+            Point::point("err_one_sided", "§2.2", move |_, _, o, _| {
+                shared(o, none).any(|(k, e)| e < t && e != k && o.shtb[e as usize] != k)
+            }),
+            Point::point("err_pair_index", "§2.2", move |_, _, o, _| {
+                shared(o, none).any(|(k, e)| e < t && k.min(e) >= kp)
+            }),
+        ];
+        v.push(if none > t {
+            Point::point("err_partner_out_of_range", "§2.2", move |_, _, o, _| {
+                shared(o, none).any(|(_, e)| e >= t)
+            })
+        } else {
+            Point::unreachable(
+                "err_partner_out_of_range",
+                "§2.2",
+                "T = 2^TW - 1: every entry ≥ T is NONE",
+            )
+        });
+        v.push(if t < 1 << s.sw() {
+            Point::point("write_dropped", "§2.2", move |_, i, _, _| {
+                !i.reset && i.cfg_slot_we && i.cfg_slot >= t
+            })
+        } else {
+            Point::unreachable(
+                "write_dropped",
+                "§2.2",
+                "T is a power of two: every cfg_slot names a slot",
+            )
+        });
+        v
+    }
+}
+
+/// Each shared slot's (slot, partner) in the registered table (docs/scratchpad-sharing.md §2.2).
+fn shared(o: &Outputs, none: u64) -> impl Iterator<Item = (u64, u64)> + '_ {
+    (0u64..)
+        .zip(&o.shtb)
+        .map(|(k, &e)| (k, e))
+        .filter(move |&(_, e)| e != none)
 }
