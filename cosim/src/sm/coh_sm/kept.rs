@@ -11,14 +11,11 @@
 //! PENDING_RELEASE), `fu_block` from each unit's busy cycle and the warps whose head uses it.
 //! `tests/coh_sm.rs` checks the kept planes against the views every cycle on random programs.
 
-use super::prog::{Op, UNITS};
+use super::params::REGS;
+use super::prog::UNITS;
 use super::sm::Sm;
 use super::view::{reason, WarpView};
 use crate::blocks::stall_inspector::Planes;
-
-/// Each warp's own bits, packed as [`Planes::flip`] takes them: the six own predicates at
-/// their places, the store head at `ms_block`'s (bit 6).
-const STORE: u8 = 1 << 6;
 
 /// No compute unit (a warp's `units` entry).
 const NO_UNIT: u8 = UNITS as u8;
@@ -29,7 +26,8 @@ pub struct Kept {
     /// Each warp's own predicates as last taken; `ms_block` holds the warps whose memory
     /// head is a store (PENDING_RELEASE during a release flush), `fu_block` nothing.
     own: Planes,
-    /// Each warp's bits in `own`, packed ([`STORE`]), and its head's compute unit.
+    /// Each warp's bits in `own`, packed (`active` … `is_mem`, then the store head), and
+    /// its head's compute unit.
     bits: Vec<u8>,
     units: Vec<u8>,
     /// Per compute unit, the warps whose head uses it.
@@ -115,33 +113,43 @@ impl Kept {
         [self.gen, 0, 0, 0, 0]
     }
 
-    /// Warp `w`'s bits from its view `v` and head `head` in cycle `t` (module doc).
-    fn take(&mut self, w: usize, v: &WarpView, head: Option<&Op>, until: u64) {
-        let packed = [
-            v.active,
-            v.inst_avail,
-            v.sync_wait,
-            v.haz_load,
-            v.haz_comp,
-            v.is_mem,
-        ]
-        .iter()
-        .enumerate()
-        .fold(0u8, |m, (k, &on)| m | u8::from(on) << k)
-            | if v.is_mem && head.is_some_and(|op| op.is_store()) {
-                STORE
-            } else {
-                0
-            };
+    /// Warp `w`'s bits from its view `v`, whether its memory head is a store, its head's
+    /// unit and the cycle its bits change by time alone (module doc). Only the changed bits
+    /// are written.
+    #[inline]
+    fn take(&mut self, w: usize, v: &WarpView, store: bool, unit: u8, until: u64) {
+        let packed = u8::from(v.active)
+            | u8::from(v.inst_avail) << 1
+            | u8::from(v.sync_wait) << 2
+            | u8::from(v.haz_load) << 3
+            | u8::from(v.haz_comp) << 4
+            | u8::from(v.is_mem) << 5
+            | u8::from(store) << 6;
+        let mut diff = self.bits[w] ^ packed;
+        let old = self.units[w];
+        let timed = until != u64::MAX;
+        if diff == 0 && old == unit && !timed && self.until[w] == u64::MAX {
+            return;
+        }
         let bit = 1u128 << w;
-        let diff = self.bits[w] ^ packed;
         if diff != 0 {
             self.bits[w] = packed;
-            self.own.flip(diff, bit);
             self.gen += 1;
+            let pl = &mut self.own;
+            while diff != 0 {
+                let k = diff.trailing_zeros();
+                diff &= diff - 1;
+                *match k {
+                    0 => &mut pl.active,
+                    1 => &mut pl.inst_avail,
+                    2 => &mut pl.sync_wait,
+                    3 => &mut pl.haz_load,
+                    4 => &mut pl.haz_comp,
+                    5 => &mut pl.is_mem,
+                    _ => &mut pl.ms_block,
+                } ^= bit;
+            }
         }
-        let unit = head.and_then(|op| op.unit()).map_or(NO_UNIT, |u| u as u8);
-        let old = self.units[w];
         if old != unit {
             if old != NO_UNIT {
                 self.unit[old as usize] &= !bit;
@@ -153,11 +161,11 @@ impl Kept {
             self.gen += 1;
         }
         self.until[w] = until;
-        if until == u64::MAX {
-            self.timed &= !bit;
-        } else {
+        if timed {
             self.timed |= bit;
             self.next = self.next.min(until);
+        } else {
+            self.timed &= !bit;
         }
     }
 }
@@ -213,24 +221,26 @@ impl Sm {
             due &= due - 1;
             let v = &view.warps[w];
             let warp = &warps[w];
-            let head = if warp.live && t >= warp.fetch_at {
-                progs[w].get(warp.pc)
+            if !warp.live {
+                k.take(w, v, false, NO_UNIT, u64::MAX);
+                continue;
+            }
+            if t < warp.fetch_at {
+                k.take(w, v, false, NO_UNIT, warp.fetch_at);
+                continue;
+            }
+            let Some(op) = progs[w].get(warp.pc) else {
+                k.take(w, v, false, NO_UNIT, u64::MAX);
+                continue;
+            };
+            let until = if v.haz_comp {
+                let regs = op.regs().into_iter().filter(|&r| (r as usize) < REGS);
+                regs.map(|r| warp.comp_ready[r as usize]).max().unwrap_or(u64::MAX)
             } else {
-                None
+                u64::MAX
             };
-            let until = match head {
-                _ if !warp.live => u64::MAX,
-                _ if t < warp.fetch_at => warp.fetch_at,
-                Some(op) if v.haz_comp => op
-                    .regs()
-                    .iter()
-                    .filter(|&&r| (r as usize) < warp.comp_ready.len())
-                    .map(|&r| warp.comp_ready[r as usize])
-                    .max()
-                    .unwrap_or(u64::MAX),
-                _ => u64::MAX,
-            };
-            k.take(w, v, head, until);
+            let unit = op.unit().map_or(NO_UNIT, |u| u as u8);
+            k.take(w, v, v.is_mem && op.is_store(), unit, until);
         }
         let (blocks, why) = if lsu.is_some() {
             (1, *lsu_reason)
