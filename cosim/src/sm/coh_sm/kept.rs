@@ -235,7 +235,9 @@ impl Sm {
             };
             let until = if v.haz_comp {
                 let regs = op.regs().into_iter().filter(|&r| (r as usize) < REGS);
-                regs.map(|r| warp.comp_ready[r as usize]).max().unwrap_or(u64::MAX)
+                regs.map(|r| warp.comp_ready[r as usize])
+                    .max()
+                    .unwrap_or(u64::MAX)
             } else {
                 u64::MAX
             };
