@@ -12,12 +12,12 @@ use super::{
 };
 use serde::Serialize;
 use serde_json::{json, Value};
-use smrtl_cosim::blocks::stall_inspector::{Params as GsiParams, Planes, WarpPreds};
+use smrtl_cosim::blocks::stall_inspector::{Params as GsiParams, Planes};
 use smrtl_cosim::harness::Trace as WaveRows;
 use smrtl_cosim::sm::coh_sm::params::CohParams;
 use smrtl_cosim::sm::coh_sm::prog::Op;
 use smrtl_cosim::sm::coh_sm::text::{self, CohKernel};
-use smrtl_cosim::sm::coh_sm::{CohSystem, SmView};
+use smrtl_cosim::sm::coh_sm::{probe, CohSystem, SmView};
 use smrtl_cosim::sm::stalls::{Breakdown, StallOptions, Stalls};
 use smrtl_cosim::Layout;
 use smrtl_hdl::blocks::stall_inspector::ports;
@@ -233,9 +233,12 @@ impl CohInput {
         mut each: Option<&mut dyn FnMut(&CohSystem)>,
     ) -> Result<CohSystem, String> {
         let mut sys = self.system()?;
+        if !probes.is_empty() {
+            sys.keep_planes();
+        }
         while sys.step() {
             for (s, probe) in probes.iter_mut().enumerate() {
-                probe.step(sys.view(s))?;
+                probe.step(&sys, s)?;
             }
             if let Some(f) = each.as_deref_mut() {
                 f(&sys);
@@ -248,57 +251,71 @@ impl CohInput {
     }
 }
 
-/// One SM's probe and what it was fed last: a cycle whose warps' predicates equal the last
-/// one's reuses the planes and the blocks by reason (a stalled SM repeats its cycles).
+/// One SM's probe, fed from the planes the SM keeps at its events (docs/stall-inspector.md
+/// §7.5, §10.8): a few word operations a cycle, whatever the number of warps.
 pub struct Feed {
     /// The probe (with the SM's inspector RTL beside it, if any).
     pub stalls: Stalls,
-    last: Vec<WarpPreds>,
-    blocked: [u128; 8],
 }
 
 impl Feed {
     /// Feeds `stalls`.
     pub fn new(stalls: Stalls) -> Feed {
-        Feed {
-            stalls,
-            last: vec![],
-            blocked: [0; 8],
-        }
+        Feed { stalls }
     }
 
-    /// One SM's cycle into its probe (docs/stall-inspector.md §10.5, §10.8): the predicates
-    /// as planes, the LSU blocks by reason, the writebacks, the issue.
-    pub fn step(&mut self, v: &SmView) -> Result<(), String> {
+    /// SM `sm`'s last cycle into its probe: an issue cycle without writeback, or with one
+    /// final one, is counted in a batch and a stall cycle whose planes and blocks did not
+    /// change is counted again, without planes (docs/stall-inspector.md §7.5); any other
+    /// takes the kept planes, the LSU blocks (one reason a cycle), the writebacks and the
+    /// issue. With an audit, the kept planes are checked against the views every cycle.
+    pub fn step(&mut self, sys: &CohSystem, sm: usize) -> Result<(), String> {
         let s = &mut self.stalls;
-        if v.warps != self.last {
-            let mut pl = Planes::default();
-            self.blocked = [0; 8];
-            for (w, p) in v.warps.iter().enumerate() {
-                let bit = |on: bool| u128::from(on) << w;
-                pl.active |= bit(p.active);
-                pl.inst_avail |= bit(p.inst_avail);
-                pl.sync_wait |= bit(p.sync_wait);
-                pl.haz_load |= bit(p.haz_load);
-                pl.haz_comp |= bit(p.haz_comp);
-                pl.is_mem |= bit(p.is_mem);
-                pl.fu_block |= bit(p.fu_block);
-                self.blocked[usize::from(p.ms_reason & 7)] |= bit(p.ms_block);
-            }
-            *s.planes_mut() = pl;
-            self.last.clone_from(&v.warps);
-            if self.blocked.iter().filter(|&&m| m != 0).count() > 4 {
-                return Err("more than four LSU block reasons in one cycle".into());
-            }
+        let v = sys.view(sm);
+        let k = sys.kept(sm).ok_or("the SM keeps no stall planes")?;
+        if s.audits() {
+            audit(s, &k.planes(), k.reason(), v, sys.cycle() - 1)?;
         }
-        for (r, &m) in self.blocked.iter().enumerate().filter(|(_, &m)| m != 0) {
-            s.block(m, r as u8);
+        let issued = u64::from(v.issued);
+        // A warp issued only if it was ready: some warp was.
+        let done = match (issued != 0, v.wbs.as_slice()) {
+            (true, []) => s.step_issue_unseen(issued, true),
+            (true, [wb]) => s.step_issue_final_unseen(issued, true, wb, k.haz_load(wb.warp)),
+            (false, []) => s.repeat_keyed(k.key()),
+            _ => false,
+        };
+        if done {
+            return Ok(());
+        }
+        let kept = k.planes();
+        *s.planes_mut() = Planes {
+            ms_block: 0,
+            ..kept
+        };
+        if kept.ms_block != 0 {
+            s.block(kept.ms_block, k.reason());
         }
         for wb in &v.wbs {
             s.writeback(*wb);
         }
-        s.step(u64::from(v.issued));
+        s.step(issued);
+        if issued == 0 && v.wbs.is_empty() {
+            s.keep_key(k.key());
+        }
         Ok(())
+    }
+}
+
+/// The kept planes `kept` against the planes rebuilt from view `v` (a difference fails the
+/// probe), and the blocks' `reason` against the views' (an error for cycle `t`).
+fn audit(s: &mut Stalls, kept: &Planes, reason: u8, v: &SmView, t: u64) -> Result<(), String> {
+    let (derived, blocked) = probe::planes_of(v);
+    s.audit(kept, &derived);
+    match blocked.iter().position(|&m| m != 0) {
+        Some(r) if r as u8 != reason || blocked[r] != derived.ms_block => Err(format!(
+            "stall probe audit, cycle {t}: LSU reason {reason} as kept at the model's events, {r} in the views"
+        )),
+        _ => Ok(()),
     }
 }
 

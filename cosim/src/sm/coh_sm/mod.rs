@@ -16,6 +16,7 @@
 //! [`L1d`]: crate::sm::mem_sm::l1d::L1d
 
 mod issue;
+pub mod kept;
 mod l2;
 mod lsu;
 mod mem;
@@ -144,6 +145,20 @@ impl CohSystem {
     /// SM `s`'s view of the last cycle stepped.
     pub fn view(&self, s: usize) -> &SmView {
         &self.sms[s].view
+    }
+
+    /// From the next cycle on, every SM keeps its stall planes at its events (`kept.rs`;
+    /// docs/stall-inspector.md §10.8): a probe reads [`CohSystem::kept`] instead of the views.
+    pub fn keep_planes(&mut self) {
+        for sm in &mut self.sms {
+            sm.kept = Some(Box::new(kept::Kept::new(sm.warps.len())));
+        }
+    }
+
+    /// SM `s`'s planes of the last cycle stepped, if kept ([`CohSystem::keep_planes`]).
+    #[inline]
+    pub fn kept(&self, s: usize) -> Option<&kept::Kept> {
+        self.sms[s].kept.as_deref()
     }
 
     /// SM `s`'s statistics.

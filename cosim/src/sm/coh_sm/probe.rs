@@ -2,7 +2,20 @@
 //! §10.5): a cycle's [`SmView`] as the inspector's per-warp predicates and writebacks.
 
 use super::view::{SmView, Wb};
-use crate::blocks::stall_inspector::{Class, CycleIn, CycleOut, Gsi, WarpPreds};
+use crate::blocks::stall_inspector::{Class, CycleIn, CycleOut, Gsi, Planes, WarpPreds};
+
+/// One SM's cycle as planes, rebuilt from every warp's view, and the warps blocked by each
+/// LSU reason: the reference the planes kept at the events (`kept.rs`) must equal
+/// (docs/stall-inspector.md §10.8).
+pub fn planes_of(v: &SmView) -> (Planes, [u128; 8]) {
+    let mut pl = Planes::default();
+    let mut blocked = [0u128; 8];
+    for (w, p) in v.warps.iter().enumerate() {
+        pl.set(w, p);
+        blocked[usize::from(p.ms_reason & 7)] |= u128::from(p.ms_block) << w;
+    }
+    (pl, blocked)
+}
 
 /// Writes one SM's cycle into `out` (one entry per warp) and returns its cycle inputs; with
 /// several writebacks the first final one is taken (the probe has its own rule).
