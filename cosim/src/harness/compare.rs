@@ -6,8 +6,8 @@ use crate::harness::layout::Layout;
 use crate::harness::sim::Simulator;
 use serde::Serialize;
 use std::collections::VecDeque;
-use std::sync::mpsc;
 use std::fmt;
+use std::sync::mpsc;
 
 /// The first output that differed.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
