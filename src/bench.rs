@@ -489,9 +489,14 @@ fn block_level(o: &Options) -> Result<Report> {
     Ok(r)
 }
 
-/// How close the harness comes to the plain C++ loop and to its own bound, and what batching
-/// gains the backend.
+/// How much faster the model is than its RTL, how close the harness comes to the plain C++ loop
+/// and to its own bound, and what batching gains the backend.
 fn verilator_ratios(r: &mut Report) {
+    r.ratio(
+        "model",
+        "verilator",
+        "the model against its Verilator backend alone (goal: at least 3)",
+    );
     r.ratio(
         "cosim:verilator",
         "verilator:plain-c++",

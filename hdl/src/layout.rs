@@ -39,21 +39,26 @@ impl Slot {
             .chain(std::iter::once((self.name.clone(), 0, self.width)))
     }
     /// Whether the port exists in this configuration.
+    #[inline]
     pub fn present(&self) -> bool {
         self.width > 0
     }
+    #[inline]
     pub fn words(&self) -> usize {
         words_for(self.width)
     }
     /// This port's words inside `buf`.
+    #[inline]
     pub fn of<'a>(&self, buf: &'a [u64]) -> &'a [u64] {
         &buf[self.offset..self.offset + self.words()]
     }
+    #[inline]
     pub fn of_mut<'a>(&self, buf: &'a mut [u64]) -> &'a mut [u64] {
         let n = self.words();
         &mut buf[self.offset..self.offset + n]
     }
     /// The port's low 64 bits (0 for an absent port).
+    #[inline]
     pub fn get(&self, buf: &[u64]) -> u64 {
         if self.present() {
             buf[self.offset]
@@ -62,11 +67,13 @@ impl Slot {
         }
     }
     /// Bit 0 of the port.
+    #[inline]
     pub fn bit(&self, buf: &[u64]) -> bool {
         self.get(buf) & 1 == 1
     }
     /// Sets the port to `v` (at most 64 bits; the port's upper words are cleared); a no-op for
     /// an absent port.
+    #[inline]
     pub fn set(&self, buf: &mut [u64], v: u64) {
         if self.present() {
             let words = self.of_mut(buf);
@@ -75,6 +82,7 @@ impl Slot {
         }
     }
     /// Bits `[lo +: width]` (width ≤ 64) of the port: one field of a packed bus.
+    #[inline]
     pub fn field(&self, buf: &[u64], lo: usize, width: usize) -> u64 {
         if self.present() {
             get_bits(self.of(buf), lo, width)
@@ -83,22 +91,46 @@ impl Slot {
         }
     }
     /// Sets bits `[lo +: width]` (width ≤ 64) of the port to the low bits of `v`.
+    #[inline]
     pub fn set_field(&self, buf: &mut [u64], lo: usize, width: usize, v: u64) {
         if self.present() {
             set_bits(self.of_mut(buf), lo, width, v)
         }
     }
+    /// The whole port (width ≤ 64): [`Slot::field`] of all its bits, one word read.
+    #[inline]
+    pub fn value(&self, buf: &[u64]) -> u64 {
+        if self.present() {
+            debug_assert!(self.width <= 64, "port {} wider than 64 bits", self.name);
+            buf[self.offset] & low_mask(self.width)
+        } else {
+            0
+        }
+    }
+    /// Sets the whole port (width ≤ 64) to the low bits of `v`: [`Slot::set_field`] of all its
+    /// bits, one word written.
+    #[inline]
+    pub fn set_value(&self, buf: &mut [u64], v: u64) {
+        if self.present() {
+            debug_assert!(self.width <= 64, "port {} wider than 64 bits", self.name);
+            let (m, w) = (low_mask(self.width), &mut buf[self.offset]);
+            *w = (*w & !m) | (v & m);
+        }
+    }
     /// Element `k` of a bus of equal `width`-bit elements, element 0 lowest.
+    #[inline]
     pub fn elem(&self, buf: &[u64], k: usize, width: usize) -> u64 {
         self.field(buf, k * width, width)
     }
     /// Sets element `k` of a bus of equal `width`-bit elements to the low bits of `v`.
+    #[inline]
     pub fn set_elem(&self, buf: &mut [u64], k: usize, width: usize, v: u64) {
         self.set_field(buf, k * width, width, v)
     }
 }
 
 /// Bits `[lo +: width]` (width ≤ 64) of a little-endian word buffer, read a word at a time.
+#[inline]
 pub fn get_bits(words: &[u64], lo: usize, width: usize) -> u64 {
     if width == 0 {
         return 0;
@@ -113,6 +145,7 @@ pub fn get_bits(words: &[u64], lo: usize, width: usize) -> u64 {
 }
 
 /// Sets bits `[lo +: width]` (width ≤ 64) of a little-endian word buffer to the low bits of `v`.
+#[inline]
 pub fn set_bits(words: &mut [u64], lo: usize, width: usize, v: u64) {
     if width == 0 {
         return;
@@ -128,7 +161,8 @@ pub fn set_bits(words: &mut [u64], lo: usize, width: usize, v: u64) {
 }
 
 /// The low `width` bits set (width ≤ 64).
-fn low_mask(width: usize) -> u64 {
+#[inline]
+pub fn low_mask(width: usize) -> u64 {
     if width >= 64 {
         !0
     } else {

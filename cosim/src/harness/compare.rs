@@ -7,6 +7,7 @@ use crate::harness::sim::Simulator;
 use serde::Serialize;
 use std::collections::VecDeque;
 use std::fmt;
+use std::sync::mpsc;
 
 /// The first output that differed.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -170,8 +171,8 @@ pub struct Outcome {
 /// vanish, small enough that the buffers stay in cache.
 pub const CHUNK: usize = 1024;
 
-/// Chunks at least this long step the model on its own thread beside the RTL (a thread costs
-/// tens of microseconds; a chunk this long takes far longer on any backend).
+/// Runs whose chunks are at least this long step the model on its own thread beside the RTL
+/// (a thread costs tens of microseconds; a chunk this long takes far longer on any backend).
 pub const PARALLEL_CHUNK: usize = 256;
 
 /// Runs `stimulus` (one input buffer per cycle) through `model` and `rtl`, comparing all outputs
@@ -193,76 +194,125 @@ pub fn run<'a>(
     }
 }
 
-/// [`run`] without a trace, [`CHUNK`] cycles per step of each side.
+/// [`run`] without a trace, [`CHUNK`] cycles per step of each side. With chunks of at least
+/// [`PARALLEL_CHUNK`] cycles the model steps on one worker thread for the whole run (one
+/// thread, not one per chunk) while this thread steps the RTL: the run then goes at the pace
+/// of the slower side, not of their sum.
 fn run_chunked<'a>(
     layout: &Layout,
     model: &mut (dyn Simulator + Send),
     rtl: &mut dyn Simulator,
     stimulus: impl IntoIterator<Item = &'a [u64]>,
 ) -> Outcome {
-    let (iw, ow) = (layout.in_words, layout.out_words);
     let mut stimulus = stimulus.into_iter();
     // A short case (the usual random one) needs only buffers of its own length.
     let chunk = stimulus.size_hint().1.map_or(CHUNK, |n| n.clamp(1, CHUNK));
-    let mut inputs = Vec::with_capacity(chunk * iw);
-    let mut expected = vec![0u64; chunk * ow];
-    let mut actual = vec![0u64; chunk * ow];
-    let mut cycles = 0u64;
-    loop {
-        inputs.clear();
-        let mut n = 0;
-        for v in stimulus.by_ref().take(chunk) {
-            assert!(
-                v.len() >= iw,
-                "stimulus vector of {} words; the layout has {iw} input words",
-                v.len()
-            );
-            inputs.extend_from_slice(&v[..iw]);
-            n += 1;
-        }
-        if n == 0 {
-            break;
-        }
-        let (expected, actual) = (&mut expected[..n * ow], &mut actual[..n * ow]);
-        expected.fill(0);
-        actual.fill(0);
-        if n >= PARALLEL_CHUNK {
-            // The model's chunk on a second core while this thread steps the RTL: the run
-            // then goes at the pace of the slower side, not of their sum.
-            std::thread::scope(|s| {
-                let inputs = &inputs;
-                let m = s.spawn(|| model.step_many(inputs, expected, n));
-                rtl.step_many(inputs, actual, n);
-                m.join().expect("the model's chunk");
-            });
-        } else {
-            model.step_many(&inputs, expected, n);
-            rtl.step_many(&inputs, actual, n);
-        }
-        if expected != actual {
-            let c = expected
-                .chunks_exact(ow)
-                .zip(actual.chunks_exact(ow))
-                .position(|(e, a)| e != a)
-                .expect("buffers differ in some cycle");
-            let cycle = cycles + c as u64;
-            let (e, a) = (&expected[c * ow..][..ow], &actual[c * ow..][..ow]);
-            return Outcome {
-                cycles: cycle + 1,
-                mismatch: Some(first_difference(layout, cycle, e, a)),
-                trace: None,
-            };
-        }
-        cycles += n as u64;
-        // Never ask a finished iterator again (it need not be fused).
-        if n < chunk {
-            break;
+    let mut chunks = Chunks::new(layout, chunk);
+    if chunk < PARALLEL_CHUNK {
+        return chunks.run(&mut stimulus, |inputs, expected, actual, n| {
+            model.step_many(inputs, expected, n);
+            rtl.step_many(inputs, actual, n);
+        });
+    }
+    std::thread::scope(|s| {
+        let (to_model, work) = mpsc::sync_channel::<(Vec<u64>, Vec<u64>, usize)>(1);
+        let (to_main, done) = mpsc::sync_channel::<(Vec<u64>, Vec<u64>)>(1);
+        s.spawn(move || {
+            for (inputs, mut expected, n) in work {
+                model.step_many(&inputs, &mut expected, n);
+                if to_main.send((inputs, expected)).is_err() {
+                    break;
+                }
+            }
+        });
+        // The worker's buffers, handed over and back each chunk (no allocation per chunk).
+        let mut spare = Some((Vec::new(), Vec::new()));
+        chunks.run(&mut stimulus, |inputs, expected, actual, n| {
+            let (mut i, mut e) = spare.take().expect("no chunk in flight");
+            refill(&mut i, inputs);
+            zero(&mut e, expected.len());
+            to_model.send((i, e, n)).expect("the model's worker");
+            rtl.step_many(inputs, actual, n);
+            let (i, e) = done.recv().expect("the model's chunk");
+            expected.copy_from_slice(&e);
+            spare = Some((i, e));
+        })
+    })
+}
+
+/// The buffers of a chunked run: one chunk's inputs, the model's outputs and the RTL's.
+struct Chunks<'l> {
+    layout: &'l Layout,
+    chunk: usize,
+    inputs: Vec<u64>,
+    expected: Vec<u64>,
+    actual: Vec<u64>,
+}
+
+impl<'l> Chunks<'l> {
+    fn new(layout: &'l Layout, chunk: usize) -> Chunks<'l> {
+        Chunks {
+            layout,
+            chunk,
+            inputs: Vec::with_capacity(chunk * layout.in_words),
+            expected: vec![0; chunk * layout.out_words],
+            actual: vec![0; chunk * layout.out_words],
         }
     }
-    Outcome {
-        cycles,
-        mismatch: None,
-        trace: None,
+
+    /// Feeds `stimulus` a chunk at a time to `step(inputs, expected, actual, cycles)`, which
+    /// fills the model's and the RTL's outputs; compares them after each chunk.
+    fn run<'a>(
+        &mut self,
+        stimulus: &mut impl Iterator<Item = &'a [u64]>,
+        mut step: impl FnMut(&[u64], &mut [u64], &mut [u64], usize),
+    ) -> Outcome {
+        let (iw, ow) = (self.layout.in_words, self.layout.out_words);
+        let mut cycles = 0u64;
+        loop {
+            self.inputs.clear();
+            let mut n = 0;
+            for v in stimulus.by_ref().take(self.chunk) {
+                assert!(
+                    v.len() >= iw,
+                    "stimulus vector of {} words; the layout has {iw} input words",
+                    v.len()
+                );
+                self.inputs.extend_from_slice(&v[..iw]);
+                n += 1;
+            }
+            if n == 0 {
+                break;
+            }
+            let (expected, actual) = (&mut self.expected[..n * ow], &mut self.actual[..n * ow]);
+            expected.fill(0);
+            actual.fill(0);
+            step(&self.inputs, expected, actual, n);
+            if expected != actual {
+                let c = expected
+                    .chunks_exact(ow)
+                    .zip(actual.chunks_exact(ow))
+                    .position(|(e, a)| e != a)
+                    .expect("buffers differ in some cycle");
+                let cycle = cycles + c as u64;
+                let (e, a) = (&expected[c * ow..][..ow], &actual[c * ow..][..ow]);
+                return Outcome {
+                    cycles: cycle + 1,
+                    mismatch: Some(first_difference(self.layout, cycle, e, a)),
+                    trace: None,
+                };
+            }
+            cycles += n as u64;
+            // Never ask a finished iterator again (it need not be fused).
+            if n < self.chunk {
+                break;
+            }
+        }
+        Outcome {
+            cycles,
+            mismatch: None,
+            trace: None,
+        }
     }
 }
 

@@ -120,6 +120,7 @@ pub fn bus(items: &[Expr]) -> Expr {
 }
 
 /// `pair(s) = min(s, ShTB[s])` (spec §1.3): the lock entry of slot `s` with partner `partner`.
+#[inline]
 pub fn pair(s: u64, partner: u64) -> u64 {
     s.min(partner)
 }
@@ -140,11 +141,13 @@ impl Class {
     /// The 2-bit encoding on `warp_class` / `cls`.
     pub const BITS: usize = 2;
 
+    #[inline]
     pub fn code(self) -> u64 {
         self as u64
     }
 
     /// The class a 2-bit code stands for (3 is unused and reads as `Nonowner`).
+    #[inline]
     pub fn of_code(code: u64) -> Class {
         match code {
             0 => Class::Owner,
@@ -178,6 +181,7 @@ pub enum FreeClass {
 }
 
 impl FreeClass {
+    #[inline]
     pub fn class(self) -> Class {
         match self {
             FreeClass::Nonowner => Class::Nonowner,
@@ -203,6 +207,7 @@ pub enum Rank {
 
 impl Rank {
     /// The priority of class `c` (0 = first).
+    #[inline]
     pub fn of(self, c: Class) -> u64 {
         match (self, c) {
             (Rank::Owf3, Class::Owner) => 0,

@@ -65,11 +65,13 @@ pub fn port_list(spec: &[(&str, Dir, usize)]) -> Vec<Port> {
 }
 
 /// 64-bit words needed for `width` bits.
+#[inline]
 pub fn words_for(width: usize) -> usize {
     width.div_ceil(64).max(1)
 }
 
 /// Mask of the low `width` bits (`width` ≤ 64).
+#[inline]
 pub fn mask(width: usize) -> u64 {
     if width >= 64 {
         u64::MAX

@@ -41,11 +41,13 @@ impl Class {
     ];
 
     /// The 3-bit code.
+    #[inline]
     pub fn code(self) -> u64 {
         self as u64
     }
 
     /// The class of a code (its low 3 bits).
+    #[inline]
     pub fn of_code(code: u64) -> Class {
         Class::ALL[(code & 7) as usize]
     }

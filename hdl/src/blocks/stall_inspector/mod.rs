@@ -116,16 +116,19 @@ crate::block_params! {
 
 impl Params {
     /// Warp-index width WB = max(1, ⌈log2 NW⌉) (`md_sel`, `ms_sel`, `ldwb_warp`).
+    #[inline]
     pub fn wb(&self) -> usize {
         bits_for(u64::from(self.nw) - 1)
     }
 
     /// `n_issued` width IWB = ⌈log2(IW + 1)⌉.
+    #[inline]
     pub fn iwb(&self) -> usize {
         bits_for(u64::from(self.iw))
     }
 
     /// `rd_addr` width: 7 (the spec's map) up to NW = 64, 8 above (docs §4).
+    #[inline]
     pub fn addr_bits(&self) -> usize {
         if self.nw <= 64 {
             7
@@ -135,6 +138,7 @@ impl Params {
     }
 
     /// Read-out address of `blame[0]`: 0x40, or 0x80 above NW = 64 (docs §3.4, §4).
+    #[inline]
     pub fn blame_base(&self) -> u64 {
         if self.nw <= 64 {
             0x40
@@ -167,6 +171,7 @@ impl Params {
 
     /// `src` as `md_sub` counts it (docs §3.3 `norm_s`): 6 → UNKNOWN, LOCAL_SPM → L1 unless
     /// `split_local`.
+    #[inline]
     pub fn norm_src(&self, s: u64) -> u64 {
         match s & 7 {
             src::RESERVED => src::UNKNOWN,
