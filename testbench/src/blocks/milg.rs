@@ -45,9 +45,9 @@ pub const ACC_FAIL: [(u32, u32); 10] = [
     (25, 231),
     (0, 0),
 ];
-/// The mixes (indices into [`ACC_FAIL`]) a steady case holds: no failures, and 2.3, 3.3 and
-/// 4.7 failures per request (the largest ratio, and saturation, inside one case).
-const STEADY_MIXES: [usize; 4] = [1, 4, 5, 6];
+/// The mixes (indices into [`ACC_FAIL`]) a steady case holds: no failures, and 1.3, 2.3, 3.3
+/// and 4.7 failures per request (every ratio, the largest, and saturation inside one case).
+const STEADY_MIXES: [usize; 5] = [1, 3, 4, 5, 6];
 /// Chance (in 256ths) that the kernel wants to issue, when the gate is open.
 const ISSUE: [u32; 4] = [230, 128, 40, 0];
 /// Chances (in 256ths) of one and of two completions (capped by what is in flight).
@@ -98,15 +98,21 @@ fn limit(p: &Params, kind: u8, bits: u32) -> u32 {
 /// A legal case of `1..=max` cycles for `p` (see the module doc).
 pub fn cycles(p: &Params, max: usize) -> impl Strategy<Value = Vec<Inputs>> {
     let p = p.clone();
-    (start(), prop::collection::vec(raw(), 1..=max)).prop_map(
-        move |((mut af, mut is, mut dn, kind, bits, unl, sticky), raws)| {
+    (start(), 0..=max, prop::collection::vec(raw(), 1..=max)).prop_map(
+        move |((mut af, mut is, mut dn, kind, bits, unl, sticky), extra, raws)| {
             let cfg = MilgCfg::of(&p);
             let mut g = Milg::new(&cfg);
             let mut smil_limit = limit(&p, kind, bits);
             let mut smil_unl = unl;
-            // A steady case runs the whole length on one profile, from the mixes that end
-            // intervals with no failures or with failures up to saturation.
-            let len = if sticky { max } else { raws.len() };
+            // A steady case runs on one profile, from the mixes that end intervals with no
+            // failures or with failures up to saturation, its draws repeated.
+            // Its draws and `extra` more cycles (at most `max`): long cases, and a failing one
+            // still shrinks (`extra` halves to 0 first).
+            let len = if sticky {
+                (raws.len() + extra).min(max)
+            } else {
+                raws.len()
+            };
             if sticky {
                 af = STEADY_MIXES[af % STEADY_MIXES.len()];
             }

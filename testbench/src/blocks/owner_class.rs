@@ -3,14 +3,18 @@
 //! few naming another slot) while the warp map changes every cycle; warps sit mostly in shared
 //! slots, also in unshared ones and sometimes in a slot id ≥ T, and are mostly valid.
 
+use crate::coverage::Cover;
 use crate::design::Bench;
 use proptest::prelude::*;
 use smrtl_cosim::blocks::owner_class::Model;
 use smrtl_cosim::blocks::share_cfg::Table;
-use smrtl_hdl::blocks::owner_class::port::Inputs;
+use smrtl_hdl::blocks::owner_class::port::{Inputs, Outputs};
 use smrtl_hdl::blocks::owner_class::Params;
+use smrtl_hdl::blocks::sharing::Class;
 use smrtl_hdl::blocks::sharing::Shape;
 use smrtl_hdl::netlist::mask;
+/// This block's coverpoints (docs/coverage.md).
+type Point = Cover<Params>;
 
 /// Inputs of `p` with `table`'s ShSM and ShTB, the locks `(valid, owner)` per pair and every
 /// warp slot `(valid, slot)`.
@@ -110,5 +114,92 @@ impl Bench for Params {
 
     fn stimulus(&self) -> BoxedStrategy<Vec<Inputs>> {
         cycles(self).boxed()
+    }
+    /// docs/scratchpad-sharing.md §2.5: every class (owner, unshared, non-owner), a shared
+    /// warp whose lock is free (`FREE_CLASS`), an invalid warp in the owner's slot, ShSM off
+    /// over a shared table, and a slot out of range where T leaves room for one.
+    fn coverpoints(&self) -> Vec<Point> {
+        let s = self.shape();
+        let look = Lookup {
+            t: u64::from(self.slots),
+            none: s.none(),
+            kp: s.kp() as u64,
+            kw: s.kw(),
+        };
+        let class = |o: &Outputs, c: Class| o.warp_class.iter().any(|&w| w == c.code());
+        let warps = |i: &Inputs| 0..i.warp_valid.len();
+        let mut v = vec![
+            Point::point("class_owner", "§2.5", move |_, _, o, _| {
+                class(o, Class::Owner)
+            }),
+            Point::point("class_unshared", "§2.5", move |_, _, o, _| {
+                class(o, Class::Unshared)
+            }),
+            Point::point("class_nonowner", "§2.5", move |_, _, o, _| {
+                class(o, Class::Nonowner)
+            }),
+            Point::point("free_lock", "§2.5", move |_, i, _, _| {
+                warps(i).any(|w| i.warp_valid[w] && look.shared(i, w) && !look.lock(i, w).0)
+            }),
+            Point::point("invalid_warp_in_owner_slot", "§2.5", move |_, i, _, _| {
+                warps(i).any(|w| !i.warp_valid[w] && look.owns(i, w))
+            }),
+            Point::point("shsm_off_over_shared_table", "§2.5", move |_, i, _, _| {
+                !i.shsm && i.shtb.iter().any(|&e| e != look.none)
+            }),
+        ];
+        v.push(if look.t < 1 << s.sw() {
+            Point::point("slot_out_of_range", "§2.5", move |_, i, _, _| {
+                warps(i).any(|w| i.warp_valid[w] && i.warp_slot[w] >= look.t)
+            })
+        } else {
+            Point::unreachable(
+                "slot_out_of_range",
+                "§2.5",
+                "T is a power of two: every warp_slot names a slot",
+            )
+        });
+        v
+    }
+}
+
+/// The §2.5 lookups of a warp's slot, with spec §0's out-of-range rules (a slot ≥ T reads
+/// ShTB as `NONE`, a pair index ≥ KP a free lock).
+#[derive(Clone, Copy)]
+struct Lookup {
+    t: u64,
+    none: u64,
+    kp: u64,
+    kw: usize,
+}
+
+impl Lookup {
+    fn partner(&self, i: &Inputs, s: u64) -> u64 {
+        if s < self.t {
+            i.shtb[s as usize]
+        } else {
+            self.none
+        }
+    }
+
+    /// Warp `w`'s slot is shared (ShSM on and a partner).
+    fn shared(&self, i: &Inputs, w: usize) -> bool {
+        i.shsm && self.partner(i, i.warp_slot[w]) != self.none
+    }
+
+    /// (held, owner) of warp `w`'s pair lock.
+    fn lock(&self, i: &Inputs, w: usize) -> (bool, u64) {
+        let s = i.warp_slot[w];
+        let k = s.min(self.partner(i, s)) & mask(self.kw);
+        if k < self.kp {
+            (i.lock_valid[k as usize], i.lock_owner[k as usize])
+        } else {
+            (false, 0)
+        }
+    }
+
+    /// Warp `w`'s slot holds its pair's lock.
+    fn owns(&self, i: &Inputs, w: usize) -> bool {
+        self.shared(i, w) && self.lock(i, w) == (true, i.warp_slot[w])
     }
 }

@@ -3,6 +3,7 @@
 //! the private/shared boundary (`u − 1`, `u`, `u + 1`), at 0 and at the top offset; masks are
 //! full, empty, one lane or random; slots mostly name a real slot, sometimes one ≥ T.
 
+use crate::coverage::Cover;
 use crate::design::Bench;
 use proptest::prelude::*;
 use smrtl_cosim::blocks::share_cfg::Table;
@@ -11,6 +12,9 @@ use smrtl_hdl::blocks::sharing::Shape;
 use smrtl_hdl::blocks::sp_access_unit::port::Inputs;
 use smrtl_hdl::blocks::sp_access_unit::Params;
 use smrtl_hdl::netlist::mask;
+
+/// This block's coverpoints (docs/coverage.md).
+type Point = Cover<Params>;
 
 /// Inputs of `p` with `table` on the ShareCfg ports and every port idle.
 pub fn with_table(p: &Params, table: &Table) -> Inputs {
@@ -142,5 +146,65 @@ impl Bench for Params {
 
     fn stimulus(&self) -> BoxedStrategy<Vec<Inputs>> {
         cycles(self).boxed()
+    }
+    /// docs/scratchpad-sharing.md §2.3: a request that needs the lock, a shared slot's
+    /// request below `u` (no lock), an unshared request, the upper slot's skip by `u`, ShSM off,
+    /// an address that wraps, and a slot out of range where T leaves room for one.
+    fn coverpoints(&self) -> Vec<Point> {
+        let s = self.shape();
+        let (t, none, lanes) = (u64::from(self.slots), s.none(), self.lanes as usize);
+        let partner = move |i: &Inputs, sl: u64| if sl < t { i.shtb[sl as usize] } else { none };
+        let shared = move |i: &Inputs, sl: u64| i.shsm && partner(i, sl) != none;
+        // The active lanes of port p, as indices into rq_off and phys.
+        let active = move |i: &Inputs, p: usize| {
+            let m = i.rq_mask[p];
+            (0..lanes)
+                .filter(move |&l| m >> l & 1 == 1)
+                .map(move |l| p * lanes + l)
+        };
+        let ports = |i: &Inputs| {
+            (0..i.rq_valid.len())
+                .filter(|&p| i.rq_valid[p])
+                .collect::<Vec<_>>()
+        };
+        let mut v = vec![
+            Point::point("needs_lock", "§2.3", |_, _, o, _| {
+                o.needs_lock.iter().any(|&n| n)
+            }),
+            Point::point("shared_below_u", "§2.3", move |_, i, o, _| {
+                ports(i)
+                    .into_iter()
+                    .any(|p| shared(i, i.rq_slot[p]) && !o.needs_lock[p])
+            }),
+            Point::point("unshared_request", "§2.3", move |_, i, _, _| {
+                ports(i).into_iter().any(|p| !shared(i, i.rq_slot[p]))
+            }),
+            Point::point("upper_slot_skips_u", "§2.3", move |_, i, _, _| {
+                ports(i).into_iter().any(|p| {
+                    let sl = i.rq_slot[p];
+                    shared(i, sl) && sl < partner(i, sl) && active(i, p).any(|x| i.rq_off[x] >= i.u)
+                })
+            }),
+            Point::point("shsm_off", "§2.3", move |_, i, _, _| {
+                !i.shsm && !ports(i).is_empty()
+            }),
+            Point::point("address_wraps", "§2.3", move |_, i, o, _| {
+                ports(i)
+                    .into_iter()
+                    .any(|p| active(i, p).any(|x| o.phys[x] < i.rq_off[x]))
+            }),
+        ];
+        v.push(if t < 1 << s.sw() {
+            Point::point("slot_out_of_range", "§2.3", move |_, i, _, _| {
+                ports(i).into_iter().any(|p| i.rq_slot[p] >= t)
+            })
+        } else {
+            Point::unreachable(
+                "slot_out_of_range",
+                "§2.3",
+                "T is a power of two: every rq_slot names a slot",
+            )
+        });
+        v
     }
 }
