@@ -43,9 +43,7 @@ pub trait Bench: Block + BlockCost + PartialEq + Send + Sync + 'static {
     }
     /// The block's coverpoints at these params (docs/coverage.md): each rule of its spec that
     /// the random stimulus must exercise, or why no legal stimulus can.
-    fn coverpoints(&self) -> Vec<Cover<Self>> {
-        vec![]
-    }
+    fn coverpoints(&self) -> Vec<Cover<Self>>;
 }
 
 /// The input buffers of `cycles` in `layout` (each cycle from idle: a port a cycle does not

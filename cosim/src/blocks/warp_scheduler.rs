@@ -162,6 +162,13 @@ impl BlockModel for Model {
     }
 }
 
+impl Model {
+    /// The state after the last edge.
+    pub fn state(&self) -> &State {
+        &self.state
+    }
+}
+
 impl Simulator for Model {
     fn name(&self) -> &str {
         "model"

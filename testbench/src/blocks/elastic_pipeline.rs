@@ -3,12 +3,15 @@
 //! files, their driver and the lock-step co-simulation on records are in
 //! [`crate::studies::trace`].
 
+use crate::coverage::Cover;
 use crate::design::Bench;
 use proptest::prelude::*;
 use smrtl_cosim::blocks::elastic_pipeline::{Entry, Model};
 use smrtl_cosim::Layout;
-use smrtl_hdl::blocks::elastic_pipeline::port::{Inputs, Io};
-use smrtl_hdl::blocks::elastic_pipeline::{ports, Kind, Params};
+use smrtl_hdl::blocks::elastic_pipeline::port::{Inputs, Io, Outputs};
+use smrtl_hdl::blocks::elastic_pipeline::{
+    ports, Cause, Kind, Params, PipeMode, WbPriority, WbSrc,
+};
 use smrtl_hdl::netlist::mask;
 
 /// The trace-mode top's buffer layout for `p` (its declared ports and latch taps).
@@ -103,6 +106,151 @@ impl Bench for Params {
     fn stimulus(&self) -> BoxedStrategy<Vec<Inputs>> {
         cycles(self).boxed()
     }
+
+    /// docs/elastic-pipeline.md §3.2–§3.3: F loading an offer, MEM0 held, every WB source of
+    /// the mode and a WB bubble, each PRE / NQ FIFO full and empty, ICNT data taking WB while
+    /// NQ is full, each row of the §3.3 stall-cause table, reset.
+    fn coverpoints(&self) -> Vec<Point> {
+        let src =
+            |s: WbSrc| move |_: &Params, _: &Inputs, o: &Outputs, _: &Model| o.wb_src == s as u64;
+        let mut v = vec![
+            Point::point("offer_loaded", "§3.2", |_, i, o, _| {
+                i.in_valid && o.in_ready
+            }),
+            Point::point("mem0_held", "§3.2", |_, _, o, _| o.mem0_rem > 1),
+            Point::point("wb_icnt", "§3.2", src(WbSrc::Icnt)),
+            Point::point("wb_mem_last", "§3.2", src(WbSrc::Mem)),
+            Point::point("wb_bubble", "§3.2", |_, _, o, _| !o.wb_valid),
+            Point::point("reset", "§3.1", |_, i, _, _| i.reset),
+        ];
+        v.extend(nonmem_points(self));
+        v.extend(fifo_points(self));
+        v.extend(stall_points(self));
+        v
+    }
+}
+
+/// This block's coverpoints (docs/coverage.md).
+type Point = Cover<Params>;
+
+/// WB from the mode's ALU side: NM_last (Split), the NQ head or EXE (Elastic).
+fn nonmem_points(p: &Params) -> Vec<Point> {
+    let src = |s: WbSrc| move |_: &Params, _: &Inputs, o: &Outputs, _: &Model| o.wb_src == s as u64;
+    let (split, elastic) = (
+        p.pipe_mode == PipeMode::Split,
+        p.pipe_mode == PipeMode::Elastic,
+    );
+    let point = |name, on: bool, s: WbSrc, why| match on {
+        true => Point::point(name, "§3.2", src(s)),
+        false => Point::unreachable(name, "§3.2", why),
+    };
+    vec![
+        point("wb_nm_last", split, WbSrc::Nm, "only Split has NM latches"),
+        point(
+            "wb_nq_head",
+            elastic,
+            WbSrc::Nq,
+            "only Elastic has the NONMEM FIFO",
+        ),
+        point(
+            "wb_exe",
+            elastic && p.nonmem_min_age == 0,
+            WbSrc::Exe,
+            "EXE writes back directly only in Elastic with nonmem_min_age = 0",
+        ),
+    ]
+}
+
+/// Each FIFO full and empty, and ICNT taking WB while NQ is full (§3.2 steps 2, 5).
+fn fifo_points(p: &Params) -> Vec<Point> {
+    let (pre, nq) = (p.pre_slots() as u64, p.nq_slots() as u64);
+    let mut v = vec![];
+    if pre > 0 {
+        v.push(Point::point("pre_full", "§3.2", move |_, _, o, _| {
+            o.pre_count == pre
+        }));
+        v.push(Point::point("pre_empty", "§3.2", |_, _, o, _| {
+            o.pre_count == 0
+        }));
+    } else {
+        let why = "no PREMEM FIFO (not Elastic, or N = 0)";
+        v.push(Point::unreachable("pre_full", "§3.2", why));
+        v.push(Point::unreachable("pre_empty", "§3.2", why));
+    }
+    if nq > 0 {
+        v.push(Point::point("nq_full", "§3.2", move |_, _, o, _| {
+            o.nq_count == nq
+        }));
+        v.push(Point::point("nq_empty", "§3.2", |_, _, o, _| {
+            o.nq_count == 0
+        }));
+        v.push(Point::point(
+            "icnt_while_nq_full",
+            "§3.2",
+            move |_, i, o, _| i.icnt_valid && o.nq_count == nq,
+        ));
+    } else {
+        let why = "no NONMEM FIFO (not Elastic, or Q = 0)";
+        for name in ["nq_full", "nq_empty", "icnt_while_nq_full"] {
+            v.push(Point::unreachable(name, "§3.2", why));
+        }
+    }
+    v
+}
+
+/// The four rows of the §3.3 cause table, told apart by the entry EXE holds.
+fn stall_points(p: &Params) -> Vec<Point> {
+    let unified = p.pipe_mode == PipeMode::Unified;
+    let held = move |o: &Outputs, m: &Model, alu: bool, cause: Cause| {
+        let exe = m.pipeline().front_end().exe();
+        o.fe_hold
+            && o.cause == cause as u64
+            && exe.is_some_and(|e| (e.kind == Kind::Alu && !unified) == alu)
+    };
+    let mut v = vec![Point::point(
+        "stall_mem_conflict",
+        "§3.3",
+        move |_, _, o, m| held(o, m, false, Cause::BankConflict),
+    )];
+    v.push(if p.pre_slots() > 0 {
+        Point::unreachable(
+            "stall_mem_behind_icnt",
+            "§3.3",
+            "Elastic with N > 0: a memory entry waits only on a full PRE, which is bank_conflict",
+        )
+    } else {
+        Point::point("stall_mem_behind_icnt", "§3.3", move |_, _, o, m| {
+            held(o, m, false, Cause::Other)
+        })
+    });
+    if unified {
+        let why = "Unified: ALU entries take the MEM path (the memory rows)";
+        v.push(Point::unreachable("stall_alu_wb_to_icnt", "§3.3", why));
+        v.push(Point::unreachable("stall_alu_wb_to_mem", "§3.3", why));
+        return v;
+    }
+    v.push(Point::point(
+        "stall_alu_wb_to_icnt",
+        "§3.3",
+        move |_, _, o, m| held(o, m, true, Cause::Other),
+    ));
+    // A full NQ's head entered at least Q cycles ago (one entry a cycle), so its age is ≥ Q.
+    let nq_outranks_mem = p.pipe_mode == PipeMode::Elastic
+        && p.wb_priority == WbPriority::NonmemFirst
+        && p.nonmem_depth > 0
+        && p.nonmem_depth >= p.nonmem_min_age;
+    v.push(if nq_outranks_mem {
+        Point::unreachable(
+            "stall_alu_wb_to_mem",
+            "§3.3",
+            "nonmem_first, Q ≥ nonmem_min_age: a full NQ's head is eligible and outranks MEM_last, so NQ has room after its dequeue",
+        )
+    } else {
+        Point::point("stall_alu_wb_to_mem", "§3.3", move |_, _, o, m| {
+            held(o, m, true, Cause::BankConflict)
+        })
+    });
+    v
 }
 
 #[cfg(test)]

@@ -3,11 +3,12 @@
 //! updates — PCs from a small pool that maps mostly to one set, accumulator sequences that mostly walk
 //! sw = 0..S−1 in order, lookups of recently written PCs — plus random counter and ready traffic.
 
+use crate::coverage::Cover;
 use crate::design::Bench;
 use proptest::prelude::*;
 use smrtl_cosim::blocks::history_cache::Model;
-use smrtl_hdl::blocks::history_cache::port::Inputs;
-use smrtl_hdl::blocks::history_cache::Params;
+use smrtl_hdl::blocks::history_cache::port::{Inputs, Outputs};
+use smrtl_hdl::blocks::history_cache::{BcawsPolicy, CounterMode, Params};
 use smrtl_hdl::netlist::mask;
 
 /// Longest random case; a failing case shrinks from at most this many cycles.
@@ -151,4 +152,89 @@ impl Bench for Params {
     fn stimulus(&self) -> BoxedStrategy<Vec<Inputs>> {
         cycles(self, CASE_CYCLES).boxed()
     }
+
+    /// docs/elastic-pipeline.md §5.2–§5.4, §5.6: lookup hit and miss in a full set, an
+    /// overwrite on hit, the accumulator mid-warp and valid, counter load / decrement / hold
+    /// (each hold reason the mode has), a memory warp masked, the policy's exception,
+    /// `kernel_start` clearing a valid line or the counter, reset.
+    fn coverpoints(&self) -> Vec<Point> {
+        let ways = self.hc_ways as usize;
+        // The counter after the edge, from a cycle with no load, clear or reset.
+        let kept = |i: &Inputs, o: &Outputs, m: &Model| {
+            let after = u64::from(m.state.counter.counter());
+            (o.counter > 0 && !i.load && !i.clear && !i.reset).then_some(after)
+        };
+        let mut v = vec![
+            Point::point("lookup_hit", "§5.2", |_, _, o, _| o.lk_hit),
+            Point::point("miss_in_full_set", "§5.2", move |_, i, o, m| {
+                let c = &m.state.cache;
+                let set = c.index(i.lk_pc);
+                !o.lk_hit && (0..ways).all(|w| c.line(set, w).valid)
+            }),
+            Point::point("overwrite_on_hit", "§5.2", |_, i, o, _| {
+                o.acc_valid && o.lk_hit && i.lk_pc == o.acc_pc
+            }),
+            Point::point("accumulator_valid", "§5.3", |_, _, o, _| o.acc_valid),
+            Point::point("counter_load", "§5.4", |_, i, _, _| {
+                i.load && !i.clear && !i.reset
+            }),
+            Point::point("counter_decrement", "§5.4", move |_, i, o, m| {
+                kept(i, o, m) == Some(o.counter.wrapping_sub(1))
+            }),
+            Point::point("memory_warp_masked", "§5.4", |_, i, o, _| {
+                (0..o.ready_m.len()).any(|w| i.ready[w] && i.is_mem[w] && !o.ready_m[w])
+            }),
+            Point::point("clear_with_state", "§5.2", |_, i, o, _| {
+                i.clear && (o.lk_hit || o.counter > 0)
+            }),
+            Point::point("reset", "§5.2", |_, i, _, _| i.reset),
+        ];
+        v.push(match self.warp_size / self.lanes {
+            0..=2 => Point::unreachable(
+                "accumulate_mid_warp",
+                "§5.3",
+                "S ≤ 2: no subwarp between the first and the last",
+            ),
+            _ => Point::point("accumulate_mid_warp", "§5.3", |_, i, o, _| {
+                i.acc_v && i.acc_sw > 0 && !o.acc_valid
+            }),
+        });
+        let freeze = Point::point("counter_frozen_on_stall", "§5.4", move |_, i, o, m| {
+            i.fe_hold && kept(i, o, m) == Some(o.counter)
+        });
+        v.push(match self.bcaws_freeze_on_stall {
+            true => freeze,
+            false => Point::unreachable(
+                "counter_frozen_on_stall",
+                "§5.4",
+                "bcaws_freeze_on_stall = false",
+            ),
+        });
+        let pending = Point::point("counter_held_for_subwarps", "§5.4", move |_, i, o, m| {
+            i.smem_sw_pending && !i.fe_hold && kept(i, o, m) == Some(o.counter)
+        });
+        v.push(match self.counter_mode {
+            CounterMode::LoadPred => pending,
+            CounterMode::LoadPredPlusSm1 => Point::unreachable(
+                "counter_held_for_subwarps",
+                "§5.4",
+                "load_pred_plus_sm1 ignores smem_sw_pending",
+            ),
+        });
+        let only_mem = Point::point("only_memory_warps_pass_the_mask", "§5.6", |_, i, o, _| {
+            o.mask && (0..o.ready_m.len()).any(|w| i.is_mem[w] && o.ready_m[w])
+        });
+        v.push(match self.bcaws_policy {
+            BcawsPolicy::IssueIfNoNonMem => only_mem,
+            BcawsPolicy::Strict => Point::unreachable(
+                "only_memory_warps_pass_the_mask",
+                "§5.6",
+                "strict: the mask holds every memory warp",
+            ),
+        });
+        v
+    }
 }
+
+/// This block's coverpoints (docs/coverage.md).
+type Point = Cover<Params>;

@@ -9,13 +9,14 @@
 //! switches profile now and then; cases last several of one kernel's intervals.
 
 use crate::blocks::milg::ACC_FAIL;
+use crate::coverage::Cover;
 use crate::design::Bench;
 use proptest::prelude::*;
 use smrtl_cosim::blocks::mem_issue_ctl::{MemIssueCtl, Model, MAX_KERNELS};
 use smrtl_cosim::blocks::rbmi_arb;
-use smrtl_hdl::blocks::mem_issue_ctl::port::{self, Inputs};
+use smrtl_hdl::blocks::mem_issue_ctl::port::{self, Inputs, Outputs};
 use smrtl_hdl::blocks::mem_issue_ctl::{Params, Scheme};
-use smrtl_hdl::blocks::milg::port as milg_port;
+use smrtl_hdl::blocks::milg::{port as milg_port, Mode};
 use smrtl_hdl::netlist::mask;
 use smrtl_hdl::netlist::Port;
 use smrtl_hdl::BlockParams;
@@ -155,6 +156,9 @@ pub fn cycles(p: &Params, max: usize) -> impl Strategy<Value = Vec<Inputs>> {
     })
 }
 
+/// This block's coverpoints (docs/coverage.md).
+type Point = Cover<Params>;
+
 impl Bench for Params {
     type Model = Model;
     const SUMMARY: &'static str = "SM memory-issue control: N MILGs (Off / SMIL / DMIL) and the BMI arbiter, elig and grant (seed 004)";
@@ -165,6 +169,52 @@ impl Bench for Params {
 
     fn properties(&self) -> Option<Proof> {
         Some(proof(self))
+    }
+
+    /// docs/memory-issue-control.md §2, §5: each kernel granted, a request waiting on a busy
+    /// MEM slot, a MILG gate holding a ready kernel (SMIL, DMIL), several kernels eligible at
+    /// once (granted together, or one picked by the arbiter), reservation failures counted.
+    fn coverpoints(&self) -> Vec<Point> {
+        let n = self.kernels();
+        let mut v: Vec<Point> = (0..n)
+            .map(|k| {
+                Point::point(format!("grant_kernel_{k}"), "§5", move |_, _, o, _| {
+                    o.grant[k]
+                })
+            })
+            .collect();
+        v.push(Point::point("slot_busy", "§2", |_, i, _, _| {
+            !i.slot_free && i.mem_req.iter().any(|&r| r)
+        }));
+        v.push(Point::point("failure_counted", "§4", |_, i, _, _| {
+            i.fail.iter().any(|&f| f)
+        }));
+        v.push(match self.scheme.milg_mode() {
+            Mode::Off => Point::unreachable(
+                "gate_holds_kernel",
+                "§4",
+                "MILGs in Off mode: the gate is always open",
+            ),
+            _ => Point::point("gate_holds_kernel", "§4", |_, i, o, _| {
+                (0..i.mem_req.len()).any(|k| i.mem_req[k] && !o.mem_ok[k])
+            }),
+        });
+        let elig = |i: &Inputs, o: &Outputs| {
+            (0..i.mem_req.len())
+                .filter(|&k| i.mem_req[k] && o.mem_ok[k] && i.slot_free)
+                .count()
+        };
+        let granted = |o: &Outputs| o.grant.iter().filter(|&&g| g).count();
+        v.push(match (n, self.scheme.has_arbiter()) {
+            (1, _) => Point::unreachable("several_eligible", "§5", "N = 1: one kernel"),
+            (_, true) => Point::point("several_eligible", "§5", move |_, i, o, _| {
+                elig(i, o) > 1 && granted(o) == 1
+            }),
+            (_, false) => Point::point("several_eligible", "§5", move |_, i, o, _| {
+                elig(i, o) > 1 && granted(o) > 1
+            }),
+        });
+        v
     }
 
     /// Every scheme at N = 1, 2, 3, at the `small` widths (an interval, and so a QBMI sample,

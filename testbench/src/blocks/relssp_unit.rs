@@ -7,10 +7,11 @@
 //! warp is issued), invalidated and moved, slot ids ≥ T and warp ids ≥ W occur where the widths
 //! allow them, and resets are rare.
 
+use crate::coverage::Cover;
 use crate::design::Bench;
 use proptest::prelude::*;
 use smrtl_cosim::blocks::relssp_unit::Model;
-use smrtl_hdl::blocks::relssp_unit::port::Inputs;
+use smrtl_hdl::blocks::relssp_unit::port::{Inputs, Outputs};
 use smrtl_hdl::blocks::relssp_unit::Params;
 use smrtl_hdl::netlist::mask;
 
@@ -201,4 +202,105 @@ impl Bench for Params {
     fn stimulus(&self) -> BoxedStrategy<Vec<Inputs>> {
         cycles(self, CASE_CYCLES).boxed()
     }
+
+    /// docs/scratchpad-sharing.md §3: a slot done with threads active, completed by this
+    /// cycle's `relssp` or by its exits, a slot not done, all threads exiting, a launch
+    /// clearing `R` and winning over a same-cycle `relssp`, a repeated `relssp`, `relssp` on
+    /// lanes that are not live, two ports on one warp, the out-of-range rules, reset.
+    fn coverpoints(&self) -> Vec<Point> {
+        let mut v = vec![
+            Point::point("done_with_active_threads", "§3", |_, _, o, _| {
+                (0..o.done.len()).any(|s| o.done[s] && !o.tb_empty[s])
+            }),
+            Point::point("done_by_this_cycles_relssp", "§3", |p, i, o, _| {
+                completes(p, i, o, |q| i.ev_rel[q])
+            }),
+            Point::point("done_by_this_cycles_exit", "§3", |p, i, o, _| {
+                completes(p, i, o, |q| i.ev_exit[q])
+            }),
+            Point::point("slot_not_done", "§3", |_, _, o, _| {
+                o.done.iter().any(|&d| !d)
+            }),
+            Point::point("last_threads_exit", "§3", |_, i, o, _| {
+                (0..i.warp_valid.len()).any(|w| {
+                    let s = i.warp_slot[w] as usize;
+                    i.warp_valid[w] && i.live[w] != 0 && s < o.tb_empty.len() && o.tb_empty[s]
+                })
+            }),
+            Point::point("launch_clears_r", "§3", |_, i, o, _| {
+                (0..i.warp_launch.len()).any(|w| i.warp_launch[w] && o.rbits[w] != 0)
+            }),
+            Point::point("launch_beats_relssp", "§3", |_, i, _, _| {
+                ports(i)
+                    .any(|q| i.ev_rel[q] && i.warp_launch.get(i.ev_warp[q] as usize) == Some(&true))
+            }),
+            Point::point("repeated_relssp", "§3", |_, i, o, _| {
+                ports(i).any(|q| {
+                    let r = o.rbits.get(i.ev_warp[q] as usize).copied().unwrap_or(0);
+                    i.ev_rel[q] && i.ev_mask[q] != 0 && i.ev_mask[q] & !r == 0
+                })
+            }),
+            Point::point("relssp_on_dead_lanes", "§3", |_, i, _, _| {
+                ports(i).any(|q| {
+                    let live = i.live.get(i.ev_warp[q] as usize).copied().unwrap_or(0);
+                    i.ev_rel[q] && i.ev_mask[q] & !live != 0
+                })
+            }),
+            Point::point("event_without_valid", "§3", |_, i, _, _| {
+                (0..i.ev_valid.len()).any(|q| !i.ev_valid[q] && (i.ev_rel[q] || i.ev_exit[q]))
+            }),
+            Point::point("reset", "§3", |_, i, _, _| i.reset),
+        ];
+        v.push(match self.nsched {
+            1 => Point::unreachable("two_ports_one_warp", "§3", "NSCHED = 1: one issue port"),
+            _ => Point::point("two_ports_one_warp", "§3", |_, i, _, _| {
+                ports(i).any(|a| ports(i).any(|b| a < b && i.ev_warp[a] == i.ev_warp[b]))
+            }),
+        });
+        let s = self.shape();
+        let (t, w) = (u64::from(self.slots), u64::from(self.warps));
+        v.push(match 1u64 << s.sw() > t {
+            true => Point::point("slot_id_out_of_range", "§3", move |_, i, _, _| {
+                (0..i.warp_valid.len()).any(|k| i.warp_valid[k] && i.warp_slot[k] >= t)
+            }),
+            false => Point::unreachable(
+                "slot_id_out_of_range",
+                "§3",
+                "T is a power of two: every slot id names a slot",
+            ),
+        });
+        v.push(match 1u64 << s.ww() > w {
+            true => Point::point("warp_id_out_of_range", "§3", move |_, i, _, _| {
+                ports(i).any(|q| i.ev_warp[q] >= w)
+            }),
+            false => Point::unreachable(
+                "warp_id_out_of_range",
+                "§3",
+                "W is a power of two: every warp id names a warp",
+            ),
+        });
+        v
+    }
+}
+
+/// This block's coverpoints (docs/coverage.md).
+type Point = Cover<Params>;
+
+/// The valid issue ports of a cycle.
+fn ports(i: &Inputs) -> impl Iterator<Item = usize> + Clone + '_ {
+    (0..i.ev_valid.len()).filter(|&q| i.ev_valid[q])
+}
+
+/// A slot is done in this cycle only because of an event `kind` of this cycle: a port of that
+/// kind names a valid warp of the slot whose active lanes it covers and whose `R` did not.
+fn completes(p: &Params, i: &Inputs, o: &Outputs, kind: impl Fn(usize) -> bool) -> bool {
+    ports(i).filter(|&q| kind(q)).any(|q| {
+        let w = i.ev_warp[q] as usize;
+        let s = i.warp_slot.get(w).copied().unwrap_or(u64::MAX) as usize;
+        w < i.warp_valid.len()
+            && i.warp_valid[w]
+            && s < p.slots as usize
+            && o.done[s]
+            && i.live[w] & !o.rbits[w] & i.ev_mask[q] != 0
+    })
 }

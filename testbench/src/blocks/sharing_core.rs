@@ -5,6 +5,7 @@
 //! and global loads — which proptest shrinks to a minimal kernel file; the SM model with the
 //! core's RTL in the loop; and the core's own random cycles on its ports (its `Bench`).
 
+use crate::coverage::Cover;
 use crate::design::Bench;
 use proptest::prelude::*;
 use proptest::strategy::BoxedStrategy;
@@ -15,7 +16,7 @@ use smrtl_cosim::kernel::program::{Branch, Instr, Kernel, Offsets, Op};
 use smrtl_cosim::sm::sharing_sm::{CycleRecord, LoopError, Phase, SharingSm, SmParams, SmStats};
 use smrtl_cosim::sm::stalls::Stalls;
 use smrtl_cosim::{Layout, Rtl};
-use smrtl_hdl::blocks::sharing::{FreeClass, Policy, Rank, Sched, Shape};
+use smrtl_hdl::blocks::sharing::{Class, FreeClass, Policy, Rank, Sched, Shape};
 use smrtl_hdl::blocks::sharing_core::{self as core_rtl, Params as CoreParams};
 use smrtl_hdl::progress::Counter;
 use smrtl_hdl::tools::ToolError;
@@ -528,8 +529,8 @@ pub fn cosim_kernel_probed(
 pub const CASE_CYCLES: usize = 48;
 
 /// One random cycle's inputs for `p`: a launch-like configuration write now and then, warps
-/// mapped to slots `w / ⌈W/T⌉` with random live masks, ready bits and small ages (so ties
-/// happen), descriptors with offsets around `u`, completions and lock presets, rare resets.
+/// mapped to slots `w / ⌈W/T⌉` with random live masks (a whole slot's empty in three cycles of
+/// ten), ready bits (few in a quarter of the cycles) and small ages (so ties happen), descriptors with offsets around `u`, completions and lock presets, rare resets.
 fn core_cycle(p: &CoreParams) -> impl Strategy<Value = Inputs> {
     let s = p.shape.clone();
     let (t, w, ns, lanes) = (
@@ -574,6 +575,8 @@ fn core_cycle(p: &CoreParams) -> impl Strategy<Value = Inputs> {
             ns,
         ),
         proptest::collection::vec((prop::bool::weighted(0.3), 0..t as u64), ns),
+        prop::bool::weighted(0.25),
+        (prop::bool::weighted(0.3), 0..t),
     )
         .prop_map(
             move |(
@@ -585,6 +588,8 @@ fn core_cycle(p: &CoreParams) -> impl Strategy<Value = Inputs> {
                 warps,
                 dsc,
                 cpl,
+                sparse,
+                (empty, empty_slot),
             )| {
                 let mut i = base.clone();
                 i.reset = reset;
@@ -608,9 +613,14 @@ fn core_cycle(p: &CoreParams) -> impl Strategy<Value = Inputs> {
                 for (x, (valid, live, launch, ready, age)) in warps.into_iter().enumerate() {
                     i.warp_valid[x] = valid;
                     i.warp_slot[x] = u64::from(x as u32 / per_slot);
-                    i.live[x] = if live % 5 == 0 { 0 } else { live & full };
+                    // An emptied slot: all its threads exited (a TB-wide release may
+                    // transfer the lock at any W/T).
+                    let exited = live % 5 == 0 || (empty && x as u32 / per_slot == empty_slot);
+                    i.live[x] = if exited { 0 } else { live & full };
                     i.warp_launch[x] = launch;
-                    i.ready[x] = ready;
+                    // A sparse cycle: about one warp in twelve ready, so OWF picks
+                    // non-owners (which acquire or are NACKed) at any W.
+                    i.ready[x] = ready && !(sparse && (live >> 52) % 8 != 0);
                     i.age[x] = age;
                     // TWO_LEVEL_ACTIVE demotes a quarter of the warps.
                     i.waiting[x] = (live >> 60) & 3 == 0;
@@ -643,5 +653,57 @@ impl Bench for CoreParams {
 
     fn stimulus(&self) -> BoxedStrategy<Vec<Inputs>> {
         proptest::collection::vec(core_cycle(self), 1..=CASE_CYCLES).boxed()
+    }
+
+    /// docs/scratchpad-sharing.md §2–§4 at the core's ports: configuration writes, a shared
+    /// access that needs the lock issuing, acquiring and NACKed, an issue of each class, a
+    /// release by freeing and by transfer, a slot done and its release, two schedulers picking
+    /// in one cycle.
+    fn coverpoints(&self) -> Vec<Cover<CoreParams>> {
+        type Point = Cover<CoreParams>;
+        let issued_class = |c: Class| {
+            move |_: &CoreParams, i: &Inputs, o: &Outputs, _: &Model| {
+                let ws = i.ready.len() / o.iss_valid.len();
+                (0..o.issued.len()).any(|q| {
+                    let w = q * ws + o.iss_idx[q] as usize;
+                    o.issued[q] && Class::of_code(o.warp_class[w]) == c
+                })
+            }
+        };
+        let mut v = vec![
+            Point::point("cfg_write", "§2.2", |_, i, _, _| {
+                i.cfg_slot_we || i.cfg_u_we || i.cfg_shsm_we
+            }),
+            Point::point("locked_access_issues", "§2.4", |_, _, o, _| {
+                (0..o.issued.len()).any(|q| o.issued[q] && o.needs_lock[q])
+            }),
+            Point::point("acquire", "§2.4", |_, _, o, _| o.acq.iter().any(|&a| a)),
+            Point::point("nack", "§2.4", |_, _, o, _| o.nack.iter().any(|&n| n)),
+            Point::point("issue_owner", "§2.5", issued_class(Class::Owner)),
+            Point::point("issue_unshared", "§2.5", issued_class(Class::Unshared)),
+            Point::point("issue_nonowner", "§2.5", issued_class(Class::Nonowner)),
+            Point::point("slot_done", "§3", |_, i, o, _| {
+                (0..o.done.len()).any(|s| o.done[s] && !o.tb_empty[s])
+                    && i.warp_valid.iter().any(|&v| v)
+            }),
+            Point::point("release_free", "§2.4", |_, _, o, _| {
+                (o.rel_fire.iter().zip(&o.xfer)).any(|(&r, &x)| r && !x)
+            }),
+        ];
+        v.push(match self.policy {
+            Policy::Transfer => Point::point("release_transfer", "§2.4", |_, _, o, _| {
+                o.xfer.iter().any(|&x| x)
+            }),
+            Policy::Free => {
+                Point::unreachable("release_transfer", "§2.4", "POLICY = FREE always frees")
+            }
+        });
+        v.push(match self.shape.nsched {
+            1 => Point::unreachable("two_schedulers_issue", "§4", "NSCHED = 1"),
+            _ => Point::point("two_schedulers_issue", "§4", |_, _, o, _| {
+                o.issued.iter().filter(|&&x| x).count() > 1
+            }),
+        });
+        v
     }
 }

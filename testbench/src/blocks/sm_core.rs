@@ -253,6 +253,7 @@ fn parse_instr(p: &SmParams, at: &str, v: &Value) -> Result<Instr, String> {
 // Co-simulation with the `sm_core` RTL in the loop (spec §3.5, §6)
 // ---------------------------------------------------------------------------------------------
 
+use crate::coverage::Cover;
 use crate::design::Bench;
 use proptest::prelude::*;
 use smrtl_cosim::blocks::sm_core::{PortModel, SmPorts};
@@ -263,6 +264,7 @@ use smrtl_cosim::sm::elastic_sm::{
 use smrtl_cosim::{BlockModel, Layout, Rtl};
 use smrtl_hdl::blocks::sm_core as core_rtl;
 use smrtl_hdl::blocks::sm_core::port::{Inputs, Io, Outputs};
+use smrtl_hdl::blocks::sm_core::Sched;
 
 /// The `sm_core` top's buffer layout.
 pub fn layout(p: &SmParams) -> Layout {
@@ -639,7 +641,6 @@ pub fn random_configs() -> Vec<SmParams> {
     use smrtl_hdl::blocks::bank_conflict_detector::Mode;
     use smrtl_hdl::blocks::elastic_pipeline::{PipeMode, WbPriority};
     use smrtl_hdl::blocks::history_cache::{BcawsPolicy, CounterMode};
-    use smrtl_hdl::blocks::sm_core::Sched;
     let micro = SmParams {
         hc_sets: 4,
         pc_bits: 5,
@@ -758,5 +759,50 @@ impl Bench for SmParams {
     fn stimulus(&self) -> BoxedStrategy<Vec<Inputs>> {
         let p = self.clone();
         kernels(self).prop_map(move |k| stimulus(&p, &k)).boxed()
+    }
+
+    /// docs/elastic-pipeline.md §5.2–§5.6: a decision and a later subwarp's issue, a failed
+    /// decision, a decision under the BCAWS mask, a cache lookup hit and miss and a write, a
+    /// warp completing, the ICNT request and return (`Icnt{lat}`), `kernel_start`.
+    fn coverpoints(&self) -> Vec<Cover<SmParams>> {
+        type Point = Cover<SmParams>;
+        let mut v = vec![
+            Point::point("decision", "§5.6", |_, _, o, _| o.decide),
+            Point::point("sched_fail", "§5.6", |_, _, o, _| o.sched_fail),
+            Point::point("hc_lookup_hit", "§5.2", |_, _, o, _| {
+                o.hc_lookup && o.hc_hit
+            }),
+            Point::point("hc_lookup_miss", "§5.2", |_, _, o, _| {
+                o.hc_lookup && !o.hc_hit
+            }),
+            Point::point("hc_write", "§5.3", |_, _, o, _| o.hc_write),
+            Point::point("warp_done", "§5.6", |_, _, o, _| o.warp_done),
+            Point::point("kernel_start", "§5.2", |_, i, _, _| i.kernel_start),
+        ];
+        v.push(match self.pipe.subwarps {
+            1 => Point::unreachable("later_subwarp_issues", "§5.6", "S = 1: one subwarp"),
+            _ => Point::point("later_subwarp_issues", "§5.6", |_, _, o, _| {
+                o.issue_valid && o.issue_sw > 0
+            }),
+        });
+        v.push(match self.sched {
+            Sched::Bcaws => Point::point("decision_under_mask", "§5.4", |_, _, o, _| {
+                o.decide && o.mask
+            }),
+            Sched::Rr => Point::unreachable("decision_under_mask", "§5.4", "sched = rr: no mask"),
+        });
+        if self.gld_via_icnt() {
+            v.push(Point::point("icnt_request", "§5.6", |_, _, o, _| {
+                o.icnt_req
+            }));
+            v.push(Point::point("icnt_return", "§5.6", |_, i, _, _| {
+                i.icnt_valid
+            }));
+        } else {
+            let why = "gmem_return = at_writeback: GLDs complete at WB";
+            v.push(Point::unreachable("icnt_request", "§5.6", why));
+            v.push(Point::unreachable("icnt_return", "§5.6", why));
+        }
+        v
     }
 }

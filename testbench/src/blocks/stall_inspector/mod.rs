@@ -21,11 +21,12 @@ mod proof;
 
 pub use proof::proof;
 
+use crate::coverage::Cover;
 use crate::design::Bench;
 use proptest::prelude::*;
 use smrtl_cosim::blocks::stall_inspector::{write_preds, Gsi, Model, WarpPreds};
 use smrtl_hdl::blocks::stall_inspector::port::Inputs;
-use smrtl_hdl::blocks::stall_inspector::{Class, Params};
+use smrtl_hdl::blocks::stall_inspector::{status, Class, Params};
 use smrtl_hdl::netlist::mask;
 use smrtl_synth::prove::Proof;
 
@@ -339,6 +340,46 @@ impl Bench for Params {
         Some(proof(self))
     }
 
+    /// docs/stall-inspector.md §1–§3: each cycle class and each warp class, each memory-data
+    /// sub-class flushed with blame, each memory-structural reason of a MEM_STRUCT cycle, the
+    /// status flags (saturation where a case can reach it), `clear` and an uncounted cycle.
+    fn coverpoints(&self) -> Vec<Point> {
+        let mut v = vec![];
+        for c in Class::ALL {
+            let (code, name) = (c.code(), c.name().to_lowercase());
+            v.push(Point::point(
+                format!("cycle_{name}"),
+                "§1.2",
+                move |_, i, o, _| i.en && o.cls == code,
+            ));
+            v.push(Point::point(
+                format!("warp_{name}"),
+                "§1.2",
+                move |_, _, o, _| o.wcls.contains(&code),
+            ));
+        }
+        for s in self.md_sources() {
+            v.push(Point::point(
+                format!("flush_src_{s}"),
+                "§1.3",
+                move |_, _, o, _| o.flush_valid && o.flush_src == s && o.flush_amt > 0,
+            ));
+        }
+        for r in self.ms_reasons() {
+            v.push(Point::point(
+                format!("mem_struct_reason_{r}"),
+                "§1.4",
+                move |_, i, o, _| i.en && o.cls == Class::MemStruct.code() && o.ms_cyc_reason == r,
+            ));
+        }
+        v.push(Point::point("clear", "§3.3", |_, i, _, _| i.clear));
+        v.push(Point::point("uncounted_cycle", "§3.3", |_, i, _, _| {
+            !i.en && !i.clear
+        }));
+        v.extend(status_points(self));
+        v
+    }
+
     /// The default preset (NW = 8) and NW = 1, 4 (where I9 is proven, docs §6).
     fn proof_configs() -> Vec<Params> {
         let d = Params::default();
@@ -348,4 +389,34 @@ impl Bench for Params {
             Params { nw: 4, ..d },
         ]
     }
+}
+
+/// This block's coverpoints (docs/coverage.md).
+type Point = Cover<Params>;
+
+/// Each status flag (§3.5) rising; the saturation flags only where a random case's
+/// counts reach 2^CW − 1 or 2^BW − 1.
+fn status_points(p: &Params) -> Vec<Point> {
+    let cycles = case_cycles(p) as u128;
+    let most = cycles * if p.warp_counters { u128::from(p.nw) } else { 1 };
+    let reach = |bits: u32, most: u128| (1u128 << bits) - 1 <= most;
+    let flags = [
+        ("counter_saturates", status::COUNTER_SAT, reach(p.cw, most)),
+        ("blame_saturates", status::BLAME_SAT, reach(p.bw, cycles)),
+        ("ready_not_issued", status::READY_NOT_ISSUED, true),
+        ("issued_not_ready", status::ISSUED_NOT_READY, true),
+        ("bad_reason", status::BAD_REASON, true),
+        ("final_without_hazard", status::FINAL_WITHOUT_HAZARD, true),
+    ];
+    flags
+        .into_iter()
+        .map(|(name, bit, reachable)| match reachable {
+            true => Point::point(name, "§3.5", move |_, _, o, _| o.status >> bit & 1 == 1),
+            false => Point::unreachable(
+                name,
+                "§3.5",
+                "2^CW − 1 (2^BW − 1 for blame) exceeds what a random case can count",
+            ),
+        })
+        .collect()
 }
