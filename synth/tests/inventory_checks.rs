@@ -1,6 +1,6 @@
 //! The register inventories of the blocks whose cost layer does not yet state one through
 //! `BlockCost::register_inventory`: each formula against the IR's storage bits at every preset,
-//! no tool needed. The conformance suite (`testbench/tests/conformance.rs`, docs/blocks.md
+//! no tool needed. The conformance suite (`testbench/tests/suite/conformance.rs`, docs/blocks.md
 //! "Conformance suite") holds Yosys's flip-flops and memory bits to the IR's at every preset, so
 //! these are the inventories against Yosys too; a block leaves this file when its cost layer
 //! states its inventory (the suite then checks it).

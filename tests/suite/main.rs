@@ -1,0 +1,33 @@
+//! The CLI's integration tests, one module per file, in one binary (docs/blocks.md §5: one
+//! binary instead of 29 builds faster and runs the files' tests side by side). Run one file's
+//! tests with a filter: `cargo test --release --test suite docs::`.
+
+mod bad_input;
+mod bankan_cli;
+mod bankan_text;
+mod bounded_memory;
+mod child_tools;
+mod cli;
+mod cocotb;
+mod common;
+mod docs;
+mod fusesoc;
+mod fuzz_examples;
+mod gpgpusim_config;
+mod launch;
+mod mem_eval_cli;
+mod mem_workload_cli;
+mod messages;
+mod progress;
+mod prove;
+mod refusals;
+mod relssp_cli;
+mod repro_bank;
+mod repro_mem;
+mod repro_sharing;
+mod repro_stall;
+mod run;
+mod sweep;
+mod systems;
+mod verilog;
+mod waveforms;
