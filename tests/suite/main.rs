@@ -1,14 +1,14 @@
 //! The CLI's integration tests, one module per file, in one binary (docs/blocks.md §5: one
-//! binary instead of 29 builds faster and runs the files' tests side by side). Run one file's
+//! binary instead of 28 builds faster and runs the files' tests side by side). Run one file's
 //! tests with a filter: `cargo test --release --test suite docs::`.
 
 mod bad_input;
 mod bankan_cli;
 mod bankan_text;
-mod bounded_memory;
 mod child_tools;
 mod cli;
 mod cocotb;
+#[path = "../common/mod.rs"]
 mod common;
 mod docs;
 mod fusesoc;

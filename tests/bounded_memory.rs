@@ -2,7 +2,7 @@
 //! stimulus and outputs, so a long run peaks where a short one does; the Icarus backend, which
 //! replays in batch, refuses a stimulus above its bound before any work.
 
-use crate::common;
+mod common;
 
 use common::{assert_usage_error, files, smrtl};
 use std::io::Write;
