@@ -14,6 +14,7 @@ use serde::Serialize;
 use serde_json::{json, Value};
 use smrtl_cosim::blocks::stall_inspector::{Params as GsiParams, Planes};
 use smrtl_cosim::harness::Trace as WaveRows;
+use smrtl_cosim::sm::coh_sm::kept::Kept;
 use smrtl_cosim::sm::coh_sm::params::CohParams;
 use smrtl_cosim::sm::coh_sm::prog::Op;
 use smrtl_cosim::sm::coh_sm::text::{self, CohKernel};
@@ -303,9 +304,16 @@ impl Feed {
             (false, 1, Some(wb)) => s.repeat_keyed_final(k.key(), wb, k.haz_load(wb.warp)),
             _ => false,
         };
-        if done {
-            return Ok(());
+        if !done {
+            Self::full(s, v, k, issued);
         }
+        Ok(())
+    }
+
+    /// A cycle the shortcuts do not take: the kept planes, the LSU blocks, the writebacks,
+    /// the step (out of line: the common cycle's code stays small).
+    #[inline(never)]
+    fn full(s: &mut Stalls, v: &SmView, k: &Kept, issued: u64) {
         let kept = k.planes();
         *s.planes_mut() = Planes {
             ms_block: 0,
@@ -321,7 +329,6 @@ impl Feed {
         if issued == 0 {
             s.keep_key(k.key());
         }
-        Ok(())
     }
 }
 
