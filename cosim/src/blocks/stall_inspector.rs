@@ -11,8 +11,10 @@ use smrtl_hdl::blocks::stall_inspector::port::{Inputs, Io, Outputs};
 pub use smrtl_hdl::blocks::stall_inspector::{addr, reason, src, status, Class, Params};
 
 /// One warp slot's predicates in a cycle (docs §3.2): what the issue stage sees of its head
-/// instruction, from the start-of-cycle state.
+/// instruction, from the start-of-cycle state. `repr(C)`: the eight predicates are its first
+/// eight bytes (a model packs them with one load, docs/stall-inspector.md §10.8).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[repr(C)]
 pub struct WarpPreds {
     pub active: bool,
     pub inst_avail: bool,
@@ -181,6 +183,24 @@ pub struct CycleOut {
     pub flush: Option<Flush>,
 }
 
+/// What an evaluation leaves in the inspector beside its outputs (class masks, the planes
+/// classified and last evaluated, `ready`, `ms_sel`'s reason): a probe keeps it with a state
+/// it may meet again and puts it back ([`Gsi::restore`], docs/stall-inspector.md §7.5).
+#[derive(Clone, Copy, Debug)]
+pub struct Evaluation {
+    masks: [u128; 8],
+    haz_load: u128,
+    sel_reason: u8,
+    classified: Planes,
+    fresh: bool,
+    generation: u64,
+    sels: (Option<usize>, Option<usize>),
+    stall_cls: Option<Class>,
+    ready: u128,
+    last_planes: Planes,
+    evaluated: bool,
+}
+
 /// The inspector: configuration, counters, blame and status.
 #[derive(Clone, Debug)]
 pub struct Gsi {
@@ -212,6 +232,8 @@ pub struct Gsi {
     fresh: bool,
     /// How many times the planes were classified (a new classification, a new number).
     generation: u64,
+    /// The last generation given (a restored evaluation keeps its own number).
+    gen_next: u64,
     sels: (Option<usize>, Option<usize>),
     stall_cls: Option<Class>,
     /// This cycle's ready warps (NO_STALL), whatever the order: the warps no test of Alg. 1
@@ -348,6 +370,7 @@ impl Gsi {
             classified: Planes::default(),
             fresh: false,
             generation: 0,
+            gen_next: 0,
             sels: (None, None),
             stall_cls: None,
             ready: 0,
@@ -404,6 +427,39 @@ impl Gsi {
     /// cycle with issue that skipped the classification).
     pub fn sel_reason(&self) -> u8 {
         self.sel_reason
+    }
+
+    /// The last evaluation's state ([`Evaluation`]).
+    pub fn evaluation(&self) -> Evaluation {
+        Evaluation {
+            masks: self.masks,
+            haz_load: self.haz_load,
+            sel_reason: self.sel_reason,
+            classified: self.classified,
+            fresh: self.fresh,
+            generation: self.generation,
+            sels: self.sels,
+            stall_cls: self.stall_cls,
+            ready: self.ready,
+            last_planes: self.last_planes,
+            evaluated: self.evaluated,
+        }
+    }
+
+    /// Puts an evaluation's state back: the inspector is as after that evaluation, its
+    /// counters, blame and status as they are (the warp classes are not kept).
+    pub fn restore(&mut self, e: &Evaluation) {
+        self.masks = e.masks;
+        self.haz_load = e.haz_load;
+        self.sel_reason = e.sel_reason;
+        self.classified = e.classified;
+        self.fresh = e.fresh;
+        self.generation = e.generation;
+        self.sels = e.sels;
+        self.stall_cls = e.stall_cls;
+        self.ready = e.ready;
+        self.last_planes = e.last_planes;
+        self.evaluated = e.evaluated;
     }
 
     /// Changes whenever this cycle's classes differ from the last evaluated cycle's may.
@@ -491,7 +547,8 @@ impl Gsi {
         self.stall_cls = None;
         self.classified = *pl;
         self.fresh = true;
-        self.generation += 1;
+        self.gen_next += 1;
+        self.generation = self.gen_next;
     }
 
     /// [`Gsi::classify`]'s class masks where the `nw` warps fit in one 64-bit word per plane
@@ -881,104 +938,5 @@ impl Simulator for Model {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use smrtl_hdl::BlockParams;
-
-    fn ready() -> WarpPreds {
-        WarpPreds {
-            active: true,
-            inst_avail: true,
-            ..WarpPreds::default()
-        }
-    }
-
-    /// Alg. 1 on all warps at once (the class masks) agrees with the per-warp rule on random
-    /// predicates, under the paper's order and a reversed one, for NW = 1, 7 and 128.
-    #[test]
-    fn class_masks_agree_with_the_per_warp_rule() {
-        let mut x = 0x9e37_79b9_7f4a_7c15u64;
-        let mut bit = || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x & 1 == 1
-        };
-        for (nw, order) in [
-            ("1", "paper"),
-            ("7", "paper"),
-            (
-                "128",
-                "comp_struct,comp_data,mem_struct,mem_data,sync,control",
-            ),
-        ] {
-            let p = Params::resolve_pairs(None, &[("NW", nw), ("warp_order", order)]).unwrap();
-            let mut g = Gsi::new(&p);
-            for _ in 0..200 {
-                let warps: Vec<WarpPreds> = (0..p.nw)
-                    .map(|_| WarpPreds {
-                        active: bit() || bit(),
-                        inst_avail: bit() || bit(),
-                        sync_wait: bit() && bit(),
-                        haz_load: bit(),
-                        haz_comp: bit(),
-                        is_mem: bit(),
-                        ms_block: bit(),
-                        fu_block: bit() && bit(),
-                        ms_reason: 1,
-                    })
-                    .collect();
-                g.evaluate(&warps, &CycleIn::default());
-                for (w, preds) in warps.iter().enumerate() {
-                    assert_eq!(g.wcls_of(w), g.warp_class(preds), "NW {nw} warp {w}");
-                    assert_eq!(g.wcls()[w], g.warp_class(preds));
-                }
-            }
-        }
-    }
-
-    /// Spec §3.3's example (NW = 2): blame accumulates on W0, flushes 3 cycles into L2 (the
-    /// last charged in the flushing cycle), then 2 into MAIN_MEM for W1.
-    #[test]
-    fn blame_example() {
-        let p = Params::resolve_pairs(None, &[("NW", "2")]).unwrap();
-        let mut g = Gsi::new(&p);
-        let md = WarpPreds {
-            haz_load: true,
-            ..ready()
-        };
-        let cd = WarpPreds {
-            haz_comp: true,
-            ..ready()
-        };
-        let wb = |warp, s| {
-            Some(Writeback {
-                warp,
-                src: s as u8,
-                is_final: true,
-            })
-        };
-        let rows = [
-            ([md, cd], 0, None, Class::MemData, [1, 0]),
-            ([md, cd], 0, None, Class::MemData, [2, 0]),
-            ([md, ready()], 1, None, Class::NoStall, [2, 0]),
-            ([md, md], 0, wb(0, src::L2), Class::MemData, [0, 0]),
-            ([ready(), md], 1, None, Class::NoStall, [0, 0]),
-            ([cd, md], 0, None, Class::MemData, [0, 1]),
-            ([cd, md], 0, wb(1, src::MAIN_MEM), Class::MemData, [0, 0]),
-        ];
-        for (t, (warps, n, ldwb, cls, blame)) in rows.into_iter().enumerate() {
-            let c = CycleIn {
-                en: true,
-                clear: false,
-                n_issued: n,
-                ldwb,
-            };
-            let o = g.step(&warps, &c);
-            assert_eq!((o.cls, g.blame()), (cls, &blame[..]), "t = {t}");
-        }
-        assert_eq!((g.md_sub(src::L2), g.md_sub(src::MAIN_MEM)), (3, 2));
-        assert_eq!(g.top(Class::MemData), 5);
-        assert_eq!(g.status(), 0);
-    }
-}
+#[path = "stall_inspector_tests.rs"]
+mod tests;

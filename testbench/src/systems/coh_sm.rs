@@ -14,6 +14,7 @@ use serde::Serialize;
 use serde_json::{json, Value};
 use smrtl_cosim::blocks::stall_inspector::{Params as GsiParams, Planes};
 use smrtl_cosim::harness::Trace as WaveRows;
+use smrtl_cosim::sm::coh_sm::kept::Kept;
 use smrtl_cosim::sm::coh_sm::params::CohParams;
 use smrtl_cosim::sm::coh_sm::prog::Op;
 use smrtl_cosim::sm::coh_sm::text::{self, CohKernel};
@@ -259,14 +260,17 @@ pub struct Feed {
 }
 
 impl Feed {
-    /// Feeds `stalls`.
-    pub fn new(stalls: Stalls) -> Feed {
+    /// Feeds `stalls`, which keeps its recent stall states (`Stalls::keep_states`).
+    pub fn new(mut stalls: Stalls) -> Feed {
+        stalls.keep_states();
         Feed { stalls }
     }
 
     /// SM `sm`'s last cycle into its probe: an issue cycle without writeback, or with one
-    /// final one, is counted in a batch and a stall cycle whose planes and blocks did not
-    /// change is counted again, without planes (docs/stall-inspector.md §7.5); any other
+    /// final one, is counted in a batch, and a stall cycle whose key (the planes' content and
+    /// the LSU reason) is the last stall cycle's or a kept state's is counted again, its one
+    /// final writeback flushed after it, without planes (docs/stall-inspector.md §7.5;
+    /// non-final writebacks change nothing and are left out without a check); any other
     /// takes the kept planes, the LSU blocks (one reason a cycle), the writebacks and the
     /// issue. With an audit, the kept planes are checked against the views every cycle.
     pub fn step(&mut self, sys: &CohSystem, sm: usize) -> Result<(), String> {
@@ -277,16 +281,39 @@ impl Feed {
             audit(s, &k.planes(), k.reason(), v, sys.cycle() - 1)?;
         }
         let issued = u64::from(v.issued);
+        // The final writebacks (the last one), and whether a non-final one is read.
+        let (mut finals, mut last, mut other) = (0, None, false);
+        for wb in &v.wbs {
+            if wb.is_final {
+                finals += 1;
+                last = Some(wb);
+            } else {
+                other = true;
+            }
+        }
+        let other = other && s.reads_nonfinal();
         // A warp issued only if it was ready: some warp was.
-        let done = match (issued != 0, v.wbs.as_slice()) {
-            (true, []) => s.step_issue_unseen(issued, true),
-            (true, [wb]) => s.step_issue_final_unseen(issued, true, wb, k.haz_load(wb.warp)),
-            (false, []) => s.repeat_keyed(k.key()),
+        let done = match (issued != 0, finals, last) {
+            _ if other => false,
+            (true, 0, _) => s.step_issue_unseen(issued, true),
+            (true, 1, Some(wb)) => s.step_issue_final_unseen(issued, true, wb, k.haz_load(wb.warp)),
+            (false, 0, _) => {
+                let key = k.key();
+                s.repeat_keyed(key) || s.repeat_cached(key)
+            }
+            (false, 1, Some(wb)) => s.repeat_keyed_final(k.key(), wb, k.haz_load(wb.warp)),
             _ => false,
         };
-        if done {
-            return Ok(());
+        if !done {
+            Self::full(s, v, k, issued);
         }
+        Ok(())
+    }
+
+    /// A cycle the shortcuts do not take: the kept planes, the LSU blocks, the writebacks,
+    /// the step (out of line: the common cycle's code stays small).
+    #[inline(never)]
+    fn full(s: &mut Stalls, v: &SmView, k: &Kept, issued: u64) {
         let kept = k.planes();
         *s.planes_mut() = Planes {
             ms_block: 0,
@@ -299,10 +326,9 @@ impl Feed {
             s.writeback(*wb);
         }
         s.step(issued);
-        if issued == 0 && v.wbs.is_empty() {
+        if issued == 0 {
             s.keep_key(k.key());
         }
-        Ok(())
     }
 }
 

@@ -76,7 +76,7 @@ impl Sm {
         for w in 0..nw {
             self.view.warps[w] = self.warp_view(w, t);
         }
-        self.keep_planes(t);
+        self.keep_planes();
         self.view.issued = 0;
         let ready = |v: &WarpView| {
             v.active
@@ -113,7 +113,6 @@ impl Sm {
 
     /// Warp `w` issues its head.
     fn exec(&mut self, w: usize, net: &mut Net, t: u64) {
-        self.touch(w);
         let pc = self.warps[w].pc;
         let mut op = self.progs[w][pc];
         self.warps[w].pc += 1;

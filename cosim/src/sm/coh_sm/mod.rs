@@ -147,7 +147,7 @@ impl CohSystem {
         &self.sms[s].view
     }
 
-    /// From the next cycle on, every SM keeps its stall planes at its events (`kept.rs`;
+    /// From the next cycle on, every SM keeps its stall planes beside its issue stage (`kept.rs`;
     /// docs/stall-inspector.md §10.8): a probe reads [`CohSystem::kept`] instead of the views.
     pub fn keep_planes(&mut self) {
         for sm in &mut self.sms {

@@ -96,7 +96,7 @@ pub(super) struct Sm {
     pub done: bool,
     pub view: SmView,
     pub stats: SmStats,
-    /// The stall planes kept at the events, with a probe attached (`kept.rs`).
+    /// The stall planes kept beside the issue stage, with a probe attached (`kept.rs`).
     pub kept: Option<Box<super::kept::Kept>>,
     buf: VecDeque<u32>,
 }
@@ -244,7 +244,6 @@ impl Sm {
                 val,
                 ..
             } => {
-                self.touch(warp as usize);
                 let w = &mut self.warps[warp as usize];
                 if (dst as usize) < REGS {
                     w.regs[dst as usize] = val;
@@ -287,7 +286,6 @@ impl Sm {
             return;
         }
         let (w, bit) = (id / REGS, 1u64 << (id % REGS));
-        self.touch(w);
         let warp = &mut self.warps[w];
         warp.pend_load &= !bit;
         let is_final = warp.head_haz & bit != 0 && warp.head_haz & warp.pend_load == 0;
@@ -304,15 +302,13 @@ impl Sm {
         if self.rel_active && self.sb.is_empty() && !lsu_store {
             self.rel_active = false;
             self.warps.iter_mut().for_each(|w| w.rel_wait = false);
-            self.touch_all();
         }
         let live = self.warps.iter().filter(|w| w.live).count();
         let at_bar = self.warps.iter().filter(|w| w.live && w.bar).count();
         if at_bar > 0 && at_bar == live {
             self.warps.iter_mut().for_each(|w| w.bar = false);
-            self.touch_all();
         }
-        for (i, (w, prog)) in self.warps.iter_mut().zip(&self.progs).enumerate() {
+        for (w, prog) in self.warps.iter_mut().zip(&self.progs) {
             if w.live
                 && w.pc == prog.len()
                 && w.pend_load == 0
@@ -321,9 +317,6 @@ impl Sm {
                 && !w.bar
             {
                 w.live = false;
-                if let Some(k) = self.kept.as_deref_mut() {
-                    k.touch(i);
-                }
             }
         }
         if !self.ending && self.lsu.is_none() && self.warps.iter().all(|w| !w.live) {

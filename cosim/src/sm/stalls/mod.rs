@@ -11,7 +11,7 @@
 //! operations whatever the number of warps (spec §7.3 T-f, docs/stall-inspector.md §7.5).
 
 use crate::blocks::stall_inspector::{
-    ready_of, Class, CycleIn, CycleOut, Gsi, Params, Planes, WarpPreds, Writeback,
+    ready_of, Class, CycleIn, CycleOut, Evaluation, Gsi, Params, Planes, WarpPreds, Writeback,
 };
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
@@ -57,6 +57,13 @@ const NO_WB: Writeback = Writeback {
     src: 0,
     is_final: false,
 };
+
+/// The most stall states kept for a model's key to meet again ([`Stalls::repeat_cached`]).
+const STATES: usize = 8;
+
+/// A stall state kept: the model's key, the cycle's inputs and outputs, the inspector's
+/// evaluation.
+type State = (Key, CycleIn, CycleOut, Evaluation);
 
 /// The stacks at the end of a window of cycles (cumulative from cycle 0); serialised as the
 /// stall study's result cache keeps it (docs/stall-inspector.md §11.2).
@@ -190,6 +197,9 @@ pub struct Stalls {
     repeats: u64,
     /// The model's summary of the last cycle's planes and blocks ([`Stalls::repeat_keyed`]).
     key: Option<Key>,
+    /// Recent stall states by key, if kept ([`Stalls::keep_states`]), and the next to replace.
+    states: Option<Vec<State>>,
+    next_state: usize,
     /// Issue cycles counted but not yet on the inspector's counters, nor on `whole` and
     /// `issue_cycles` ([`Stalls::step_issue_unseen`]): cycles, instructions, whether one had no
     /// ready warp.
@@ -242,6 +252,8 @@ impl Stalls {
             last: None,
             repeats: 0,
             key: None,
+            states: None,
+            next_state: 0,
             pend: (0, 0, false),
             snapshots: vec![],
             per_pc: HashMap::new(),
@@ -369,7 +381,11 @@ impl Stalls {
     /// writeback, so conservation holds).
     pub fn writeback(&mut self, wb: Writeback) {
         if !wb.is_final {
-            self.other = self.other.or(Some(wb));
+            // It moves no counter, blame or status (no flush, spec §3.2): only a check beside
+            // the model sees it; without one the cycle is as without it (docs §7.5).
+            if self.check.is_some() {
+                self.other = self.other.or(Some(wb));
+            }
             return;
         }
         if self.n_finals == FINALS {
@@ -516,15 +532,108 @@ impl Stalls {
         hit
     }
 
-    /// The key of the cycle just stepped ([`Stalls::repeat_keyed`]).
+    /// [`Stalls::repeat_keyed`] for a cycle with one final load writeback `wb` (of a warp
+    /// slot) besides, `haz_load` being its warp's load hazard this cycle: the repeat, the
+    /// batched cycles settled, then the flush (it reads the blame the repeat charges), as
+    /// [`Stalls::cycle`] splits it. `false` and nothing moved where it does not apply.
+    #[inline]
+    pub fn repeat_keyed_final(&mut self, key: Key, wb: &Writeback, haz_load: bool) -> bool {
+        if !self.splits_final(wb) || !(self.repeat_keyed(key) || self.repeat_cached(key)) {
+            return false;
+        }
+        self.settle_repeats();
+        self.gsi.flush_final(wb, haz_load);
+        true
+    }
+
+    /// Whether non-final writebacks are read (by a check beside the model); without one they
+    /// change nothing and a model may leave them out ([`Stalls::writeback`]).
+    #[inline]
+    pub fn reads_nonfinal(&self) -> bool {
+        self.check.is_some()
+    }
+
+    /// The key of the cycle just stepped ([`Stalls::repeat_keyed`]); with
+    /// [`Stalls::keep_states`], the state is kept under it too.
     pub fn keep_key(&mut self, key: Key) {
         let repeatable = self.last.as_ref().is_some_and(|l| l.0.n_issued == 0);
         self.key = (self.batch && repeatable).then_some(key);
+        if let (Some(states), Some(_), Some((c, o))) = (&mut self.states, self.key, self.last) {
+            let st = (key, c, o, self.gsi.evaluation());
+            if states.len() < STATES {
+                states.push(st);
+            } else {
+                states[self.next_state] = st;
+                self.next_state = (self.next_state + 1) % STATES;
+            }
+        }
+    }
+
+    /// From now on, the last few stall states are kept by key for [`Stalls::repeat_cached`]:
+    /// for a model whose keys are its planes' content, where states come back (spin loops,
+    /// docs/stall-inspector.md §7.5).
+    pub fn keep_states(&mut self) {
+        self.states = Some(Vec::with_capacity(STATES));
+    }
+
+    /// [`Stalls::repeat_keyed`] against the kept states ([`Stalls::keep_states`]): a cycle
+    /// whose key is a kept state's is counted as that state again (the batched cycles settle,
+    /// the inspector's evaluation is put back, the state is the last stall cycle); else
+    /// `false` and nothing moved.
+    pub fn repeat_cached(&mut self, key: Key) -> bool {
+        if self.n_finals != 0 || self.other.is_some() || self.n_groups != 0 {
+            return false;
+        }
+        // The first word first: most kept states differ there.
+        let same = |k: &Key| k[0] == key[0] && k[1..] == key[1..];
+        let Some(st) = self
+            .states
+            .as_ref()
+            .and_then(|v| v.iter().find(|s| same(&s.0)))
+        else {
+            return false;
+        };
+        let (k, c, o, ev) = *st;
+        self.settle_repeats();
+        self.gsi.restore(&ev);
+        self.last = Some((c, o));
+        self.key = Some(k);
+        self.repeat_last();
+        true
     }
 
     /// A cycle, counted if `en` (an uncounted one only moves a flush, spec §4.3). The blocks
     /// of [`Stalls::block`] end with it.
     pub fn cycle(&mut self, en: bool, n_issued: u64) {
+        let wb = self.finals[0];
+        if en && self.n_finals == 1 && self.splits_final(&wb) {
+            // One final writeback: the cycle's edge without it, then its flush (the flush reads
+            // the blame this cycle charges; docs/stall-inspector.md §7.5). The cycle stays
+            // repeatable.
+            self.n_finals = 0;
+            let had_hazard = self.planes.haz_load >> wb.warp & 1 == 1;
+            self.cycle_plain(true, n_issued);
+            self.settle_repeats();
+            self.gsi.flush_final(&wb, had_hazard);
+            return;
+        }
+        self.cycle_plain(en, n_issued);
+    }
+
+    /// Whether a cycle's one final writeback `wb` may be flushed after the cycle's edge
+    /// without it: nothing reads the cycle's inputs (batches), a warp slot, no non-final one
+    /// beside it and no snapshot at the cycle's end (it reads the flushed counters).
+    #[inline]
+    fn splits_final(&self, wb: &Writeback) -> bool {
+        self.batch
+            && wb.is_final
+            && wb.warp < self.nw()
+            && self.other.is_none()
+            && self.t + 1 != self.next_snapshot
+    }
+
+    /// [`Stalls::cycle`] once its final writeback, if split, is out.
+    fn cycle_plain(&mut self, en: bool, n_issued: u64) {
         self.key = None;
         if en && self.repeats_last(n_issued) {
             self.repeat_last();

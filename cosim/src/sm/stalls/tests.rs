@@ -57,10 +57,14 @@ fn repeated_cycles_batch_exactly() {
         x ^= x << 17;
         x
     };
-    for (nw, cw, bw, per_pc) in [
-        ("8", "32", "16", true),
-        ("8", "32", "16", false),
-        ("5", "8", "3", false),
+    // `pool`: the planes are drawn from a few states that come back (a spin loop), keyed by
+    // content, and `a` keeps its recent states (`repeat_cached`, `repeat_keyed_final`).
+    for (nw, cw, bw, per_pc, pool) in [
+        ("8", "32", "16", true, false),
+        ("8", "32", "16", false, false),
+        ("5", "8", "3", false, false),
+        ("6", "32", "16", false, true),
+        ("6", "9", "3", false, true),
     ] {
         let p = Params::resolve_pairs(None, &[("NW", nw), ("CW", cw), ("BW", bw)]).unwrap();
         let opts = StallOptions {
@@ -69,14 +73,24 @@ fn repeated_cycles_batch_exactly() {
             audit: false,
         };
         let mut a = Stalls::new(&p, opts);
+        if pool {
+            a.keep_states();
+        }
         let mut b = Stalls::new(&p, opts).with_check(Box::new(Accept));
         let mut pl = Planes::default();
         let mut hold = 0;
-        let mut shortcuts = [0u32; 3];
+        let mut shortcuts = [0u32; 5];
+        let states: Vec<(u64, [u64; 4])> = (0..12)
+            .map(|_| (rnd(), [rnd(), rnd(), rnd(), rnd()]))
+            .collect();
         for t in 0..20_000u64 {
             if rnd() % 4 == 0 {
-                hold = rnd();
-                let r = [rnd(), rnd(), rnd(), rnd()];
+                let (h, r) = if pool {
+                    states[(rnd() % 12) as usize]
+                } else {
+                    (rnd(), [rnd(), rnd(), rnd(), rnd()])
+                };
+                hold = h;
                 pl = Planes {
                     active: u128::from(r[0] | r[1]),
                     inst_avail: u128::from(r[1] | r[2] | r[3]),
@@ -99,9 +113,9 @@ fn repeated_cycles_batch_exactly() {
             let key = [
                 pl.active as u64,
                 pl.haz_load as u64,
-                block as u64,
-                why as u64,
-                t / 50,
+                block as u64 | u64::from(why) << 60,
+                pl.inst_avail as u64 ^ pl.is_mem as u64,
+                if pool { hold } else { t / 50 },
             ];
             let ready = ready_of(&pl, a.nw()) != 0;
             let w = drawn_writeback(draw, a.nw());
@@ -110,6 +124,10 @@ fn repeated_cycles_batch_exactly() {
                 shortcuts[0] += 1;
             } else if !wb && n == 0 && a.repeat_keyed(key) {
                 shortcuts[1] += 1;
+            } else if !wb && n == 0 && a.repeat_cached(key) {
+                shortcuts[3] += 1;
+            } else if wb && n == 0 && a.repeat_keyed_final(key, &w, had_hazard) {
+                shortcuts[4] += 1;
             } else if wb
                 && n != 0
                 && block == 0
@@ -118,7 +136,7 @@ fn repeated_cycles_batch_exactly() {
                 shortcuts[2] += 1;
             } else {
                 cycle(&mut a, &pl, block, why, wb, draw, t, n);
-                if !wb && n == 0 {
+                if n == 0 {
                     a.keep_key(key);
                 }
             }
@@ -126,6 +144,10 @@ fn repeated_cycles_batch_exactly() {
         }
         assert!(
             per_pc || shortcuts[..2].iter().all(|&k| k > 1000) && shortcuts[2] > 50,
+            "{shortcuts:?}"
+        );
+        assert!(
+            !pool || shortcuts[3] > 1000 && shortcuts[4] > 50,
             "{shortcuts:?}"
         );
         let (a, mut b) = (a.finish().unwrap(), b.finish().unwrap());
