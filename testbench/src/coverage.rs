@@ -49,6 +49,20 @@ impl<P: Bench> Cover<P> {
         }
     }
 
+    /// [`Cover::point`], or [`Cover::unreachable`] when these params give a reason
+    /// (`unreachable_because`) no legal stimulus reaches it.
+    pub fn unless(
+        unreachable_because: Option<&'static str>,
+        name: impl Into<String>,
+        spec: &'static str,
+        hit: impl Fn(&P, &P::Inputs, &P::Outputs, &P::Model) -> bool + Send + Sync + 'static,
+    ) -> Cover<P> {
+        match unreachable_because {
+            Some(why) => Cover::unreachable(name, spec, why),
+            None => Cover::point(name, spec, hit),
+        }
+    }
+
     /// A point no legal stimulus reaches, and `why`.
     pub fn unreachable(name: impl Into<String>, spec: &'static str, why: &'static str) -> Cover<P> {
         Cover {

@@ -111,15 +111,13 @@ impl Bench for Params {
     /// the mode and a WB bubble, each PRE / NQ FIFO full and empty, ICNT data taking WB while
     /// NQ is full, each row of the §3.3 stall-cause table, reset.
     fn coverpoints(&self) -> Vec<Point> {
-        let src =
-            |s: WbSrc| move |_: &Params, _: &Inputs, o: &Outputs, _: &Model| o.wb_src == s as u64;
         let mut v = vec![
             Point::point("offer_loaded", "§3.2", |_, i, o, _| {
                 i.in_valid && o.in_ready
             }),
             Point::point("mem0_held", "§3.2", |_, _, o, _| o.mem0_rem > 1),
-            Point::point("wb_icnt", "§3.2", src(WbSrc::Icnt)),
-            Point::point("wb_mem_last", "§3.2", src(WbSrc::Mem)),
+            Point::point("wb_icnt", "§3.2", wb_from(WbSrc::Icnt)),
+            Point::point("wb_mem_last", "§3.2", wb_from(WbSrc::Mem)),
             Point::point("wb_bubble", "§3.2", |_, _, o, _| !o.wb_valid),
             Point::point("reset", "§3.1", |_, i, _, _| i.reset),
         ];
@@ -133,30 +131,34 @@ impl Bench for Params {
 /// This block's coverpoints (docs/coverage.md).
 type Point = Cover<Params>;
 
+/// WB holds content from `s` in this cycle.
+fn wb_from(s: WbSrc) -> impl Fn(&Params, &Inputs, &Outputs, &Model) -> bool + Send + Sync {
+    move |_, _, o, _| o.wb_src == s as u64
+}
+
 /// WB from the mode's ALU side: NM_last (Split), the NQ head or EXE (Elastic).
 fn nonmem_points(p: &Params) -> Vec<Point> {
-    let src = |s: WbSrc| move |_: &Params, _: &Inputs, o: &Outputs, _: &Model| o.wb_src == s as u64;
     let (split, elastic) = (
         p.pipe_mode == PipeMode::Split,
         p.pipe_mode == PipeMode::Elastic,
     );
-    let point = |name, on: bool, s: WbSrc, why| match on {
-        true => Point::point(name, "§3.2", src(s)),
-        false => Point::unreachable(name, "§3.2", why),
-    };
+    let point = |name, why: Option<&'static str>, s| Point::unless(why, name, "§3.2", wb_from(s));
     vec![
-        point("wb_nm_last", split, WbSrc::Nm, "only Split has NM latches"),
+        point(
+            "wb_nm_last",
+            (!split).then_some("only Split has NM latches"),
+            WbSrc::Nm,
+        ),
         point(
             "wb_nq_head",
-            elastic,
+            (!elastic).then_some("only Elastic has the NONMEM FIFO"),
             WbSrc::Nq,
-            "only Elastic has the NONMEM FIFO",
         ),
         point(
             "wb_exe",
-            elastic && p.nonmem_min_age == 0,
+            (!elastic || p.nonmem_min_age > 0)
+                .then_some("EXE writes back directly only in Elastic with nonmem_min_age = 0"),
             WbSrc::Exe,
-            "EXE writes back directly only in Elastic with nonmem_min_age = 0",
         ),
     ]
 }

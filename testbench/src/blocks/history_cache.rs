@@ -189,49 +189,33 @@ impl Bench for Params {
             }),
             Point::point("reset", "§5.2", |_, i, _, _| i.reset),
         ];
-        v.push(match self.warp_size / self.lanes {
-            0..=2 => Point::unreachable(
-                "accumulate_mid_warp",
-                "§5.3",
-                "S ≤ 2: no subwarp between the first and the last",
-            ),
-            _ => Point::point("accumulate_mid_warp", "§5.3", |_, i, o, _| {
-                i.acc_v && i.acc_sw > 0 && !o.acc_valid
-            }),
-        });
-        let freeze = Point::point("counter_frozen_on_stall", "§5.4", move |_, i, o, m| {
-            i.fe_hold && kept(i, o, m) == Some(o.counter)
-        });
-        v.push(match self.bcaws_freeze_on_stall {
-            true => freeze,
-            false => Point::unreachable(
-                "counter_frozen_on_stall",
-                "§5.4",
-                "bcaws_freeze_on_stall = false",
-            ),
-        });
-        let pending = Point::point("counter_held_for_subwarps", "§5.4", move |_, i, o, m| {
-            i.smem_sw_pending && !i.fe_hold && kept(i, o, m) == Some(o.counter)
-        });
-        v.push(match self.counter_mode {
-            CounterMode::LoadPred => pending,
-            CounterMode::LoadPredPlusSm1 => Point::unreachable(
-                "counter_held_for_subwarps",
-                "§5.4",
-                "load_pred_plus_sm1 ignores smem_sw_pending",
-            ),
-        });
-        let only_mem = Point::point("only_memory_warps_pass_the_mask", "§5.6", |_, i, o, _| {
-            o.mask && (0..o.ready_m.len()).any(|w| i.is_mem[w] && o.ready_m[w])
-        });
-        v.push(match self.bcaws_policy {
-            BcawsPolicy::IssueIfNoNonMem => only_mem,
-            BcawsPolicy::Strict => Point::unreachable(
-                "only_memory_warps_pass_the_mask",
-                "§5.6",
-                "strict: the mask holds every memory warp",
-            ),
-        });
+        v.push(Point::unless(
+            (self.warp_size / self.lanes <= 2)
+                .then_some("S ≤ 2: no subwarp between the first and the last"),
+            "accumulate_mid_warp",
+            "§5.3",
+            |_, i, o, _| i.acc_v && i.acc_sw > 0 && !o.acc_valid,
+        ));
+        v.push(Point::unless(
+            (!self.bcaws_freeze_on_stall).then_some("bcaws_freeze_on_stall = false"),
+            "counter_frozen_on_stall",
+            "§5.4",
+            move |_, i, o, m| i.fe_hold && kept(i, o, m) == Some(o.counter),
+        ));
+        v.push(Point::unless(
+            (self.counter_mode == CounterMode::LoadPredPlusSm1)
+                .then_some("load_pred_plus_sm1 ignores smem_sw_pending"),
+            "counter_held_for_subwarps",
+            "§5.4",
+            move |_, i, o, m| i.smem_sw_pending && !i.fe_hold && kept(i, o, m) == Some(o.counter),
+        ));
+        v.push(Point::unless(
+            (self.bcaws_policy == BcawsPolicy::Strict)
+                .then_some("strict: the mask holds every memory warp"),
+            "only_memory_warps_pass_the_mask",
+            "§5.6",
+            |_, i, o, _| o.mask && (0..o.ready_m.len()).any(|w| i.is_mem[w] && o.ready_m[w]),
+        ));
         v
     }
 }

@@ -189,31 +189,27 @@ impl Bench for Params {
         v.push(Point::point("failure_counted", "§4", |_, i, _, _| {
             i.fail.iter().any(|&f| f)
         }));
-        v.push(match self.scheme.milg_mode() {
-            Mode::Off => Point::unreachable(
-                "gate_holds_kernel",
-                "§4",
-                "MILGs in Off mode: the gate is always open",
-            ),
-            _ => Point::point("gate_holds_kernel", "§4", |_, i, o, _| {
-                (0..i.mem_req.len()).any(|k| i.mem_req[k] && !o.mem_ok[k])
-            }),
-        });
+        v.push(Point::unless(
+            (self.scheme.milg_mode() == Mode::Off)
+                .then_some("MILGs in Off mode: the gate is always open"),
+            "gate_holds_kernel",
+            "§4",
+            |_, i, o, _| (0..i.mem_req.len()).any(|k| i.mem_req[k] && !o.mem_ok[k]),
+        ));
         let elig = |i: &Inputs, o: &Outputs| {
             (0..i.mem_req.len())
                 .filter(|&k| i.mem_req[k] && o.mem_ok[k] && i.slot_free)
                 .count()
         };
         let granted = |o: &Outputs| o.grant.iter().filter(|&&g| g).count();
-        v.push(match (n, self.scheme.has_arbiter()) {
-            (1, _) => Point::unreachable("several_eligible", "§5", "N = 1: one kernel"),
-            (_, true) => Point::point("several_eligible", "§5", move |_, i, o, _| {
-                elig(i, o) > 1 && granted(o) == 1
-            }),
-            (_, false) => Point::point("several_eligible", "§5", move |_, i, o, _| {
-                elig(i, o) > 1 && granted(o) > 1
-            }),
-        });
+        // An arbiter grants one of them; without one, `grant` is `elig` itself.
+        let one = self.scheme.has_arbiter();
+        v.push(Point::unless(
+            (n == 1).then_some("N = 1: one kernel"),
+            "several_eligible",
+            "§5",
+            move |_, i, o, _| elig(i, o) > 1 && (granted(o) == 1) == one,
+        ));
         v
     }
 

@@ -251,34 +251,28 @@ impl Bench for Params {
             }),
             Point::point("reset", "§3", |_, i, _, _| i.reset),
         ];
-        v.push(match self.nsched {
-            1 => Point::unreachable("two_ports_one_warp", "§3", "NSCHED = 1: one issue port"),
-            _ => Point::point("two_ports_one_warp", "§3", |_, i, _, _| {
-                ports(i).any(|a| ports(i).any(|b| a < b && i.ev_warp[a] == i.ev_warp[b]))
-            }),
-        });
+        v.push(Point::unless(
+            (self.nsched == 1).then_some("NSCHED = 1: one issue port"),
+            "two_ports_one_warp",
+            "§3",
+            |_, i, _, _| ports(i).any(|a| ports(i).any(|b| a < b && i.ev_warp[a] == i.ev_warp[b])),
+        ));
         let s = self.shape();
         let (t, w) = (u64::from(self.slots), u64::from(self.warps));
-        v.push(match 1u64 << s.sw() > t {
-            true => Point::point("slot_id_out_of_range", "§3", move |_, i, _, _| {
+        v.push(Point::unless(
+            (1u64 << s.sw() == t).then_some("T is a power of two: every slot id names a slot"),
+            "slot_id_out_of_range",
+            "§3",
+            move |_, i, _, _| {
                 (0..i.warp_valid.len()).any(|k| i.warp_valid[k] && i.warp_slot[k] >= t)
-            }),
-            false => Point::unreachable(
-                "slot_id_out_of_range",
-                "§3",
-                "T is a power of two: every slot id names a slot",
-            ),
-        });
-        v.push(match 1u64 << s.ww() > w {
-            true => Point::point("warp_id_out_of_range", "§3", move |_, i, _, _| {
-                ports(i).any(|q| i.ev_warp[q] >= w)
-            }),
-            false => Point::unreachable(
-                "warp_id_out_of_range",
-                "§3",
-                "W is a power of two: every warp id names a warp",
-            ),
-        });
+            },
+        ));
+        v.push(Point::unless(
+            (1u64 << s.ww() == w).then_some("W is a power of two: every warp id names a warp"),
+            "warp_id_out_of_range",
+            "§3",
+            move |_, i, _, _| ports(i).any(|q| i.ev_warp[q] >= w),
+        ));
         v
     }
 }

@@ -662,8 +662,8 @@ impl Bench for CoreParams {
     fn coverpoints(&self) -> Vec<Cover<CoreParams>> {
         type Point = Cover<CoreParams>;
         let issued_class = |c: Class| {
-            move |_: &CoreParams, i: &Inputs, o: &Outputs, _: &Model| {
-                let ws = i.ready.len() / o.iss_valid.len();
+            move |p: &CoreParams, _: &Inputs, o: &Outputs, _: &Model| {
+                let ws = p.shape.ws();
                 (0..o.issued.len()).any(|q| {
                     let w = q * ws + o.iss_idx[q] as usize;
                     o.issued[q] && Class::of_code(o.warp_class[w]) == c
@@ -690,20 +690,18 @@ impl Bench for CoreParams {
                 (o.rel_fire.iter().zip(&o.xfer)).any(|(&r, &x)| r && !x)
             }),
         ];
-        v.push(match self.policy {
-            Policy::Transfer => Point::point("release_transfer", "§2.4", |_, _, o, _| {
-                o.xfer.iter().any(|&x| x)
-            }),
-            Policy::Free => {
-                Point::unreachable("release_transfer", "§2.4", "POLICY = FREE always frees")
-            }
-        });
-        v.push(match self.shape.nsched {
-            1 => Point::unreachable("two_schedulers_issue", "§4", "NSCHED = 1"),
-            _ => Point::point("two_schedulers_issue", "§4", |_, _, o, _| {
-                o.issued.iter().filter(|&&x| x).count() > 1
-            }),
-        });
+        v.push(Point::unless(
+            (self.policy == Policy::Free).then_some("POLICY = FREE always frees"),
+            "release_transfer",
+            "§2.4",
+            |_, _, o, _| o.xfer.iter().any(|&x| x),
+        ));
+        v.push(Point::unless(
+            (self.shape.nsched == 1).then_some("NSCHED = 1"),
+            "two_schedulers_issue",
+            "§4",
+            |_, _, o, _| o.issued.iter().filter(|&&x| x).count() > 1,
+        ));
         v
     }
 }

@@ -779,18 +779,18 @@ impl Bench for SmParams {
             Point::point("warp_done", "§5.6", |_, _, o, _| o.warp_done),
             Point::point("kernel_start", "§5.2", |_, i, _, _| i.kernel_start),
         ];
-        v.push(match self.pipe.subwarps {
-            1 => Point::unreachable("later_subwarp_issues", "§5.6", "S = 1: one subwarp"),
-            _ => Point::point("later_subwarp_issues", "§5.6", |_, _, o, _| {
-                o.issue_valid && o.issue_sw > 0
-            }),
-        });
-        v.push(match self.sched {
-            Sched::Bcaws => Point::point("decision_under_mask", "§5.4", |_, _, o, _| {
-                o.decide && o.mask
-            }),
-            Sched::Rr => Point::unreachable("decision_under_mask", "§5.4", "sched = rr: no mask"),
-        });
+        v.push(Point::unless(
+            (self.pipe.subwarps == 1).then_some("S = 1: one subwarp"),
+            "later_subwarp_issues",
+            "§5.6",
+            |_, _, o, _| o.issue_valid && o.issue_sw > 0,
+        ));
+        v.push(Point::unless(
+            (self.sched == Sched::Rr).then_some("sched = rr: no mask"),
+            "decision_under_mask",
+            "§5.4",
+            |_, _, o, _| o.decide && o.mask,
+        ));
         if self.gld_via_icnt() {
             v.push(Point::point("icnt_request", "§5.6", |_, _, o, _| {
                 o.icnt_req
